@@ -1,0 +1,62 @@
+-- SPDX-License-Identifier: MIT
+-- The pointcut table: the one source of truth for every place where the
+-- baseline pipeline calls the composite protocol.  The generator (gen/) reads
+-- it to emit the composite functions, the dummy stubs of unselected protocols,
+-- the zero-cost reference macros and the scaffold of a new protocol.
+--
+-- Columns:
+--   name     pointcut name; the composite is lc_pc_<name>(), a protocol's hook
+--            is lc_<protocol>_<name>()
+--   ret      "lc_verdict" | "int" | "void"
+--   combine  how the composite folds the protocols' results:
+--            "verdict"  call in composition order, stop at the first verdict
+--                       other than LC_CONTINUE and return it
+--            "status"   call in composition order, stop at the first non-zero
+--                       (negative lc_err) and return it
+--            "all"      call every protocol in composition order
+--            "reverse"  call every protocol in reverse composition order
+--   side     "host" (framework/) or "nic" (the MCP in nic/)
+--   params   list of { C type, name }
+--   help     one line: when the pipeline calls it and what it is for
+return {
+  { name = "init", ret = "int", combine = "status", side = "host",
+    params = { { "struct lc_node *", "node" } },
+    help = "the node opens, after the NIC is attached; set up per-peer state; "
+        .. "return 0 or a negative lc_err to refuse the open" },
+  { name = "fini", ret = "void", combine = "reverse", side = "host",
+    params = { { "struct lc_node *", "node" } },
+    help = "the node closes, before the NIC is detached; release state" },
+  { name = "send_msg", ret = "lc_verdict", combine = "verdict", side = "host",
+    params = { { "struct lc_node *", "node" }, { "struct lc_sreq *", "req" } },
+    help = "a message enters send, before it is split into frames; "
+        .. "LC_RETRY keeps it queued (e.g. no credit yet), LC_CONSUMED takes it over" },
+  { name = "send_frame", ret = "lc_verdict", combine = "verdict", side = "host",
+    params = { { "struct lc_node *", "node" }, { "struct lc_frame_hdr *", "hdr" },
+               { "const void *", "payload" } },
+    help = "a frame header is being filled (payload is the frame's data in host "
+        .. "memory); set sequence numbers, CRC, piggybacked acks and credits" },
+  { name = "after_send", ret = "void", combine = "all", side = "host",
+    params = { { "struct lc_node *", "node" }, { "const struct lc_frame_hdr *", "hdr" },
+               { "const void *", "payload" } },
+    help = "right after the doorbell for a frame; keep a copy, arm a timer" },
+  { name = "recv_frame", ret = "lc_verdict", combine = "verdict", side = "host",
+    params = { { "struct lc_node *", "node" }, { "struct lc_frame_hdr *", "hdr" },
+               { "void *", "payload" } },
+    help = "a frame reached host staging, before it is accepted; check CRC, drop "
+        .. "duplicates, ack, return credits; LC_DROP discards it, LC_CONSUMED keeps it" },
+  { name = "deliver_msg", ret = "lc_verdict", combine = "verdict", side = "host",
+    params = { { "struct lc_node *", "node" }, { "struct lc_rmsg *", "msg" } },
+    help = "a whole message is assembled, before it completes the receive; "
+        .. "rendezvous, multicast forwarding" },
+  { name = "poll", ret = "void", combine = "all", side = "host",
+    params = { { "struct lc_node *", "node" }, { "uint64_t", "now_ns" } },
+    help = "every progress step, with the current monotonic time; timers" },
+  { name = "nic_tx", ret = "lc_verdict", combine = "verdict", side = "nic",
+    params = { { "struct lc_nic *", "nic" }, { "struct lc_frame_hdr *", "hdr" } },
+    help = "the MCP is about to inject a frame from the Send Ring into the network "
+        .. "(payload follows hdr); NIC-side replication; LC_DROP discards it" },
+  { name = "nic_rx", ret = "lc_verdict", combine = "verdict", side = "nic",
+    params = { { "struct lc_nic *", "nic" }, { "struct lc_frame_hdr *", "hdr" } },
+    help = "the MCP took a frame off the network into the Receive Ring (payload "
+        .. "follows hdr); NIC-level acks, spanning-tree forwarding; LC_DROP discards it" },
+}

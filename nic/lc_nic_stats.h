@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* The NIC's counters: the one list, shared by nic/ and the public lc_stats(). */
+#ifndef LC_NIC_STATS_H
+#define LC_NIC_STATS_H
+
+/* Columns: name, one line of meaning. */
+#define LC_NIC_STAT_LIST(X)                                                   \
+	X(doorbells,        "doorbell writes served from the Tx FIFO")        \
+	X(dma_blocks_c0,    "DMA control blocks done on chain 0 (Rx)")        \
+	X(dma_blocks_c1,    "DMA control blocks done on chain 1 (Tx)")        \
+	X(dma_blocks_c2,    "DMA control blocks done on chain 2")             \
+	X(dma_blocks_c3,    "DMA control blocks done on chain 3")             \
+	X(dma_preempt,      "DMA switches to a higher-priority chain")        \
+	X(dma_signals,      "DMA completion signals raised")                  \
+	X(net_tx_frames,    "frames injected by Net-Send")                    \
+	X(net_tx_bytes,     "bytes injected by Net-Send (headers included)")  \
+	X(net_rx_frames,    "frames taken off the network by Net-Recv")       \
+	X(bp_stalls,        "Net-Send stalls on link backpressure")           \
+	X(bp_drops,         "frames dropped at the backpressure time limit")  \
+	X(bp_truncs,        "frames truncated at the backpressure time limit")\
+	X(nic_drops_bad,    "corrupt or foreign frames dropped by the MCP")   \
+	X(nic_drops_proto,  "frames dropped by a protocol's NIC verdict")     \
+	X(staging_hwm,      "host staging slots in use, high-water mark")     \
+	X(rx_fifo_full,     "times Net-Recv waited on a full Rx FIFO/staging")
+
+#endif /* LC_NIC_STATS_H */

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/* The emulated LANai NIC as the host (framework/) sees it: attach, rings, doorbell, MCP. */
+#ifndef LC_NIC_H
+#define LC_NIC_H
+
+/*
+ * This header is the contract between framework/ and nic/.  nic/ knows the
+ * generated frame header (lc_frame_hdr.h) and the NIC-side composite
+ * (lc_composite_nic.h), never framework/ or a protocol.
+ *
+ * Geometry is a runtime struct so that unit tests can build tiny NICs; the
+ * framework fills it from the generated constants (lc_config.h).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lc_nic_stats.h"
+
+#define LC_MAX_NODES 256
+#define LC_DMA_CHAINS 4         /* chain 0 = Rx (highest priority), 1 = Tx, 2..3 spare */
+#define LC_SEG_LAYOUT_VERSION 1
+
+enum lc_nic_stat {
+#define LC_X_ENUM(name, ...) LC_NIC_STAT_##name,
+	LC_NIC_STAT_LIST(LC_X_ENUM)
+#undef LC_X_ENUM
+	LC_NIC_STAT_COUNT
+};
+
+/* Per-node host-side counter area in the segment (framework's counters live here). */
+#define LC_HOST_STATS_MAX 64
+
+struct lc_nic_geom {
+	uint32_t nodes;            /* job size, 1 .. LC_MAX_NODES */
+	uint32_t sram_bytes;       /* NIC SRAM size */
+	uint32_t slot_bytes;       /* one Send/Receive Ring or staging slot (header + mtu), multiple of 64 */
+	uint32_t hdr_bytes;        /* sizeof(struct lc_frame_hdr) */
+	uint32_t mtu;              /* largest frame payload */
+	/* counts, each a power of two */
+	uint32_t send_ring, recv_ring, tx_dma, rx_dma, tx_fifo, rx_fifo;
+	/* byte offsets of each buffer in SRAM (computed by the generator) */
+	uint32_t off_ctrl, off_send_ring, off_recv_ring, off_tx_dma, off_rx_dma, off_tx_fifo, off_rx_fifo;
+	uint32_t staging_slots;    /* host staging buffer: slots of slot_bytes, power of two */
+	uint32_t switch_ports;     /* ports of one crossbar switch */
+	uint64_t backpressure_timeout_ns;
+	uint64_t fingerprint;      /* of the resolved config; the segment must match */
+	int mcp_thread;            /* 0: MCP stepped inline by lc_nic_step(); 1: own thread */
+};
+
+struct lc_nic;                  /* one per node process; defined in nic/nic_impl.h */
+struct lc_frame_hdr;
+
+/* ---- job segment (used by the launcher) ---- */
+
+/* Create the job segment /dev/shm/<name> (mode 0600) for g->nodes nodes. 0 or negative lc_err. */
+int lc_seg_create(const char *name, const struct lc_nic_geom *g, char *err, size_t errlen);
+/* Mark node dead (it crashed or was killed): its peers' pending operations fail. */
+void lc_seg_mark_dead(const char *name, uint32_t node);
+/* Read the counters of a node after the job (launcher --stats). 0 or negative lc_err. */
+int lc_seg_read_stats(const char *name, uint32_t node, uint64_t nic[LC_NIC_STAT_COUNT],
+		      uint64_t host[LC_HOST_STATS_MAX]);
+int lc_seg_unlink(const char *name);
+
+/* ---- node side ---- */
+
+/*
+ * Map the job segment and attach as node `node`.  Refuses (LC_ERR_CONFIG,
+ * message in err) a segment of another layout version, config fingerprint or
+ * geometry.  Starts the MCP thread when g->mcp_thread.
+ */
+struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_nic_geom *g,
+			     char *err, size_t errlen, int *rc);
+/* Stop the MCP, mark this node exited (cleanly), unmap. */
+void lc_nic_detach(struct lc_nic *nic);
+
+uint32_t lc_nic_node(const struct lc_nic *nic);
+uint32_t lc_nic_nodes(const struct lc_nic *nic);
+/* 1 while peer is attached and alive; 0 once it died or detached. */
+int lc_nic_peer_alive(const struct lc_nic *nic, uint32_t peer);
+/* Frames to peer that the MCP dropped at the backpressure limit (free-running). */
+uint32_t lc_nic_dst_drops(const struct lc_nic *nic, uint32_t peer);
+/* This node's counters (NIC part, and the host area the framework writes). */
+_Atomic uint64_t *lc_nic_stats(struct lc_nic *nic);
+_Atomic uint64_t *lc_nic_host_stats(struct lc_nic *nic);
+
+/* ---- transmit: host side of the Send Ring, Tx DMA chain and doorbell ---- */
+
+/*
+ * Next free Send Ring slot (header then payload), or NULL when the Send
+ * Ring, Tx DMA chain or Tx FIFO has no room (backpressure reaches the host).
+ */
+void *lc_nic_tx_slot(struct lc_nic *nic);
+/* The frame is complete in the slot (PIO): ring the doorbell. */
+void lc_nic_tx_post_pio(struct lc_nic *nic);
+/*
+ * The header is in the slot; the payload (len bytes at host address src) is
+ * moved by a Tx DMA control block; ring the doorbell.  Returns the block's
+ * ticket: the frame's source buffer may be reused once
+ * lc_nic_tx_dma_done(nic) - ticket < 2^31 (i.e. done >= ticket).
+ */
+uint32_t lc_nic_tx_post_dma(struct lc_nic *nic, const void *src, uint32_t len);
+/* Tx DMA blocks completed (free-running ticket counter). */
+uint32_t lc_nic_tx_dma_done(const struct lc_nic *nic);
+/* 1 when the Send Ring is empty and every frame has left the NIC. */
+int lc_nic_tx_idle(const struct lc_nic *nic);
+
+/* ---- receive: host side of the Rx FIFO and staging ---- */
+
+/* The oldest frame in host staging (header then payload), or NULL. */
+struct lc_frame_hdr *lc_nic_rx_peek(struct lc_nic *nic);
+/* Release the frame returned by lc_nic_rx_peek (its staging slot and Rx FIFO entry). */
+void lc_nic_rx_release(struct lc_nic *nic);
+
+/* ---- the MCP ---- */
+
+/* Inline mode: one bounded step of every engine. Returns the work done (0 = idle). */
+int lc_nic_step(struct lc_nic *nic);
+
+#endif /* LC_NIC_H */
