@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* checksum protocol: CRC32C over each frame, checked on receive; a bad frame is dropped. */
+#ifndef LC_CHECKSUM_HOOKS_H
+#define LC_CHECKSUM_HOOKS_H
+
+/*
+ * Parameters (configs: checksum = { cover = ... }, see docs/config-reference.md):
+ *   cover  "header": the CRC covers the frame header only (crc field taken as 0);
+ *          "frame":  header and the frame's payload (hdr->len bytes).
+ *          Seen here as LC_CHECKSUM_COVER_FRAME (0/1).
+ * Header field: checksum_crc (uint32_t), the CRC32C computed by the sender.
+ * Pointcuts:
+ *   send_frame  computes the CRC once the header is filled and stores it;
+ *   recv_frame  recomputes it; on a mismatch (or a length above LC_MTU, which
+ *               could not be read safely) counts node->proto.checksum.bad and
+ *               returns LC_DROP, so the pipeline discards the frame.
+ * The CRC is computed with the crc field as 0 over the header's bytes as they
+ * are in memory (padding included): the receiver sees the same bytes.  Every
+ * header field a protocol sets after this hook would be outside the CRC, so
+ * checksum must run after the protocols that write header fields on send.
+ * The CRC code itself is out of line (crc32c.c): SSE4.2 crc32 instructions
+ * when the CPU has them, a table otherwise.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lc_config.h"
+#include "lc_frame_hdr.h"
+#include "lc_proto.h"
+#include "lc_verdict.h"
+
+#ifndef LC_CHECKSUM_COVER_FRAME
+#error "lc_config.h does not define LC_CHECKSUM_COVER_FRAME: checksum needs its cover parameter"
+#endif
+
+/*
+ * CRC32C (Castagnoli, reflected, init and final xor ~0) of len bytes at buf,
+ * continuing from crc (0 to start): lc_crc32c(0, "123456789", 9) == 0xE3069283,
+ * and lc_crc32c(lc_crc32c(0, a, n), b, m) is the CRC of a followed by b.
+ */
+uint32_t lc_crc32c(uint32_t crc, const void *buf, size_t len);
+/* The table-driven version (any CPU). */
+uint32_t lc_crc32c_sw(uint32_t crc, const void *buf, size_t len);
+/* The SSE4.2 version when lc_crc32c_hw_available(), else the table. */
+uint32_t lc_crc32c_hw(uint32_t crc, const void *buf, size_t len);
+/* 1 when this CPU has SSE4.2 (probed once, then cached). */
+int lc_crc32c_hw_available(void);
+
+/* CRC of a frame: header with checksum_crc taken as 0, then the payload when covered. */
+static inline uint32_t lc_checksum_frame_crc(const struct lc_frame_hdr *hdr, const void *payload)
+{
+	struct lc_frame_hdr h;
+	uint32_t crc;
+
+	memcpy(&h, hdr, sizeof h);      /* a struct copy need not copy padding bytes */
+	h.checksum_crc = 0;
+	crc = lc_crc32c(0, &h, sizeof h);
+#if LC_CHECKSUM_COVER_FRAME
+	if (h.len)
+		crc = lc_crc32c(crc, payload, h.len);
+#else
+	(void)payload;
+#endif
+	return crc;
+}
+
+static inline lc_verdict lc_checksum_send_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
+						const void *payload)
+{
+	(void)node;
+	hdr->checksum_crc = lc_checksum_frame_crc(hdr, payload);
+	return LC_CONTINUE;
+}
+
+static inline lc_verdict lc_checksum_recv_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
+						void *payload)
+{
+	if (hdr->len > LC_MTU || lc_checksum_frame_crc(hdr, payload) != hdr->checksum_crc) {
+		node->proto.checksum.bad++;
+		return LC_DROP;
+	}
+	return LC_CONTINUE;
+}
+
+#endif /* LC_CHECKSUM_HOOKS_H */

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/* checksum protocol: CRC32C vectors, SSE4.2 vs table, and every flipped bit of a frame caught. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lc_composite_host.h"
+
+TestSuite(checksum, .timeout = 60);
+
+static uint64_t lc_test_rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t lc_test_next(void)
+{
+	/* xorshift64: fixed seed, so a failure repeats */
+	lc_test_rng ^= lc_test_rng << 13;
+	lc_test_rng ^= lc_test_rng >> 7;
+	lc_test_rng ^= lc_test_rng << 17;
+	return lc_test_rng;
+}
+
+/* Columns: bytes, length, expected CRC32C (RFC 3720 B.4 and the usual check value). */
+struct lc_crc_vec {
+	const char *what;
+	unsigned char data[48];
+	size_t len;
+	uint32_t crc;
+};
+
+static void lc_fill_vectors(struct lc_crc_vec *v)
+{
+	memset(v, 0, 5 * sizeof *v);
+	v[0] = (struct lc_crc_vec){ "check \"123456789\"", "123456789", 9, 0xE3069283u };
+	v[1] = (struct lc_crc_vec){ "empty", "", 0, 0x00000000u };
+	v[2] = (struct lc_crc_vec){ "32 zero bytes", { 0 }, 32, 0x8A9136AAu };
+	v[3].what = "32 bytes 0xff";
+	memset(v[3].data, 0xff, 32);
+	v[3].len = 32;
+	v[3].crc = 0x62A8AB43u;
+	v[4].what = "32 bytes 0..31";
+	for (int i = 0; i < 32; i++)
+		v[4].data[i] = (unsigned char)i;
+	v[4].len = 32;
+	v[4].crc = 0x46DD794Eu;
+}
+
+Test(checksum, known_vectors)
+{
+	struct lc_crc_vec v[5];
+
+	lc_fill_vectors(v);
+	for (int i = 0; i < 5; i++) {
+		cr_expect_eq(lc_crc32c_sw(0, v[i].data, v[i].len), v[i].crc, "table, %s", v[i].what);
+		cr_expect_eq(lc_crc32c_hw(0, v[i].data, v[i].len), v[i].crc, "hw, %s", v[i].what);
+		cr_expect_eq(lc_crc32c(0, v[i].data, v[i].len), v[i].crc, "lc_crc32c, %s", v[i].what);
+	}
+}
+
+Test(checksum, chaining_equals_whole)
+{
+	const char *s = "123456789";
+
+	for (size_t cut = 0; cut <= 9; cut++) {
+		uint32_t c = lc_crc32c(lc_crc32c(0, s, cut), s + cut, 9 - cut);
+
+		cr_expect_eq(c, 0xE3069283u, "split at %zu", cut);
+	}
+}
+
+Test(checksum, sse42_and_table_agree_every_length_and_alignment)
+{
+	unsigned char buf[300 + 8];
+
+	cr_log_info("SSE4.2 %s", lc_crc32c_hw_available() ? "present" : "absent: hw = table");
+	for (size_t i = 0; i < sizeof buf; i++)
+		buf[i] = (unsigned char)lc_test_next();
+	for (size_t len = 0; len <= 300; len++) {
+		for (size_t off = 0; off < 8; off++) {
+			uint32_t seed = (uint32_t)lc_test_next();
+			uint32_t a = lc_crc32c_sw(seed, buf + off, len);
+			uint32_t b = lc_crc32c_hw(seed, buf + off, len);
+
+			cr_assert_eq(a, b, "len %zu off %zu: table %08x, hw %08x", len, off, a, b);
+		}
+	}
+}
+
+/* A frame as the send side fills it: baseline fields set, payload of LC_MTU bytes. */
+static void lc_make_frame(struct lc_frame_hdr *hdr, unsigned char *payload, uint32_t len)
+{
+	memset(hdr, 0, sizeof *hdr);
+	hdr->magic = LC_FRAME_MAGIC;
+	hdr->type = LC_FT_DATA;
+	hdr->flags = LC_FF_FIRST | LC_FF_LAST;
+	hdr->src = 1;
+	hdr->dst = 0;
+	hdr->len = len;
+	hdr->seq = 7;
+	hdr->off = 0;
+	hdr->msg_len = len;
+	for (uint32_t i = 0; i < LC_MTU; i++)
+		payload[i] = (unsigned char)lc_test_next();
+}
+
+Test(checksum, every_flipped_bit_is_caught)
+{
+	static struct lc_node node;
+	struct lc_frame_hdr hdr;
+	unsigned char *payload = malloc(LC_MTU);
+	uint32_t len = LC_MTU > 100 ? 100 : LC_MTU;
+	uint64_t expect_bad = 0;
+
+	cr_assert_not_null(payload);
+	lc_make_frame(&hdr, payload, len);
+	cr_assert_eq(lc_checksum_send_frame(&node, &hdr, payload), LC_CONTINUE);
+	cr_assert_eq(lc_checksum_recv_frame(&node, &hdr, payload), LC_CONTINUE, "intact frame");
+	cr_assert_eq(node.proto.checksum.bad, 0);
+
+	/* every bit of the header, the crc field and any padding included */
+	for (size_t byte = 0; byte < sizeof hdr; byte++) {
+		for (int bit = 0; bit < 8; bit++) {
+			((unsigned char *)&hdr)[byte] ^= (unsigned char)(1u << bit);
+			cr_assert_eq(lc_checksum_recv_frame(&node, &hdr, payload), LC_DROP,
+				     "header byte %zu bit %d not caught", byte, bit);
+			((unsigned char *)&hdr)[byte] ^= (unsigned char)(1u << bit);
+			expect_bad++;
+		}
+	}
+	/* every bit of the payload: caught when the CRC covers the frame */
+	for (uint32_t byte = 0; byte < len; byte++) {
+		for (int bit = 0; bit < 8; bit++) {
+			payload[byte] ^= (unsigned char)(1u << bit);
+#if LC_CHECKSUM_COVER_FRAME
+			cr_assert_eq(lc_checksum_recv_frame(&node, &hdr, payload), LC_DROP,
+				     "payload byte %u bit %d not caught", byte, bit);
+			expect_bad++;
+#else
+			cr_assert_eq(lc_checksum_recv_frame(&node, &hdr, payload), LC_CONTINUE,
+				     "cover=header must not read the payload");
+#endif
+			payload[byte] ^= (unsigned char)(1u << bit);
+		}
+	}
+	cr_expect_eq(node.proto.checksum.bad, expect_bad);
+	cr_expect_eq(lc_checksum_recv_frame(&node, &hdr, payload), LC_CONTINUE, "restored frame");
+	free(payload);
+}
+
+Test(checksum, impossible_length_dropped_without_reading_payload)
+{
+	static struct lc_node node;
+	struct lc_frame_hdr hdr;
+	unsigned char *payload = malloc(LC_MTU);
+
+	cr_assert_not_null(payload);
+	lc_make_frame(&hdr, payload, 0);
+	cr_assert_eq(lc_checksum_send_frame(&node, &hdr, payload), LC_CONTINUE);
+	cr_assert_eq(lc_checksum_recv_frame(&node, &hdr, NULL), LC_CONTINUE, "empty frame");
+	hdr.len = LC_MTU + 1;
+	cr_expect_eq(lc_checksum_recv_frame(&node, &hdr, NULL), LC_DROP);
+	cr_expect_eq(node.proto.checksum.bad, 1);
+	free(payload);
+}
