@@ -1,0 +1,366 @@
+-- SPDX-License-Identifier: MIT
+-- Check: the registry entries and a resolved config against gen/schema.lua and the registry.
+local util = require("util")
+local parse = require("parse")
+
+local M = {}
+
+local CTYPES = { uint8_t = 1, uint16_t = 2, uint32_t = 4, uint64_t = 8 }
+M.CTYPES = CTYPES
+
+local function describe(v)
+  if type(v) == "string" then return "the string \"" .. v .. "\"" end
+  if type(v) == "number" and math.type(v) == "float" then
+    return "the float " .. tostring(v) .. " (write integers, e.g. 1 << 10, not 2^10)"
+  end
+  if type(v) == "table" then return "a table" end
+  return "the " .. type(v) .. " " .. tostring(v)
+end
+
+-- Check one value against a spec (type, min, max, pow2, values).  Returns a
+-- reason or nil.
+function M.check_value(spec, v)
+  local t = spec.type
+  if t == "integer" then
+    if math.type(v) ~= "integer" then return "expected an integer, got " .. describe(v) end
+    if spec.min and v < spec.min or spec.max and v > spec.max then
+      return string.format("%d is out of range %d .. %d", v, spec.min or math.mininteger,
+        spec.max or math.maxinteger)
+    end
+    if spec.pow2 and not util.is_pow2(v) then
+      return string.format("%d is not a power of two", v)
+    end
+  elseif t == "string" then
+    if type(v) ~= "string" then return "expected a string, got " .. describe(v) end
+    if spec.values then
+      for _, x in ipairs(spec.values) do
+        if x == v then return nil end
+      end
+      return "\"" .. v .. "\" is not one of " .. table.concat(spec.values, ", ")
+        .. util.did_you_mean(v, spec.values)
+    end
+  elseif t == "boolean" then
+    if type(v) ~= "boolean" then return "expected true or false, got " .. describe(v) end
+  elseif t == "list" then
+    if type(v) ~= "table" or (next(v) ~= nil and not util.is_list(v)) then
+      return "expected a list of names such as { \"checksum\" }, got " .. describe(v)
+    end
+    for i, x in ipairs(v) do
+      if type(x) ~= "string" then
+        return string.format("item %d: expected a name, got %s", i, describe(x))
+      end
+    end
+  end
+  return nil
+end
+
+-- Registry --------------------------------------------------------------------
+
+local ENTRY_FIELDS = { "name", "order", "implemented", "help", "order_why", "params", "header",
+  "pointcuts", "requires", "conflicts", "sources" }
+local PARAM_FIELDS = { "name", "type", "default", "min", "max", "pow2", "values", "help" }
+
+local function is_ident(s)
+  return type(s) == "string" and s:match("^[a-z][a-z0-9_]*$") ~= nil
+end
+
+local function is_string_list(v)
+  if type(v) ~= "table" then return false end
+  if next(v) ~= nil and not util.is_list(v) then return false end
+  for _, x in ipairs(v) do
+    if type(x) ~= "string" then return false end
+  end
+  return true
+end
+
+-- Validate every registry entry; returns protocols by name (normalized) and diagnostics.
+function M.registry(reg, pointcuts)
+  local diags, byname, byorder = {}, {}, {}
+  local pc_names, pc_set = {}, {}
+  for _, pc in ipairs(pointcuts) do
+    pc_names[#pc_names + 1] = pc.name
+    pc_set[pc.name] = pc
+  end
+  local function err(r, key, reason, needle)
+    diags[#diags + 1] = parse.diag(r.file, parse.find_line(r.src, key:match("^[^.%[]+"), needle),
+      key, reason)
+  end
+  for _, r in ipairs(reg) do
+    local e = r.entry
+    local n0 = #diags
+    for _, k in ipairs(util.sorted_keys(e)) do
+      local known = false
+      for _, f in ipairs(ENTRY_FIELDS) do known = known or f == k end
+      if not known then
+        err(r, tostring(k), "unknown registry field" .. util.did_you_mean(tostring(k), ENTRY_FIELDS))
+      end
+    end
+    if not is_ident(e.name) then
+      err(r, "name", "must be a C identifier in lower case, got " .. describe(e.name))
+    elseif e.name ~= r.folder then
+      err(r, "name", "\"" .. e.name .. "\" differs from its folder '" .. r.folder .. "'")
+    end
+    if math.type(e.order) ~= "integer" or e.order < 0 then
+      err(r, "order", "expected a non-negative integer, got " .. describe(e.order))
+    elseif byorder[e.order] then
+      err(r, "order", string.format("%d is also the order of '%s'; composition order must be total",
+        e.order, byorder[e.order]))
+    else
+      byorder[e.order] = e.name
+    end
+    if type(e.implemented) ~= "boolean" then
+      err(r, "implemented", "expected true or false, got " .. describe(e.implemented))
+    end
+    for _, f in ipairs({ "help", "order_why" }) do
+      if type(e[f]) ~= "string" then err(r, f, "expected a string, got " .. describe(e[f])) end
+    end
+    for _, f in ipairs({ "requires", "conflicts", "pointcuts", "sources" }) do
+      if e[f] ~= nil and not is_string_list(e[f]) then
+        err(r, f, "expected a list of strings, got " .. describe(e[f]))
+      end
+    end
+    if is_string_list(e.pointcuts) then
+      for _, pc in ipairs(e.pointcuts) do
+        if not pc_set[pc] then
+          err(r, "pointcuts", "unknown pointcut '" .. pc .. "'" .. util.did_you_mean(pc, pc_names), pc)
+        end
+      end
+    end
+    local params = e.params or {}
+    if type(params) ~= "table" then
+      err(r, "params", "expected a list of parameters, got " .. describe(params))
+      params = {}
+    end
+    local pseen = {}
+    for i, p in ipairs(params) do
+      local key = "params"
+      if type(p) ~= "table" then
+        err(r, key, string.format("item %d: expected a table, got %s", i, describe(p)))
+      else
+        local pname = is_ident(p.name) and p.name or ("#" .. i)
+        for _, k in ipairs(util.sorted_keys(p)) do
+          local known = false
+          for _, f in ipairs(PARAM_FIELDS) do known = known or f == k end
+          if not known then
+            err(r, key, "parameter " .. pname .. ": unknown field '" .. tostring(k) .. "'"
+              .. util.did_you_mean(tostring(k), PARAM_FIELDS), p.name)
+          end
+        end
+        if not is_ident(p.name) then
+          err(r, key, string.format("item %d: name must be a C identifier, got %s", i, describe(p.name)))
+        elseif pseen[p.name] then
+          err(r, key, "parameter " .. p.name .. " is declared twice", p.name)
+        end
+        pseen[pname] = true
+        if p.type ~= "integer" and p.type ~= "boolean" and p.type ~= "string" then
+          err(r, key, "parameter " .. pname .. ": type must be integer, boolean or string, got "
+            .. describe(p.type), p.name)
+        elseif p.type == "string" and not (is_string_list(p.values) and #p.values > 0) then
+          err(r, key, "parameter " .. pname .. ": a string parameter needs its values", p.name)
+        elseif p.type == "string" and p.values then
+          for _, v in ipairs(p.values) do
+            if not is_ident(v) then
+              err(r, key, "parameter " .. pname .. ": value \"" .. v .. "\" is not a C identifier", p.name)
+            end
+          end
+        end
+        if p.type == "integer" then
+          for _, f in ipairs({ "min", "max" }) do
+            if p[f] ~= nil and math.type(p[f]) ~= "integer" then
+              err(r, key, "parameter " .. pname .. ": " .. f .. " must be an integer", p.name)
+            end
+          end
+        end
+        if #diags == n0 then
+          local why = M.check_value(p, p.default)
+          if why then err(r, key, "parameter " .. pname .. ": default: " .. why, p.name) end
+        end
+        if type(p.help) ~= "string" then
+          err(r, key, "parameter " .. pname .. ": help must be a string", p.name)
+        end
+      end
+    end
+    local header = e.header or {}
+    if type(header) ~= "table" then
+      err(r, "header", "expected a list of { C type, name, help }, got " .. describe(header))
+      header = {}
+    end
+    for i, h in ipairs(header) do
+      if type(h) ~= "table" or not CTYPES[h[1]] or not is_ident(h[2]) then
+        err(r, "header", string.format("field %d: expected { \"uint8_t\"|\"uint16_t\"|\"uint32_t\""
+          .. "|\"uint64_t\", \"name\", \"help\" }", i))
+      end
+    end
+    if #diags == n0 then
+      byname[e.name] = {
+        name = e.name, order = e.order, implemented = e.implemented, help = e.help,
+        order_why = e.order_why, params = params, header = header,
+        pointcuts = e.pointcuts or {}, requires = e.requires or {},
+        conflicts = e.conflicts or {}, sources = e.sources or {},
+        file = r.file, src = r.src,
+      }
+    end
+  end
+  if #diags == 0 then
+    for _, name in ipairs(util.sorted_keys(byname)) do
+      local p = byname[name]
+      for _, f in ipairs({ "requires", "conflicts" }) do
+        for _, q in ipairs(p[f]) do
+          if not byname[q] then
+            diags[#diags + 1] = parse.diag(p.file, parse.find_line(p.src, f, q), f,
+              "unknown protocol '" .. q .. "'" .. util.did_you_mean(q, util.sorted_keys(byname)))
+          end
+        end
+      end
+    end
+  end
+  return byname, diags
+end
+
+-- Config --------------------------------------------------------------------------
+
+-- cfg: { resolved, origins, sources, main (shown file of the config) }.
+-- Returns the checked config (defaults filled, protocols in composition
+-- order with their parameters) and diagnostics.
+function M.config(cfg, schema, protos)
+  local diags = {}
+  local function where(dotted, needle)
+    local file = cfg.origins[dotted] or cfg.main
+    return file, parse.find_line(cfg.sources[file], dotted, needle)
+  end
+  local function err(dotted, reason, kind, needle)
+    local file, line = where(dotted, needle)
+    diags[#diags + 1] = parse.diag(file, line, dotted, reason, kind)
+  end
+
+  -- Which keys exist at which level.
+  local levels = { [""] = {} }
+  local specs = {}
+  for _, s in ipairs(schema) do
+    specs[s.key] = s
+    local top, sub = s.key:match("^([^.]+)%.(.+)$")
+    if top then
+      levels[""][top] = "table"
+      levels[top] = levels[top] or {}
+      levels[top][sub] = s
+    else
+      levels[""][s.key] = s
+    end
+  end
+  for name in pairs(protos) do levels[""][name] = "protocol" end
+
+  local out = {}
+  local r = cfg.resolved
+  local top_names = util.sorted_keys(levels[""])
+  for _, k in ipairs(util.sorted_keys(r)) do
+    local kind = levels[""][k]
+    local key = tostring(k)
+    if not kind then
+      err(key, "unknown key" .. util.did_you_mean(key, top_names))
+    elseif kind == "table" or kind == "protocol" then
+      local v = r[k]
+      if type(v) ~= "table" or (next(v) ~= nil and util.is_list(v)) then
+        err(key, "expected a table such as " .. key .. " = { ... }, got " .. describe(v))
+      else
+        local names = {}
+        local pspecs = {}
+        if kind == "table" then
+          for n in pairs(levels[key]) do names[#names + 1] = n end
+        else
+          for _, p in ipairs(protos[key].params) do
+            names[#names + 1] = p.name
+            pspecs[p.name] = p
+          end
+        end
+        table.sort(names)
+        for _, kk in ipairs(util.sorted_keys(v)) do
+          local sub = tostring(kk)
+          local known = kind == "table" and levels[key][sub] or pspecs[sub]
+          if not known then
+            if kind == "protocol" then
+              err(key .. "." .. sub, "protocol '" .. key .. "' has no parameter '" .. sub .. "'"
+                .. util.did_you_mean(sub, names))
+            else
+              err(key .. "." .. sub, "unknown key" .. util.did_you_mean(sub, names))
+            end
+          elseif kind == "protocol" then
+            local why = M.check_value(known, v[kk])
+            if why then err(key .. "." .. sub, why) end
+          end
+        end
+      end
+    end
+  end
+
+  -- Core keys: value or default.
+  for _, s in ipairs(schema) do
+    local top, sub = s.key:match("^([^.]+)%.(.+)$")
+    local v
+    if top then
+      if type(r[top]) == "table" then v = r[top][sub] end
+    else
+      v = r[s.key]
+    end
+    if v == nil then v = s.default end
+    if v ~= nil and s.key ~= "extends" then
+      local why = M.check_value(s, v)
+      if why then
+        err(s.key, why)
+      else
+        out[s.key] = v
+      end
+    end
+  end
+  if #diags > 0 then return nil, diags end
+
+  -- Protocols: known, implemented, requirements, conflicts.
+  local selected, seen = {}, {}
+  local all_names = util.sorted_keys(protos)
+  for _, name in ipairs(out.protocols) do
+    local p = protos[name]
+    if not p then
+      err("protocols", "unknown protocol '" .. name .. "'" .. util.did_you_mean(name, all_names),
+        nil, name)
+    elseif seen[name] then
+      err("protocols", "'" .. name .. "' is listed twice", nil, name)
+    else
+      seen[name] = true
+      selected[#selected + 1] = p
+      if not p.implemented then
+        err("protocols", "'" .. name .. "' has no implementation yet (registry entry only: "
+          .. p.file .. ")", "unimplemented", name)
+      end
+    end
+  end
+  table.sort(selected, function(a, b) return a.order < b.order end)
+  for _, p in ipairs(selected) do
+    for _, q in ipairs(p.requires) do
+      if not seen[q] then
+        err("protocols", "'" .. p.name .. "' requires '" .. q .. "', which is not selected", nil, p.name)
+      end
+    end
+    for _, q in ipairs(p.conflicts) do
+      if seen[q] then
+        err("protocols", "'" .. p.name .. "' conflicts with '" .. q .. "'", nil, p.name)
+      end
+    end
+  end
+
+  -- Parameters of the selected protocols, defaults filled.
+  local active = {}
+  for _, p in ipairs(selected) do
+    local vals = {}
+    local t = type(r[p.name]) == "table" and r[p.name] or {}
+    for _, ps in ipairs(p.params) do
+      local v = t[ps.name]
+      if v == nil then v = ps.default end
+      vals[ps.name] = v
+    end
+    active[#active + 1] = { proto = p, params = vals }
+  end
+  out.active = active
+  out.where = where
+  return out, diags
+end
+
+return M

@@ -1,0 +1,128 @@
+-- SPDX-License-Identifier: MIT
+-- Emit lc_composite_host.h and lc_composite_nic.h: hooks, dummies and the composite pointcuts.
+local common = require("emit_common")
+local util = require("util")
+
+local M = {}
+
+local function registered_in_order(protos)
+  local all = {}
+  for _, name in ipairs(util.sorted_keys(protos)) do all[#all + 1] = protos[name] end
+  table.sort(all, function(a, b) return a.order < b.order end)
+  return all
+end
+
+local function fn_head(pc, name)
+  return string.format("static inline %s %s(%s)", common.RET_TYPE[pc.ret], name, common.params(pc))
+end
+
+local function void_params(body, pc)
+  for _, x in ipairs(pc.params) do body[#body + 1] = "\t(void)" .. x[2] .. ";" end
+end
+
+local function composite(body, pc, order)
+  body[#body + 1] = "/* " .. pc.name .. " (" .. pc.combine .. "): " .. common.comment(pc.help) .. " */"
+  body[#body + 1] = fn_head(pc, "lc_pc_" .. pc.name)
+  body[#body + 1] = "{"
+  local args = common.args(pc)
+  local seq = {}
+  for _, p in ipairs(order) do seq[#seq + 1] = p end
+  if pc.combine == "reverse" then
+    for i = 1, #seq // 2 do seq[i], seq[#seq + 1 - i] = seq[#seq + 1 - i], seq[i] end
+  end
+  if #seq == 0 then void_params(body, pc) end
+  if pc.combine == "verdict" or pc.combine == "status" then
+    local var, ctype, ok = "v", "lc_verdict", "LC_CONTINUE"
+    if pc.combine == "status" then var, ctype, ok = "rc", "int", "0" end
+    if pc.ret ~= (pc.combine == "status" and "int" or "lc_verdict") then
+      error("pointcut " .. pc.name .. ": combine " .. pc.combine .. " does not fit ret " .. pc.ret)
+    end
+    if #seq > 0 then body[#body + 1] = "\t" .. ctype .. " " .. var .. ";" end
+    if #seq > 0 then body[#body + 1] = "" end
+    for _, p in ipairs(seq) do
+      body[#body + 1] = string.format("\t%s = lc_%s_%s(%s);", var, p.name, pc.name, args)
+      body[#body + 1] = string.format("\tif (%s != %s)", var, ok)
+      body[#body + 1] = "\t\treturn " .. var .. ";"
+    end
+    body[#body + 1] = "\treturn " .. ok .. ";"
+  elseif pc.combine == "all" or pc.combine == "reverse" then
+    if pc.ret ~= "void" then
+      error("pointcut " .. pc.name .. ": combine " .. pc.combine .. " needs ret void")
+    end
+    for _, p in ipairs(seq) do
+      body[#body + 1] = string.format("\tlc_%s_%s(%s);", p.name, pc.name, args)
+    end
+  else
+    error("pointcut " .. pc.name .. ": unknown combine '" .. tostring(pc.combine) .. "'")
+  end
+  body[#body + 1] = "}"
+  body[#body + 1] = ""
+end
+
+local function dummy(body, pc, p)
+  body[#body + 1] = fn_head(pc, "lc_" .. p.name .. "_" .. pc.name)
+  body[#body + 1] = "{"
+  void_params(body, pc)
+  if pc.ret ~= "void" then body[#body + 1] = "\treturn " .. common.REF_VALUE[pc.ret] .. ";" end
+  body[#body + 1] = "}"
+  body[#body + 1] = ""
+end
+
+-- side: "host" or "nic".
+function M.emit(m, protos, pointcuts, side)
+  local pcs = {}
+  for _, pc in ipairs(pointcuts) do
+    if pc.side == side then pcs[#pcs + 1] = pc end
+  end
+  local order = registered_in_order(protos)
+  local active = {}
+  for _, p in ipairs(m.protocols) do
+    active[p.name] = {}
+    for _, pc in ipairs(p.proto.pointcuts) do active[p.name][pc] = true end
+  end
+  local body = { "#include <stdint.h>", "", "#include \"lc_verdict.h\"" }
+  if side == "host" then
+    body[#body + 1] = "#include \"lc_proto.h\""
+  else
+    body[#body + 1] = "#include \"lc_frame_hdr.h\""
+  end
+  body[#body + 1] = ""
+  for _, tag in ipairs(common.struct_tags(pcs)) do
+    body[#body + 1] = "struct " .. tag .. ";"
+  end
+  body[#body + 1] = ""
+  local hooks_file = side == "host" and "hooks.h" or "nic_hooks.h"
+  local any = false
+  for _, p in ipairs(m.protocols) do
+    local uses = side == "host"
+    for _, pc in ipairs(pcs) do uses = uses or active[p.name][pc.name] end
+    if uses then
+      body[#body + 1] = "#include \"" .. p.name .. "/" .. hooks_file .. "\""
+      any = true
+    end
+  end
+  if any then body[#body + 1] = "" end
+
+  body[#body + 1] = "/* Dummies: every (protocol, pointcut) pair no composed protocol implements. */"
+  body[#body + 1] = ""
+  for _, p in ipairs(order) do
+    for _, pc in ipairs(pcs) do
+      if not (active[p.name] and active[p.name][pc.name]) then dummy(body, pc, p) end
+    end
+  end
+
+  body[#body + 1] = "/* The composite protocol: one function per pointcut, protocols in composition order. */"
+  body[#body + 1] = ""
+  for _, pc in ipairs(pcs) do composite(body, pc, order) end
+
+  body[#body + 1] = "/* Each pointcut's value with every call compiled out (LC_ZEROCOST_REFERENCE). */"
+  for _, pc in ipairs(pcs) do
+    body[#body + 1] = "#define LC_PC_REF_" .. pc.name .. " " .. common.REF_VALUE[pc.ret]
+  end
+  local file = side == "host" and "lc_composite_host.h" or "lc_composite_nic.h"
+  local purpose = side == "host" and "The composite protocol at the host pipeline's pointcuts."
+    or "The composite protocol at the MCP's pointcuts (NIC side)."
+  return common.header(m, file, purpose, body)
+end
+
+return M

@@ -1,0 +1,57 @@
+-- SPDX-License-Identifier: MIT
+-- Emit lc_frame_hdr.h: struct lc_frame_hdr laid out from framework/frame.lua and the active protocols.
+local common = require("emit_common")
+
+local M = {}
+
+function M.emit(m)
+  local body = {
+    "#include <stddef.h>",
+    "#include <stdint.h>",
+    "",
+    "#include \"lc_config.h\"",
+    "",
+    "/* Identifies frames of this build; derived from LC_CONFIG_FINGERPRINT, never 0. */",
+    string.format("#define LC_FRAME_MAGIC 0x%04xu", m.magic),
+    "",
+    "enum lc_frame_type { LC_FT_DATA = 0, LC_FT_CTRL = 1 };",
+    "",
+    "/* lc_frame_hdr.flags bits */",
+    "#define LC_FF_FIRST 1",
+    "#define LC_FF_LAST 2",
+    "#define LC_FF_GROUP 4",
+    "",
+    "struct lc_frame_hdr {",
+  }
+  local width = 0
+  for _, f in ipairs(m.hdr_fields) do width = math.max(width, #f.ctype) end
+  local pad_at = m.hdr_fields[#m.hdr_fields]
+  local used = pad_at.offset + pad_at.size
+  local prev_end = 0
+  local npad = 0
+  for _, f in ipairs(m.hdr_fields) do
+    if f.offset > prev_end then
+      body[#body + 1] = string.format("\tuint8_t%s lc_pad%d[%d];", (" "):rep(width - 7 + 1),
+        npad, f.offset - prev_end)
+      npad = npad + 1
+    end
+    body[#body + 1] = string.format("\t%s%s%s; /* @%d: %s */", f.ctype, (" "):rep(width - #f.ctype + 1),
+      f.name, f.offset, common.comment(f.help))
+    prev_end = f.offset + f.size
+  end
+  if m.hdr_bytes > used then
+    body[#body + 1] = string.format("\tuint8_t%s lc_pad%d[%d]; /* to a multiple of 8 */",
+      (" "):rep(width - 7 + 1), npad, m.hdr_bytes - used)
+  end
+  body[#body + 1] = "};"
+  body[#body + 1] = ""
+  body[#body + 1] = "_Static_assert(sizeof(struct lc_frame_hdr) == LC_FRAME_HDR_BYTES, "
+    .. "\"frame header size\");"
+  for _, f in ipairs(m.hdr_fields) do
+    body[#body + 1] = string.format("_Static_assert(offsetof(struct lc_frame_hdr, %s) == %d, "
+      .. "\"offset of %s\");", f.name, f.offset, f.name)
+  end
+  return common.header(m, "lc_frame_hdr.h", "The frame header: baseline fields, then the active protocols' fields.", body)
+end
+
+return M

@@ -1,0 +1,185 @@
+-- SPDX-License-Identifier: MIT
+-- Model: the resolved config with its SRAM layout, frame-header layout, staging and fingerprint.
+local util = require("util")
+local parse = require("parse")
+local check = require("check")
+
+local M = {}
+
+M.CTRL_BYTES = 4096
+M.DMA_BLOCK_BYTES = 32
+M.FIFO_ENTRY_BYTES = 16
+M.SRAM_ALIGN = 64
+
+-- The SRAM buffers in layout order: name, config key, bytes per element.
+local function sram_buffers(c)
+  return {
+    { name = "send_ring", count = c["nic.send_ring"], elem = c["nic.slot_bytes"] },
+    { name = "recv_ring", count = c["nic.recv_ring"], elem = c["nic.slot_bytes"] },
+    { name = "tx_dma", count = c["nic.tx_dma"], elem = M.DMA_BLOCK_BYTES },
+    { name = "rx_dma", count = c["nic.rx_dma"], elem = M.DMA_BLOCK_BYTES },
+    { name = "tx_fifo", count = c["nic.tx_fifo"], elem = M.FIFO_ENTRY_BYTES },
+    { name = "rx_fifo", count = c["nic.rx_fifo"], elem = M.FIFO_ENTRY_BYTES },
+  }
+end
+
+local function floor_pow2(n)
+  local p = 1
+  while p * 2 <= n do p = p * 2 end
+  return p
+end
+
+-- Build the model.  c: checked config; frame: framework/frame.lua;
+-- protos: registry by name; name: config name.
+function M.build(c, frame, protos, name)
+  local diags = {}
+  local function err(dotted, reason)
+    local file, line = c.where(dotted)
+    diags[#diags + 1] = parse.diag(file, line, dotted, reason)
+  end
+  local m = { name = name, config = c, protocols = {} }
+
+  -- Frame header: baseline fields, then active protocols' fields.
+  local fields, cnames = {}, {}
+  local off = 0
+  local function add(ctype, cname, help, owner, owner_file, owner_src, raw)
+    local size = check.CTYPES[ctype]
+    off = util.align(off, size)
+    if cnames[cname] then
+      local prev = cnames[cname]
+      diags[#diags + 1] = parse.diag(owner_file, parse.find_line(owner_src, "header", raw), "header",
+        string.format("field '%s' of %s and field '%s' of %s both become the C name "
+          .. "lc_frame_hdr.%s", raw, owner, prev.raw, prev.owner, cname))
+    end
+    local f = { ctype = ctype, name = cname, size = size, offset = off, help = help,
+      owner = owner, raw = raw }
+    cnames[cname] = f
+    fields[#fields + 1] = f
+    off = off + size
+  end
+  for _, f in ipairs(frame) do
+    add(f[1], f[2], f[3], "the baseline header", "framework/frame.lua", nil, f[2])
+  end
+  for _, a in ipairs(c.active) do
+    local p = a.proto
+    for _, h in ipairs(p.header) do
+      add(h[1], p.name .. "_" .. h[2], h[3] or "", "protocol '" .. p.name .. "'", p.file, p.src, h[2])
+    end
+    local params = {}
+    for _, ps in ipairs(p.params) do
+      params[#params + 1] = { name = ps.name, type = ps.type, value = a.params[ps.name],
+        values = ps.values }
+    end
+    m.protocols[#m.protocols + 1] = { name = p.name, order = p.order, proto = p, params = params }
+  end
+  m.hdr_fields = fields
+  m.hdr_bytes = util.align(off, 8)
+
+  -- Frame limits.
+  local mtu, slot = c.mtu, c["nic.slot_bytes"]
+  if slot % M.SRAM_ALIGN ~= 0 then
+    err("nic.slot_bytes", string.format("%d is not a multiple of %d (slots are cache-line aligned)",
+      slot, M.SRAM_ALIGN))
+  end
+  if mtu + m.hdr_bytes > slot then
+    err("mtu", string.format("MTU larger than a ring slot: mtu %d + frame header %d = %d > "
+      .. "nic.slot_bytes %d", mtu, m.hdr_bytes, mtu + m.hdr_bytes, slot))
+  end
+  if c.pio_threshold > mtu then
+    err("pio_threshold", string.format("%d is larger than mtu %d", c.pio_threshold, mtu))
+  end
+
+  -- SRAM layout and budget.
+  local layout = { { name = "ctrl", offset = 0, bytes = M.CTRL_BYTES } }
+  local pos = M.CTRL_BYTES
+  for _, b in ipairs(sram_buffers(c)) do
+    pos = util.align(pos, M.SRAM_ALIGN)
+    local bytes = b.count * b.elem
+    layout[#layout + 1] = { name = b.name, offset = pos, bytes = bytes, count = b.count, elem = b.elem }
+    pos = pos + bytes
+  end
+  m.sram = layout
+  m.sram_used = pos
+  if pos > c["nic.sram_bytes"] then
+    local parts = {}
+    for _, l in ipairs(layout) do
+      if l.count then
+        parts[#parts + 1] = string.format("%s %d x %d = %d", l.name, l.count, l.elem, l.bytes)
+      else
+        parts[#parts + 1] = string.format("%s %d", l.name, l.bytes)
+      end
+    end
+    err("nic.sram_bytes", string.format("the NIC buffers do not fit: %s; total %d > sram %d "
+      .. "(%d bytes over)", table.concat(parts, ", "), pos, c["nic.sram_bytes"],
+      pos - c["nic.sram_bytes"]))
+  end
+
+  -- Host staging.
+  local raw_slots = c["host.staging_bytes"] // slot
+  if raw_slots < 2 then
+    err("host.staging_bytes", string.format("staging too small: %d bytes hold %d slot(s) of "
+      .. "nic.slot_bytes %d; at least 2 are needed (%d bytes)", c["host.staging_bytes"],
+      raw_slots, slot, 2 * slot))
+  else
+    m.staging_slots = floor_pow2(raw_slots)
+  end
+  return m, diags
+end
+
+-- The resolved config as a JSON-ready table (fingerprint excluded).
+function M.describe(m)
+  local c = m.config
+  local cfg = {}
+  for k, v in pairs(c) do
+    if type(k) == "string" and k ~= "active" and k ~= "where" and k ~= "protocols" then
+      local top, sub = k:match("^([^.]+)%.(.+)$")
+      if top then
+        cfg[top] = cfg[top] or {}
+        cfg[top][sub] = v
+      else
+        cfg[k] = v
+      end
+    end
+  end
+  local protos = util.array()
+  for _, p in ipairs(m.protocols) do
+    local params = {}
+    for _, ps in ipairs(p.params) do params[ps.name] = ps.value end
+    protos[#protos + 1] = { name = p.name, order = p.order, params = params }
+    cfg[p.name] = params
+  end
+  local names = util.array()
+  for _, p in ipairs(m.protocols) do names[#names + 1] = p.name end
+  cfg.protocols = names
+  local sram = util.array()
+  for _, l in ipairs(m.sram) do
+    sram[#sram + 1] = { name = l.name, offset = l.offset, bytes = l.bytes, count = l.count,
+      elem_bytes = l.elem }
+  end
+  local hdr = util.array()
+  for _, f in ipairs(m.hdr_fields) do
+    hdr[#hdr + 1] = { name = f.name, type = f.ctype, offset = f.offset, bytes = f.size }
+  end
+  return {
+    config = cfg,
+    active_protocols = protos,
+    sram = { layout = sram, used_bytes = m.sram_used, size_bytes = c["nic.sram_bytes"],
+      free_bytes = c["nic.sram_bytes"] - m.sram_used },
+    frame_header = { fields = hdr, bytes = m.hdr_bytes },
+    host = { staging_slots = m.staging_slots },
+  }
+end
+
+-- Fingerprint: FNV-1a 64 of the canonical JSON of everything but the name.
+function M.finish(m)
+  m.description = M.describe(m)
+  m.canonical = util.json(m.description)
+  m.fingerprint = util.fnv1a64(m.canonical)
+  local f = m.fingerprint
+  local magic = (f ~ (f >> 16) ~ (f >> 32) ~ (f >> 48)) & 0xffff
+  if magic == 0 then magic = 0x1c01 end
+  m.magic = magic
+  return m
+end
+
+return M

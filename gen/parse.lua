@@ -1,0 +1,222 @@
+-- SPDX-License-Identifier: MIT
+-- Parse: load config files and registry entries as data, resolve extends, remember where keys are.
+local util = require("util")
+
+local M = {}
+
+-- Diagnostics ---------------------------------------------------------------
+
+-- A diagnostic: file (as shown), line (or nil), key, reason; kind tags the
+-- unimplemented-protocol case so --check-only can tell it apart.
+function M.diag(file, line, key, reason, kind)
+  return { file = file, line = line, key = key, reason = reason, kind = kind }
+end
+
+function M.format_diag(d)
+  local where = d.file or "gen"
+  if d.line then where = where .. ":" .. d.line end
+  return string.format("%s: %s: %s", where, d.key, d.reason)
+end
+
+-- Source text, with comments blanked so key searches do not match them.
+local function strip_comments(src)
+  src = src:gsub("%-%-%[(=*)%[.-%]%1%]", function(c) return (c:gsub("[^\n]", " ")) end)
+  return (src:gsub("%-%-[^\n]*", function(c) return (" "):rep(#c) end))
+end
+
+-- Position of the close brace matching the open brace at pos (or #s).
+local function match_brace(s, pos)
+  local depth, i = 0, pos
+  while i <= #s do
+    local c = s:sub(i, i)
+    if c == '"' or c == "'" then
+      local j = i + 1
+      while j <= #s and s:sub(j, j) ~= c do
+        if s:sub(j, j) == "\\" then j = j + 1 end
+        j = j + 1
+      end
+      i = j
+    elseif c == "{" then
+      depth = depth + 1
+    elseif c == "}" then
+      depth = depth - 1
+      if depth == 0 then return i end
+    end
+    i = i + 1
+  end
+  return #s
+end
+
+-- Start of "name =" (not "==") at an identifier boundary in s[from..to].
+local function find_assign(s, name, from, to)
+  local pat = "%f[%w_]" .. name:gsub("%p", "%%%0") .. "%s*=[^=]"
+  local i = from
+  while true do
+    local a, b = s:find(pat, i)
+    if not a or a > to then return nil end
+    return a, b
+  end
+end
+
+local function line_of(s, pos)
+  local n = 1
+  for _ in s:sub(1, pos - 1):gmatch("\n") do n = n + 1 end
+  return n
+end
+
+-- Line where a dotted key is written in a source text; needle (optional): a
+-- string literal inside the key's value to point at instead.
+function M.find_line(src, dotted, needle)
+  if not src then return nil end
+  local s = strip_comments(src)
+  local from, to = 1, #s
+  local parts = {}
+  for p in dotted:gmatch("[^.]+") do parts[#parts + 1] = p end
+  local a, b
+  for i, p in ipairs(parts) do
+    a, b = find_assign(s, p, from, to)
+    if not a then return nil end
+    if i < #parts then
+      local open = s:find("{", b)
+      if not open or open > to then return nil end
+      from, to = open, match_brace(s, open)
+    end
+  end
+  if needle then
+    local open = s:find("%S", b)
+    local stop = to
+    if open and s:sub(open, open) == "{" then stop = match_brace(s, open) end
+    local q = s:find('"' .. needle .. '"', b, true) or s:find("'" .. needle .. "'", b, true)
+    if q and q <= stop then return line_of(s, q) end
+  end
+  return line_of(s, a)
+end
+
+-- Loading data files --------------------------------------------------------
+
+local INSTRUCTION_LIMIT = 10000000
+
+-- Load a Lua data file in an empty environment.  Returns the value and the
+-- source text, or nil and a diagnostic.
+function M.load_data(path, shown, what)
+  local src = util.read_file(path)
+  if not src then
+    return nil, M.diag(shown, nil, what, "cannot read the file")
+  end
+  local chunk, err = load(src, "=" .. shown, "t", {})
+  if not chunk then
+    local line, msg = err:match("^[^:]*:(%d+): (.*)$")
+    return nil, M.diag(shown, tonumber(line), what, "not valid Lua: " .. (msg or err))
+  end
+  local co = coroutine.create(chunk)
+  debug.sethook(co, function() error("runs too long (endless loop?)", 2) end, "", INSTRUCTION_LIMIT)
+  local ok, val = coroutine.resume(co)
+  if not ok then
+    local line, msg = tostring(val):match("^[^:]*:(%d+): (.*)$")
+    return nil, M.diag(shown, tonumber(line), what, "error while loading: " .. (msg or tostring(val)))
+  end
+  if type(val) ~= "table" then
+    return nil, M.diag(shown, nil, what, "does not return a table (returns " .. type(val) .. ")")
+  end
+  return val, src
+end
+
+-- Configs ---------------------------------------------------------------------
+
+local function deep_copy(v)
+  if type(v) ~= "table" then return v end
+  local c = {}
+  for k, x in pairs(v) do c[k] = deep_copy(x) end
+  return setmetatable(c, getmetatable(v))
+end
+
+-- Merge child into base (a fresh copy): tables merge key by key, lists and
+-- scalars replace.  origins[dotted] = file that set the value.
+local function merge(base, child, origins, file, prefix)
+  for _, k in ipairs(util.sorted_keys(child)) do
+    local v = child[k]
+    local dotted = prefix .. tostring(k)
+    local b = base[k]
+    if type(v) == "table" and type(b) == "table" and not util.is_list(v) and not util.is_list(b)
+       and next(v) ~= nil then
+      origins[dotted] = origins[dotted] or file
+      merge(b, v, origins, file, dotted .. ".")
+    else
+      base[k] = deep_copy(v)
+      origins[dotted] = file
+      if type(v) == "table" and not util.is_list(v) then
+        for _, kk in ipairs(util.sorted_keys(v)) do
+          origins[dotted .. "." .. tostring(kk)] = file
+        end
+      end
+    end
+  end
+end
+
+-- ctx: { configs_dir, shown_dir }.  Returns resolved table, origins, sources
+-- (shown file -> text) and the chain of shown files, or nil and a diagnostic.
+function M.load_config(ctx, path, shown)
+  local sources, chain, seen = {}, {}, {}
+  local function load_one(p, s, from_file, from_name)
+    if seen[s] then
+      local names = {}
+      for _, c in ipairs(chain) do names[#names + 1] = c.name end
+      names[#names + 1] = s:match("([^/]+)%.lua$")
+      return nil, M.diag(from_file, M.find_line(sources[from_file], "extends"), "extends",
+        "cycle in extends: " .. table.concat(names, " -> "))
+    end
+    if from_file and not util.read_file(p) then
+      return nil, M.diag(from_file, M.find_line(sources[from_file], "extends"), "extends",
+        "no config named '" .. from_name .. "' (" .. s .. " does not exist)")
+    end
+    local t, src = M.load_data(p, s, "config")
+    if not t then return nil, src end
+    seen[s] = true
+    sources[s] = src
+    chain[#chain + 1] = { file = s, name = s:match("([^/]+)%.lua$"), t = t }
+    local ext = t.extends
+    if ext ~= nil then
+      if type(ext) ~= "string" or not ext:match("^[%w_%-]+$") then
+        return nil, M.diag(s, M.find_line(src, "extends"), "extends",
+          "must be the name of a config (a string such as \"baseline\")")
+      end
+      local r, err = load_one(ctx.configs_dir .. "/" .. ext .. ".lua",
+        ctx.shown_dir .. "/" .. ext .. ".lua", s, ext)
+      if not r then return nil, err end
+    end
+    return true
+  end
+  local ok, err = load_one(path, shown)
+  if not ok then return nil, err end
+  local resolved, origins = {}, {}
+  for i = #chain, 1, -1 do
+    merge(resolved, chain[i].t, origins, chain[i].file, "")
+  end
+  resolved.extends = nil
+  local files = {}
+  for _, c in ipairs(chain) do files[#files + 1] = c.file end
+  return resolved, origins, sources, files
+end
+
+-- Registry ----------------------------------------------------------------------
+
+-- Every protocols/<p>/protocol.lua: list of { entry, file (shown), src }, sorted by folder.
+function M.load_registry(ctx)
+  local out, diags = {}, {}
+  local names = util.list_dir(ctx.protocols_dir) or {}
+  for _, n in ipairs(names) do
+    local p = ctx.protocols_dir .. "/" .. n .. "/protocol.lua"
+    if util.read_file(p) then
+      local shown = ctx.shown_protocols_dir .. "/" .. n .. "/protocol.lua"
+      local t, src = M.load_data(p, shown, "protocol")
+      if t then
+        out[#out + 1] = { entry = t, folder = n, file = shown, src = src }
+      else
+        diags[#diags + 1] = src
+      end
+    end
+  end
+  return out, diags
+end
+
+return M

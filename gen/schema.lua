@@ -1,0 +1,73 @@
+-- SPDX-License-Identifier: MIT
+-- The core configuration keys: the one source of their type, default, range and help.
+--
+-- Columns:
+--   key      dotted path in the config table ("nic.send_ring" is nic = { send_ring = ... })
+--   type     "integer" | "string" | "boolean" | "list" (list of strings)
+--   default  value when no config in the extends chain sets it (nil: optional)
+--   min/max  inclusive range of an integer
+--   pow2     the integer must be a power of two (ring and FIFO sizes)
+--   values   allowed strings
+--   macro    the lc_config.h macro holding the value (nil: not a constant)
+--   help     one line for docs/config-reference.md
+-- Protocol parameters are not listed here: they come from protocols/<p>/protocol.lua.
+local KiB, MiB = 1 << 10, 1 << 20
+
+return {
+  { key = "extends", type = "string",
+    help = "name of the config this one starts from (configs/<name>.lua); "
+        .. "tables merge key by key, lists replace" },
+  { key = "protocols", type = "list", default = {},
+    help = "protocols to compose, by registry name; they run in their registry order, "
+        .. "not in the order listed" },
+  { key = "mtu", type = "integer", default = 8192, min = 64, max = 1 << 20,
+    macro = "LC_MTU",
+    help = "largest payload of one frame in bytes; longer messages are split into frames" },
+  { key = "pio_threshold", type = "integer", default = 256, min = 0, max = 1 << 20,
+    macro = "LC_PIO_THRESHOLD",
+    help = "frames with at most this many payload bytes are copied by PIO, larger ones go by DMA" },
+  { key = "backpressure_timeout_us", type = "integer", default = 500000, min = 1,
+    max = 3600 * 1000000, macro = "LC_BACKPRESSURE_TIMEOUT_US",
+    help = "how long a send waits for a free Send Ring slot before failing with LC_ERR_TIMEOUT" },
+
+  { key = "nic.sram_bytes", type = "integer", default = 2 * MiB, min = 64 * KiB, max = 1 << 30,
+    macro = "LC_NIC_SRAM_BYTES",
+    help = "size of the NIC's SRAM; the six buffers and the control block must fit in it" },
+  { key = "nic.slot_bytes", type = "integer", default = 8256, min = 128, max = (1 << 20) + 4 * KiB,
+    macro = "LC_NIC_SLOT_BYTES",
+    help = "bytes of one Send/Receive Ring slot (and of one host staging slot): "
+        .. "frame header plus at most mtu bytes of payload; a multiple of 64" },
+  { key = "nic.send_ring", type = "integer", default = 16, min = 2, max = 4096, pow2 = true,
+    macro = "LC_NIC_SEND_RING",
+    help = "slots of the Send Ring (host -> NIC frames waiting to be injected)" },
+  { key = "nic.recv_ring", type = "integer", default = 16, min = 2, max = 4096, pow2 = true,
+    macro = "LC_NIC_RECV_RING",
+    help = "slots of the Receive Ring (frames off the network waiting for the host)" },
+  { key = "nic.tx_dma", type = "integer", default = 64, min = 2, max = 65536, pow2 = true,
+    macro = "LC_NIC_TX_DMA",
+    help = "blocks of the transmit DMA chain (32 bytes each)" },
+  { key = "nic.rx_dma", type = "integer", default = 64, min = 2, max = 65536, pow2 = true,
+    macro = "LC_NIC_RX_DMA",
+    help = "blocks of the receive DMA chain (32 bytes each)" },
+  { key = "nic.tx_fifo", type = "integer", default = 64, min = 2, max = 65536, pow2 = true,
+    macro = "LC_NIC_TX_FIFO",
+    help = "entries of the doorbell FIFO host -> NIC (16 bytes each)" },
+  { key = "nic.rx_fifo", type = "integer", default = 64, min = 2, max = 65536, pow2 = true,
+    macro = "LC_NIC_RX_FIFO",
+    help = "entries of the completion FIFO NIC -> host (16 bytes each)" },
+  { key = "nic.mcp", type = "string", default = "inline", values = { "inline", "thread" },
+    help = "how the MCP runs: \"inline\" inside the host's progress calls, "
+        .. "\"thread\" as its own thread per node (LC_NIC_MCP_THREAD)" },
+
+  { key = "host.staging_bytes", type = "integer", default = 4 * MiB, min = 4 * KiB, max = 1 << 30,
+    macro = "LC_HOST_STAGING_BYTES",
+    help = "host staging area for received frames; split into slot_bytes slots, "
+        .. "rounded down to a power of two (at least 2)" },
+  { key = "host.max_requests", type = "integer", default = 1024, min = 1, max = 1 << 20,
+    macro = "LC_HOST_MAX_REQUESTS",
+    help = "pending non-blocking requests per node (lc_isend / lc_irecv)" },
+
+  { key = "network.switch_ports", type = "integer", default = 16, min = 2, max = 4096,
+    macro = "LC_NET_SWITCH_PORTS",
+    help = "ports of the emulated Myrinet switch: the largest job has this many nodes" },
+}

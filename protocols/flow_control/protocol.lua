@@ -1,0 +1,22 @@
+-- SPDX-License-Identifier: MIT
+-- Registry entry of flow_control: credit-based flow control per peer.
+return {
+  name = "flow_control",
+  order = 30,
+  implemented = false,
+  help = "credit-based flow control: a sender spends a credit per frame and waits (LC_RETRY) "
+    .. "when it has none; the receiver returns credits as it frees staging slots",
+  order_why = "after reliability, because a frame must be accepted as intact and in order "
+    .. "before it returns a credit; a duplicate or damaged frame must not return one",
+  params = {
+    { name = "credits", type = "integer", default = 8, min = 1, max = 4096,
+      help = "frames a sender may have in flight to one peer before it waits for credits" },
+  },
+  header = {
+    { "uint16_t", "credit", "credits returned to the destination (piggybacked)" },
+  },
+  pointcuts = { "init", "send_msg", "send_frame", "recv_frame", "poll" },
+  requires = {},
+  conflicts = {},
+  sources = {},
+}
