@@ -31,7 +31,7 @@ function M.emit(m)
   local npad = 0
   for _, f in ipairs(m.hdr_fields) do
     if f.offset > prev_end then
-      body[#body + 1] = string.format("\tuint8_t%s lc_pad%d[%d];", (" "):rep(width - 7 + 1),
+      body[#body + 1] = string.format("\tuint8_t%slc_pad%d[%d];", (" "):rep(width - 7 + 1),
         npad, f.offset - prev_end)
       npad = npad + 1
     end
@@ -40,7 +40,7 @@ function M.emit(m)
     prev_end = f.offset + f.size
   end
   if m.hdr_bytes > used then
-    body[#body + 1] = string.format("\tuint8_t%s lc_pad%d[%d]; /* to a multiple of 8 */",
+    body[#body + 1] = string.format("\tuint8_t%slc_pad%d[%d]; /* to a multiple of 8 */",
       (" "):rep(width - 7 + 1), npad, m.hdr_bytes - used)
   end
   body[#body + 1] = "};"

@@ -1,0 +1,7 @@
+-- SPDX-License-Identifier: MIT
+-- checksum: the baseline plus CRC32C over every frame.
+return {
+  extends = "baseline",
+  protocols = { "checksum" },
+  checksum = { cover = "frame" },
+}
