@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: MIT */
+/* The public API of comm.h: open/close, send/receive, test/wait, progress, stats, errors. */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geom.h"
+#include "lc_pc.h"
+#include "node.h"
+
+/* Busy-wait rounds before waiting loops start to sched_yield(). */
+#define LC_SPIN_LIMIT 2000
+/* lc_close gives pending sends this long (ns) beyond the backpressure limit. */
+#define LC_CLOSE_GRACE_NS 1000000000ull
+
+/* The process's one node: static, so that a closed node stays safe to check. */
+static struct lc_node lc_the_node = { .lock = ATOMIC_FLAG_INIT };
+
+/* Text of the last error, per thread (many threads may call the API at once). */
+static _Thread_local char lc_err_text[256];
+
+__attribute__((format(printf, 2, 3)))
+static int lc_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(lc_err_text, sizeof(lc_err_text), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* 0 when node is the open node, else a negative lc_err with a message. */
+static int lc_check(const lc_node *node, const char *fn)
+{
+	if (!node)
+		return lc_fail(LC_ERR_INVAL, "%s: node is NULL", fn);
+	if (node != &lc_the_node)
+		return lc_fail(LC_ERR_INVAL, "%s: not a node returned by lc_open", fn);
+	/* acquire pairs with the release store in lc_open / lc_close */
+	if (!atomic_load_explicit(&node->open, memory_order_acquire))
+		return lc_fail(LC_ERR_CLOSED, "%s: node is closed", fn);
+	return 0;
+}
+
+/* Take the progress lock, spinning then yielding. */
+static void lc_lock(struct lc_node *node)
+{
+	unsigned spins = 0;
+
+	while (!lc_trylock(node))
+		if (++spins > LC_SPIN_LIMIT)
+			sched_yield();
+}
+
+/* Take the lock of a node that lc_check found open; fails if it was closed meanwhile. */
+static int lc_lock_open(struct lc_node *node, const char *fn)
+{
+	lc_lock(node);
+	if (!atomic_load_explicit(&node->open, memory_order_relaxed)) {
+		lc_unlock(node);
+		return lc_fail(LC_ERR_CLOSED, "%s: node is closed", fn);
+	}
+	return 0;
+}
+
+static int lc_req_valid(const struct lc_node *node, const lc_req *r)
+{
+	uintptr_t p = (uintptr_t)r, lo = (uintptr_t)&node->pool[0];
+
+	return p >= lo && p < (uintptr_t)&node->pool[LC_HOST_MAX_REQUESTS] &&
+	       (p - lo) % sizeof(struct lc_req) == 0 && r->kind != LC_REQ_FREE;
+}
+
+/* ---- open / close ---- */
+
+static int lc_env_u32(const char *name, uint32_t *out)
+{
+	const char *v = getenv(name);
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return lc_fail(LC_ERR_INVAL,
+			       "%s is not set: start the program with commrun -n N PROG", name);
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || n < 0 || n > (long)UINT32_MAX)
+		return lc_fail(LC_ERR_INVAL, "%s=\"%s\" is not a node number", name, v);
+	*out = (uint32_t)n;
+	return 0;
+}
+
+int lc_open(lc_node **out)
+{
+	struct lc_node *node = &lc_the_node;
+	struct lc_nic_geom g;
+	const char *job;
+	char err[256] = "";
+	uint32_t rank, size, i;
+	int rc;
+
+	if (!out)
+		return lc_fail(LC_ERR_INVAL, "lc_open: out is NULL");
+	*out = NULL;
+	if (atomic_load_explicit(&node->open, memory_order_acquire))
+		return lc_fail(LC_ERR_BUSY, "lc_open: this process already has an open node "
+			       "(one node per process)");
+	job = getenv("LC_JOB");
+	if (!job || !*job)
+		return lc_fail(LC_ERR_INVAL,
+			       "LC_JOB is not set: start the program with commrun -n N PROG");
+	if ((rc = lc_env_u32("LC_NODES", &size)) || (rc = lc_env_u32("LC_NODE", &rank)))
+		return rc;
+	if (size < 1 || size > LC_MAX_NODES)
+		return lc_fail(LC_ERR_RANGE, "LC_NODES=%u out of range 1..%d", size, LC_MAX_NODES);
+	if (rank >= size)
+		return lc_fail(LC_ERR_RANGE, "LC_NODE=%u out of range 0..%u", rank, size - 1);
+	rc = lc_geom_from_config(&g, size);
+	if (rc)
+		return lc_fail(rc, "lc_open: no geometry for %u nodes", size);
+
+	lc_lock(node);
+	lc_node_reset(node);
+	rc = 0;
+	node->nic = lc_nic_attach(job, rank, &g, err, sizeof(err), &rc);
+	if (!node->nic) {
+		lc_unlock(node);
+		return lc_fail(rc ? rc : LC_ERR_SYS, "lc_open: job %s, node %u: %s", job, rank,
+			       err[0] ? err : "cannot attach the NIC");
+	}
+	node->stats = lc_nic_host_stats(node->nic);
+	node->rank = rank;
+	node->size = size;
+	for (i = 0; i < size; i++)
+		node->tx_drops_seen[i] = lc_nic_dst_drops(node->nic, i);
+	rc = LC_PC(init, node);
+	if (rc) {
+		lc_nic_detach(node->nic);
+		node->nic = NULL;
+		lc_unlock(node);
+		return lc_fail(rc, "lc_open: a protocol refused to start: %s", lc_strerror(rc));
+	}
+	/* release pairs with the acquire in lc_check */
+	atomic_store_explicit(&node->open, 1, memory_order_release);
+	lc_unlock(node);
+	*out = node;
+	return 0;
+}
+
+int lc_close(lc_node *node)
+{
+	uint64_t deadline = 0;
+	struct lc_rmsg *m, *next;
+	unsigned spins = 0;
+	int rc = lc_check(node, "lc_close");
+
+	if (rc)
+		return rc;
+	lc_lock(node);
+	/* release pairs with the acquire in lc_check: later calls see the node closed */
+	atomic_store_explicit(&node->open, 0, memory_order_release);
+	/* drain the sends, bounded */
+	while (node->sendq.head || node->inflight.head || !lc_nic_tx_idle(node->nic)) {
+		lc_progress_locked(node);
+		if ((++spins & 1023) == 0) {
+			lc_check_peers(node);
+			if (!deadline)
+				deadline = lc_now_ns() + (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u +
+					   LC_CLOSE_GRACE_NS;
+			else if (lc_now_ns() > deadline) {
+				rc = lc_fail(LC_ERR_TIMEOUT, "lc_close: %u sends still pending",
+					     node->sendq.count + node->inflight.count);
+				break;
+			}
+		}
+		if (spins > LC_SPIN_LIMIT)
+			sched_yield();
+	}
+	LC_PC(fini, node);
+	for (m = node->uq_head; m; m = next) {
+		next = m->next;
+		free(m);
+	}
+	for (uint32_t i = 0; i < node->size; i++)
+		if (node->rx[i].cur && node->rx[i].cur->unexpected && node->rx[i].cur->req)
+			free(node->rx[i].cur); /* matched unexpected messages left the queue */
+	node->uq_head = node->uq_tail = NULL;
+	lc_nic_detach(node->nic);
+	node->nic = NULL;
+	node->stats = NULL;
+	lc_unlock(node);
+	return rc;
+}
+
+int lc_rank(const lc_node *node)
+{
+	int rc = lc_check(node, "lc_rank");
+
+	return rc ? rc : (int)node->rank;
+}
+
+int lc_size(const lc_node *node)
+{
+	int rc = lc_check(node, "lc_size");
+
+	return rc ? rc : (int)node->size;
+}
+
+/* ---- send / receive ---- */
+
+int lc_isend(lc_node *node, int dst, const void *buf, size_t len, lc_req **req)
+{
+	struct lc_req *r;
+	int rc = lc_check(node, "lc_isend");
+
+	if (rc)
+		return rc;
+	if (!req)
+		return lc_fail(LC_ERR_INVAL, "lc_isend: req is NULL");
+	*req = NULL;
+	if (dst < 0 || (uint32_t)dst >= node->size)
+		return lc_fail(LC_ERR_RANGE, "lc_isend: node %d out of range 0..%u", dst,
+			       node->size - 1);
+	if (!buf && len)
+		return lc_fail(LC_ERR_INVAL, "lc_isend: buf is NULL with len %zu", len);
+	if (len > LC_MAX_MSG)
+		return lc_fail(LC_ERR_TOOBIG, "lc_isend: %zu bytes > LC_MAX_MSG (%zu)", len,
+			       LC_MAX_MSG);
+	if ((rc = lc_lock_open(node, "lc_isend")))
+		return rc;
+	r = lc_req_alloc(node);
+	if (!r) {
+		lc_unlock(node);
+		return lc_fail(LC_ERR_AGAIN, "lc_isend: all %d requests in use: complete some "
+			       "with lc_test/lc_wait (config host.max_requests)",
+			       LC_HOST_MAX_REQUESTS);
+	}
+	r->kind = LC_REQ_SEND;
+	r->s.dst = (uint32_t)dst;
+	r->s.seq = node->tx_seq[dst]++;
+	r->s.buf = buf;
+	r->s.len = (uint32_t)len;
+	lc_reqq_push(&node->sendq, r);
+	if (node->sendq.count > atomic_load_explicit(&node->stats[LC_STAT_send_queue_hwm],
+						     memory_order_relaxed))
+		atomic_store_explicit(&node->stats[LC_STAT_send_queue_hwm], node->sendq.count,
+				      memory_order_relaxed);
+	if (node->sendq.head == r)
+		lc_tx_push(node);
+	lc_unlock(node);
+	*req = r;
+	return 0;
+}
+
+int lc_irecv(lc_node *node, int src, void *buf, size_t cap, lc_req **req)
+{
+	struct lc_rmsg *m;
+	struct lc_req *r;
+	int rc = lc_check(node, "lc_irecv");
+
+	if (rc)
+		return rc;
+	if (!req)
+		return lc_fail(LC_ERR_INVAL, "lc_irecv: req is NULL");
+	*req = NULL;
+	if (src != LC_ANY_SOURCE && (src < 0 || (uint32_t)src >= node->size))
+		return lc_fail(LC_ERR_RANGE, "lc_irecv: node %d out of range 0..%u", src,
+			       node->size - 1);
+	if (!buf && cap)
+		return lc_fail(LC_ERR_INVAL, "lc_irecv: buf is NULL with cap %zu", cap);
+	if ((rc = lc_lock_open(node, "lc_irecv")))
+		return rc;
+	r = lc_req_alloc(node);
+	if (!r) {
+		lc_unlock(node);
+		return lc_fail(LC_ERR_AGAIN, "lc_irecv: all %d requests in use: complete some "
+			       "with lc_test/lc_wait (config host.max_requests)",
+			       LC_HOST_MAX_REQUESTS);
+	}
+	r->kind = LC_REQ_RECV;
+	r->src = src;
+	r->ubuf = buf;
+	r->ucap = cap;
+	/* the oldest matching unexpected message, complete or still arriving */
+	for (m = node->uq_head; m; m = m->next)
+		if (src == LC_ANY_SOURCE || (uint32_t)src == m->src)
+			break;
+	if (!m) {
+		lc_reqq_push(&node->posted, r);
+	} else if (m->done) {
+		struct lc_rmsg *prev = NULL, *p;
+
+		for (p = node->uq_head; p != m; prev = p, p = p->next)
+			;
+		if (prev)
+			prev->next = m->next;
+		else
+			node->uq_head = m->next;
+		if (node->uq_tail == m)
+			node->uq_tail = prev;
+		memcpy(buf, m->data, m->len < cap ? m->len : cap);
+		r->m.src = m->src;
+		r->m.len = m->len;
+		r->err = m->len > cap ? LC_ERR_TRUNC : 0;
+		r->done = 1;
+		free(m);
+	} else {
+		struct lc_rmsg *prev = NULL, *p;
+
+		for (p = node->uq_head; p != m; prev = p, p = p->next)
+			;
+		if (prev)
+			prev->next = m->next;
+		else
+			node->uq_head = m->next;
+		if (node->uq_tail == m)
+			node->uq_tail = prev;
+		m->next = NULL;
+		m->req = r;
+		r->um = m;
+	}
+	lc_unlock(node);
+	*req = r;
+	return 0;
+}
+
+/* Fill st, write the error text, free r, release the lock. Returns r's error. */
+static int lc_finish(struct lc_node *node, struct lc_req *r, struct lc_status *st, const char *fn)
+{
+	int err = r->err;
+	int send = r->kind == LC_REQ_SEND;
+	int peer = send ? (int)r->s.dst : (int)r->m.src;
+	size_t len = send ? r->s.len : r->m.len;
+	size_t cap = r->ucap;
+	int rsrc = r->src;
+
+	if (st) {
+		st->src = send ? (int)node->rank : (int)r->m.src;
+		st->len = len;
+		st->err = err;
+	}
+	lc_req_free(node, r);
+	lc_unlock(node);
+	if (!err)
+		return 0;
+	if (err == LC_ERR_TRUNC)
+		return lc_fail(err, "%s: message of %zu bytes from node %d truncated to the "
+			       "buffer's %zu bytes", fn, len, peer, cap);
+	if (send)
+		return lc_fail(err, "%s: send of %zu bytes to node %d: %s", fn, len, peer,
+			       lc_strerror(err));
+	if (rsrc == LC_ANY_SOURCE)
+		return lc_fail(err, "%s: receive from any node: %s", fn, lc_strerror(err));
+	return lc_fail(err, "%s: receive from node %d: %s", fn, rsrc, lc_strerror(err));
+}
+
+/*
+ * Every 1024 rounds of test/wait on a pending r: a send fails once its peer
+ * is dead or dropped frames; a receive fails when its peer (any peer but
+ * this node for LC_ANY_SOURCE) has been dead for the backpressure limit.
+ */
+static void lc_req_check(struct lc_node *node, struct lc_req *r)
+{
+	uint64_t now;
+	uint32_t i;
+	int dead;
+
+	if (r->kind == LC_REQ_SEND) {
+		if (!r->s.consumed)
+			lc_check_peers(node);
+		return;
+	}
+	if (r->src != LC_ANY_SOURCE) {
+		dead = !lc_nic_peer_alive(node->nic, (uint32_t)r->src);
+	} else {
+		dead = node->size > 1;
+		for (i = 0; i < node->size && dead; i++)
+			if (i != node->rank && lc_nic_peer_alive(node->nic, i))
+				dead = 0;
+	}
+	if (!dead) {
+		r->dead_since = 0;
+		return;
+	}
+	now = lc_now_ns();
+	if (!r->dead_since) {
+		r->dead_since = now;
+		return;
+	}
+	if (now - r->dead_since < (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u)
+		return;
+	/* give up: take r out of the posted queue or the message it is assembled from */
+	if (r->um) {
+		r->um->req = NULL;
+		for (i = 0; i < node->size; i++)
+			if (node->rx[i].cur == r->um)
+				node->rx[i].cur = NULL;
+		free(r->um);
+		r->um = NULL;
+	} else if (r->m.req == r) {
+		for (i = 0; i < node->size; i++)
+			if (node->rx[i].cur == &r->m)
+				node->rx[i].cur = NULL;
+	} else {
+		struct lc_req *p, *prev = NULL;
+
+		for (p = node->posted.head; p && p != r; prev = p, p = p->next)
+			;
+		if (p)
+			lc_reqq_unlink(&node->posted, prev, r);
+	}
+	r->m.src = r->src == LC_ANY_SOURCE ? 0 : (uint32_t)r->src;
+	r->m.len = 0;
+	r->err = LC_ERR_PEER_DEAD;
+	r->done = 1;
+}
+
+int lc_test(lc_node *node, lc_req *req, int *done, struct lc_status *st)
+{
+	int rc = lc_check(node, "lc_test");
+
+	if (rc)
+		return rc;
+	if (!done)
+		return lc_fail(LC_ERR_INVAL, "lc_test: done is NULL");
+	*done = 0;
+	if (!req)
+		return lc_fail(LC_ERR_INVAL, "lc_test: req is NULL");
+	if ((rc = lc_lock_open(node, "lc_test")))
+		return rc;
+	if (!lc_req_valid(node, req)) {
+		lc_unlock(node);
+		return lc_fail(LC_ERR_INVAL, "lc_test: req is not a pending request");
+	}
+	if (!req->done) {
+		lc_progress_locked(node);
+		if (!req->done && (++req->polls & 1023) == 0)
+			lc_req_check(node, req);
+	}
+	if (!req->done) {
+		lc_unlock(node);
+		return 0;
+	}
+	*done = 1;
+	return lc_finish(node, req, st, "lc_test");
+}
+
+int lc_wait(lc_node *node, lc_req *req, struct lc_status *st)
+{
+	unsigned spins = 0;
+	int rc = lc_check(node, "lc_wait");
+
+	if (rc)
+		return rc;
+	if (!req)
+		return lc_fail(LC_ERR_INVAL, "lc_wait: req is NULL");
+	if ((rc = lc_lock_open(node, "lc_wait")))
+		return rc;
+	if (!lc_req_valid(node, req)) {
+		lc_unlock(node);
+		return lc_fail(LC_ERR_INVAL, "lc_wait: req is not a pending request");
+	}
+	for (;;) {
+		if (!req->done) {
+			lc_progress_locked(node);
+			if (!req->done && (++req->polls & 1023) == 0)
+				lc_req_check(node, req);
+		}
+		if (req->done)
+			return lc_finish(node, req, st, "lc_wait");
+		lc_unlock(node);
+		if (++spins > LC_SPIN_LIMIT)
+			sched_yield();
+		if ((rc = lc_lock_open(node, "lc_wait")))
+			return rc;
+	}
+}
+
+int lc_send(lc_node *node, int dst, const void *buf, size_t len)
+{
+	lc_req *r;
+	int rc = lc_isend(node, dst, buf, len, &r);
+
+	return rc ? rc : lc_wait(node, r, NULL);
+}
+
+int lc_recv(lc_node *node, int src, void *buf, size_t cap, struct lc_status *st)
+{
+	lc_req *r;
+	int rc = lc_irecv(node, src, buf, cap, &r);
+
+	return rc ? rc : lc_wait(node, r, st);
+}
+
+int lc_progress(lc_node *node)
+{
+	int rc = lc_check(node, "lc_progress");
+
+	if (rc)
+		return rc;
+	/* try-lock: whoever holds the lock is driving progress already */
+	if (!lc_trylock(node))
+		return 0;
+	rc = lc_progress_locked(node);
+	lc_unlock(node);
+	return rc;
+}
+
+/* ---- statistics and names ---- */
+
+int lc_stats(const lc_node *node, uint64_t out[LC_STAT_COUNT])
+{
+	struct lc_node *n = (struct lc_node *)node;
+	_Atomic uint64_t *nic;
+	int i, rc = lc_check(node, "lc_stats");
+
+	if (rc)
+		return rc;
+	if (!out)
+		return lc_fail(LC_ERR_INVAL, "lc_stats: out is NULL");
+	nic = lc_nic_stats(n->nic);
+	for (i = 0; i < LC_STAT_COUNT - LC_NIC_STAT_COUNT; i++)
+		out[i] = atomic_load_explicit(&n->stats[i], memory_order_relaxed);
+	for (i = 0; i < LC_NIC_STAT_COUNT; i++)
+		out[LC_STAT_COUNT - LC_NIC_STAT_COUNT + i] =
+			atomic_load_explicit(&nic[i], memory_order_relaxed);
+	return 0;
+}
+
+static const char *const lc_stat_names[] = {
+#define LC_X_NAME(name, ...) [LC_STAT_##name] = #name,
+	LC_STAT_LIST(LC_X_NAME)
+#undef LC_X_NAME
+};
+_Static_assert(sizeof(lc_stat_names) / sizeof(lc_stat_names[0]) == LC_STAT_COUNT,
+	       "one name per counter");
+/* the NIC's counters come last, in the NIC's order */
+#define LC_X_CHECK(name, ...)                                                   \
+	_Static_assert(LC_STAT_##name - (LC_STAT_COUNT - LC_NIC_STAT_COUNT) ==  \
+		       (int)LC_NIC_STAT_##name, "NIC counter order");
+LC_NIC_STAT_LIST(LC_X_CHECK)
+#undef LC_X_CHECK
+
+const char *lc_stat_name(int i)
+{
+	return i >= 0 && i < LC_STAT_COUNT ? lc_stat_names[i] : NULL;
+}
+
+const char *lc_strerror(int err)
+{
+	switch (err) {
+#define LC_X_CASE(name, value, text) case name: return text;
+	LC_ERROR_LIST(LC_X_CASE)
+#undef LC_X_CASE
+	}
+	return "unknown error";
+}
+
+const char *lc_last_error(const lc_node *node)
+{
+	(void)node;
+	return lc_err_text;
+}
+
+const char *lc_config_name(void)
+{
+	return LC_CONFIG_NAME;
+}

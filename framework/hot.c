@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* The hot functions of the pipeline: one frame out (lc_tx_frame), one frame in (lc_rx_frame). */
+
+/*
+ * Only these two functions live here so that the zero-cost proof can compare
+ * their machine code with a build where every LC_PC() is compiled out
+ * (-DLC_ZEROCOST_REFERENCE=1).  They hold every per-frame host pointcut:
+ * send_frame, after_send, recv_frame, deliver_msg.  No loop that waits, no
+ * system call, no allocation, no clock read.
+ */
+#include <string.h>
+
+#include "lc_pc.h"
+#include "node.h"
+
+int lc_tx_frame(struct lc_node *node, struct lc_req *r)
+{
+	struct lc_sreq *s = &r->s;
+	struct lc_frame_hdr hdr;
+	uint8_t *slot = lc_nic_tx_slot(node->nic);
+	uint32_t off = s->off;
+	uint32_t len = s->len - off;
+	const uint8_t *payload = s->buf + off;
+	lc_verdict v;
+
+	if (!slot) {
+		LC_STAT_ADD(node, tx_ring_full, 1);
+		return LC_ERR_AGAIN;
+	}
+	if (len > LC_MTU)
+		len = LC_MTU;
+	lc_hdr_fill(&hdr, node->rank, s, off, len);
+	v = LC_PC(send_frame, node, &hdr, payload);
+	if (v == LC_CONTINUE) {
+		memcpy(slot, &hdr, sizeof(hdr));
+		if (len <= LC_PIO_THRESHOLD) {
+			memcpy(slot + sizeof(hdr), payload, len);
+			lc_nic_tx_post_pio(node->nic);
+			LC_STAT_ADD(node, pio_frames, 1);
+		} else {
+			s->ticket = lc_nic_tx_post_dma(node->nic, payload, len);
+			s->dma = 1;
+			LC_STAT_ADD(node, dma_frames, 1);
+		}
+		LC_STAT_ADD(node, tx_frames, 1);
+		LC_STAT_ADD(node, tx_bytes, len);
+		LC_PC(after_send, node, &hdr, payload);
+	} else if (v == LC_RETRY) {
+		return LC_ERR_AGAIN;
+	}
+	s->off = off + len;
+	if (s->off == s->len)
+		s->posted = 1;
+	return 1;
+}
+
+int lc_rx_frame(struct lc_node *node, struct lc_frame_hdr *hdr)
+{
+	uint8_t *payload = (uint8_t *)hdr + sizeof(*hdr);
+	struct lc_rx_src *rs;
+	struct lc_rmsg *m;
+	uint32_t off = hdr->off, len = hdr->len;
+	lc_verdict v;
+
+	LC_STAT_ADD(node, rx_frames, 1);
+	if (hdr->magic != LC_FRAME_MAGIC || hdr->dst != node->rank || hdr->src >= node->size ||
+	    len > LC_MTU || (uint64_t)off + len > hdr->msg_len)
+		goto bad;
+	v = LC_PC(recv_frame, node, hdr, payload);
+	if (v != LC_CONTINUE) {
+		if (v == LC_DROP)
+			LC_STAT_ADD(node, rx_drops_proto, 1);
+		return 0;
+	}
+	if (hdr->type != LC_FT_DATA) {
+		LC_STAT_ADD(node, rx_drops_proto, 1);
+		return 0;
+	}
+	rs = &node->rx[hdr->src];
+	if (hdr->flags & LC_FF_FIRST) {
+		/* a message from src starts: an older one still in assembly lost its tail */
+		if (off != 0 || (int32_t)(hdr->seq - rs->expect) < 0 ||
+		    (rs->cur && hdr->seq == rs->cur->seq))
+			goto bad;
+		if (rs->cur)
+			lc_rx_abort(node, rs->cur);
+		m = lc_rx_begin(node, hdr);
+		rs->cur = m;
+		rs->expect = hdr->seq;
+		if (!m)
+			goto bad;
+	} else {
+		m = rs->cur;
+		if (!m || hdr->seq != m->seq || off != rs->off || hdr->msg_len != m->len)
+			goto bad;
+	}
+	if (off < m->cap)
+		memcpy(m->data + off, payload, m->cap - off < len ? m->cap - off : len);
+	rs->off = off + len;
+	m->got += len;
+	LC_STAT_ADD(node, rx_bytes, len);
+	if (rs->off == m->len) {
+		rs->cur = NULL;
+		rs->expect = m->seq + 1;
+		v = LC_PC(deliver_msg, node, m);
+		lc_rx_complete(node, m, v);
+	}
+	return 1;
+bad:
+	LC_STAT_ADD(node, rx_drops_bad, 1);
+	return 0;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/* What a protocol sees of the pipeline: the hook contract and a small API. */
+#ifndef LC_PROTO_H
+#define LC_PROTO_H
+
+/*
+ * The hook contract (docs/internals.md, "Hook contract")
+ * -------------------------------------------------------
+ * A protocol implements pointcuts of framework/pointcuts.lua as hooks
+ * lc_<protocol>_<pointcut>() in protocols/<p>/hooks.h.  The generated
+ * composite (lc_composite_host.h) calls them in composition order.
+ *
+ * 1. A hook is `static inline` in its header; it is never reached through a
+ *    function pointer (no tables, not even `static const` ones) and never
+ *    defined out of line in a .c file.  Helpers it calls may live in the
+ *    protocol's .c file, but only on paths the protocol really takes.
+ * 2. The pipeline passes only plain values and pointers without side
+ *    effects; a hook computes what it needs itself.  A hook never modifies
+ *    the pipeline's bookkeeping except through the API below.
+ * 3. Hooks return a verdict (lc_verdict.h) or a status; they do not block,
+ *    except send_msg / after_send of a protocol documented to do so.
+ * 4. Host hooks run under the node's progress lock, one at a time, in the
+ *    thread that happens to drive progress.  They must not call the public
+ *    API (lc_send, lc_progress, ...): that would take the lock again.
+ * 5. The payload of recv_frame is valid only during the hook (it sits in a
+ *    host staging slot that is released afterwards): LC_CONSUMED means the
+ *    protocol handled or copied the frame.  Control frames (LC_FT_CTRL) that
+ *    no protocol consumes are dropped and counted (rx_drops_proto).
+ * 6. The zero-cost property (an unselected protocol costs no instruction)
+ *    holds at -O1 and above with inlining on; the proof compares the hot
+ *    functions of framework/hot.c against a build with -DLC_ZEROCOST_REFERENCE=1.
+ *
+ * Verdicts at each host pointcut, as the pipeline honours them:
+ *   send_msg     CONTINUE: frames go out;  RETRY: the message stays at the head
+ *                of the send queue (later messages wait behind it) and the
+ *                pointcut is asked again on a later progress step;  DROP: the
+ *                send fails with LC_ERR_LOST;  CONSUMED: the protocol owns the
+ *                request and completes it with lc_proto_sreq_done().
+ *   send_frame   CONTINUE: posted;  RETRY: not posted, asked again later;
+ *                DROP / CONSUMED: not posted, the pipeline moves to the next frame.
+ *   recv_frame   CONTINUE: accepted;  DROP: discarded, counted;  CONSUMED: forgotten.
+ *   deliver_msg  CONTINUE: the receive completes;  DROP / CONSUMED: the message
+ *                is forgotten (DROP counted); a receive it had matched is posted
+ *                again at the head of the queue (its buffer may hold the bytes).
+ */
+#include <stdint.h>
+
+#include "comm.h"
+#include "lc_verdict.h"
+#include "node.h"
+
+/* This node's id and the job size. */
+static inline uint32_t lc_node_rank(const struct lc_node *node)
+{
+	return node->rank;
+}
+
+static inline uint32_t lc_node_size(const struct lc_node *node)
+{
+	return node->size;
+}
+
+/*
+ * Send a control frame (type LC_FT_CTRL, flags FIRST|LAST, len bytes of
+ * payload copied by PIO) to dst, bypassing send_msg and the send queue;
+ * send_frame and after_send hooks still run (they can tell it by hdr->type),
+ * so never call this from those two hooks.  Call only from a host hook (the
+ * lock is held).  Returns 0, LC_ERR_AGAIN (Send Ring full: try again on a
+ * later poll), LC_ERR_RANGE (bad dst) or LC_ERR_INVAL (len > LC_MTU).
+ */
+int lc_proto_send_ctrl(struct lc_node *node, uint32_t dst, const void *payload, uint32_t len);
+
+/*
+ * Complete a send request that send_msg took over (LC_CONSUMED) with err
+ * (0 or a negative lc_err).  From a host hook only.
+ */
+void lc_proto_sreq_done(struct lc_node *node, struct lc_sreq *s, int err);
+
+/* Monotonic time in ns (vDSO clock, no system call); for poll and timers. */
+uint64_t lc_now_ns(void);
+
+/* A protocol's own state is node->proto.<protocol> (struct lc_<protocol>_state). */
+
+#endif /* LC_PROTO_H */

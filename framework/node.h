@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/* struct lc_node and the pipeline's internal types: requests, queues, per-peer state. */
+#ifndef LC_NODE_H
+#define LC_NODE_H
+
+/*
+ * Internal to framework/ (and visible to protocols through lc_proto.h).
+ * Applications see only the opaque types of comm.h.
+ *
+ * Locking: every field below except `open` is touched only under the node's
+ * progress lock (node->lock).  Hooks of host pointcuts run under it too.
+ */
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "comm.h"
+#include "lc_config.h"
+#include "lc_frame_hdr.h"
+#include "lc_protocols.h"
+#include "lc_proto_state.h"
+#include "nic.h"
+
+/* Visibility of functions shared between framework/ translation units. */
+#define LC_INTERNAL __attribute__((visibility("hidden")))
+
+#ifndef LC_HOST_MAX_REQUESTS
+#error "lc_config.h must define LC_HOST_MAX_REQUESTS (config key host.max_requests)"
+#endif
+#if LC_HOST_MAX_REQUESTS < 1
+#error "host.max_requests must be at least 1"
+#endif
+
+/* Number of active protocols (0 in the baseline): gates per-progress work such as the clock read. */
+#define LC_X_ONE(...) + 1
+#if (0 LC_ACTIVE_PROTOCOLS(LC_X_ONE)) > 0
+#define LC_PROTO_ANY_ACTIVE 1
+#else
+#define LC_PROTO_ANY_ACTIVE 0
+#endif
+#undef LC_X_ONE
+
+/* Frames drained from host staging per progress call (bounded batch). */
+#define LC_RX_BATCH 32
+/* Progress calls without work before liveness/drop counters of blocked peers are read. */
+#define LC_IDLE_CHECK 1024
+
+/*
+ * A send as the pointcuts see it (send_msg).  Fields dst..len never change
+ * after lc_isend; the pipeline advances `off` as frames are posted.
+ */
+struct lc_sreq {
+	uint32_t dst;             /* destination node */
+	uint32_t seq;             /* message sequence number for (me, dst); set when admitted */
+	const uint8_t *buf;       /* the user's buffer (read until the request completes) */
+	uint32_t len;             /* message bytes */
+	uint32_t off;             /* bytes handed to the NIC so far */
+	uint32_t ticket;          /* ticket of the last Tx DMA block of this message */
+	uint8_t admitted;         /* send_msg said LC_CONTINUE; a seq number is assigned */
+	uint8_t posted;           /* every frame was handed to the NIC (or a protocol) */
+	uint8_t dma;              /* some frame went by DMA: wait for `ticket` */
+	uint8_t consumed;         /* a protocol took it over (LC_CONSUMED) */
+};
+
+/*
+ * A message being received as the pointcuts see it (deliver_msg).  `data`
+ * holds the first `cap` bytes; bytes beyond cap are counted but discarded.
+ */
+struct lc_rmsg {
+	uint32_t src;             /* sending node */
+	uint32_t seq;             /* its sequence number for (src, me) */
+	uint32_t len;             /* the message's true size */
+	uint32_t got;             /* payload bytes arrived so far */
+	uint8_t *data;            /* where it is assembled (user buffer or unexpected buffer) */
+	size_t cap;               /* bytes of data that may be written */
+	struct lc_req *req;       /* matched receive, or NULL while unexpected */
+	struct lc_rmsg *next;     /* link in the unexpected queue */
+	uint8_t done;             /* every frame arrived (unexpected message waiting for its receive) */
+	uint8_t unexpected;       /* lives in a malloc'd buffer of the unexpected queue */
+};
+
+enum lc_req_kind { LC_REQ_FREE = 0, LC_REQ_SEND = 1, LC_REQ_RECV = 2 };
+
+/* One request of the pool.  `s` is first so a struct lc_sreq * converts back. */
+struct lc_req {
+	struct lc_sreq s;          /* send: the message */
+	struct lc_rmsg m;          /* receive: posted message (when matched on arrival) */
+	struct lc_req *next;       /* free list, send queue, in-flight list, posted queue */
+	struct lc_rmsg *um;        /* receive matched to an unexpected message still arriving */
+	int src;                   /* receive: wanted source or LC_ANY_SOURCE */
+	void *ubuf;                /* receive: user buffer */
+	size_t ucap;               /* receive: its capacity */
+	uint64_t dead_since;       /* when the awaited peer(s) were first seen dead, or 0 */
+	uint32_t polls;            /* lc_test / lc_wait rounds (liveness is read every 1024) */
+	int err;                   /* 0 or negative lc_err once done */
+	uint8_t kind;              /* enum lc_req_kind */
+	uint8_t done;              /* completed: lc_test/lc_wait may free it */
+};
+
+/* FIFO of requests linked through ->next. */
+struct lc_reqq {
+	struct lc_req *head;
+	struct lc_req *tail;
+	uint32_t count;
+};
+
+/* Receive state of one source. */
+struct lc_rx_src {
+	struct lc_rmsg *cur;      /* message in assembly, or NULL */
+	uint32_t expect;          /* sequence number of the next message */
+	uint32_t off;             /* offset of the next frame of cur */
+};
+
+struct lc_node {
+	atomic_flag lock;                   /* the progress lock (see lc_lock) */
+	atomic_int open;                    /* 1 between lc_open and lc_close */
+	struct lc_nic *nic;
+	_Atomic uint64_t *stats;            /* host counter area in the segment, by enum lc_stat */
+	uint32_t rank, size;
+	uint32_t idle;                      /* progress calls in a row without work */
+
+	struct lc_req *free;                /* request pool free list */
+	uint32_t reqs_used;
+	struct lc_reqq sendq;               /* admitted or waiting send requests, in order */
+	struct lc_reqq inflight;            /* every frame posted, last DMA not done yet */
+	struct lc_reqq posted;              /* posted receives, oldest first */
+	struct lc_rmsg *uq_head, *uq_tail;  /* unexpected messages, arrival order */
+
+	uint32_t tx_seq[LC_MAX_NODES];      /* next message sequence number per destination */
+	uint32_t tx_drops_seen[LC_MAX_NODES]; /* lc_nic_dst_drops last read, per destination */
+	struct lc_rx_src rx[LC_MAX_NODES];
+
+	struct lc_proto_state proto;        /* one member per active protocol */
+	struct lc_req pool[LC_HOST_MAX_REQUESTS];
+};
+
+/* ---- counters (single writer: the holder of the progress lock) ---- */
+_Static_assert(LC_STAT_COUNT - LC_NIC_STAT_COUNT <= LC_HOST_STATS_MAX,
+	       "pipeline counters must fit the segment's host area");
+
+/* Add n to pipeline counter `name`; plain load + store, the lock makes us the only writer. */
+#define LC_STAT_ADD(node, name, n)                                              \
+	atomic_store_explicit(&(node)->stats[LC_STAT_##name],                   \
+			      atomic_load_explicit(&(node)->stats[LC_STAT_##name], \
+						   memory_order_relaxed) + (n), \
+			      memory_order_relaxed)
+
+/* ---- the progress lock ---- */
+
+/* Try to take the lock. 1 on success.  The acquire pairs with the release in lc_unlock. */
+static inline int lc_trylock(struct lc_node *node)
+{
+	return !atomic_flag_test_and_set_explicit(&node->lock, memory_order_acquire);
+}
+
+/* Release: publishes every queue change to the next lc_trylock (acquire). */
+static inline void lc_unlock(struct lc_node *node)
+{
+	atomic_flag_clear_explicit(&node->lock, memory_order_release);
+}
+
+/* ---- queues ---- */
+
+static inline void lc_reqq_push(struct lc_reqq *q, struct lc_req *r)
+{
+	r->next = NULL;
+	if (q->tail)
+		q->tail->next = r;
+	else
+		q->head = r;
+	q->tail = r;
+	q->count++;
+}
+
+static inline void lc_reqq_push_front(struct lc_reqq *q, struct lc_req *r)
+{
+	r->next = q->head;
+	q->head = r;
+	if (!q->tail)
+		q->tail = r;
+	q->count++;
+}
+
+static inline struct lc_req *lc_reqq_pop(struct lc_reqq *q)
+{
+	struct lc_req *r = q->head;
+
+	if (r) {
+		q->head = r->next;
+		if (!q->head)
+			q->tail = NULL;
+		r->next = NULL;
+		q->count--;
+	}
+	return r;
+}
+
+/* Unlink r from q; prev is its predecessor or NULL when r is the head. */
+static inline void lc_reqq_unlink(struct lc_reqq *q, struct lc_req *prev, struct lc_req *r)
+{
+	if (prev)
+		prev->next = r->next;
+	else
+		q->head = r->next;
+	if (q->tail == r)
+		q->tail = prev;
+	r->next = NULL;
+	q->count--;
+}
+
+/* ---- the baseline frame header ---- */
+
+/*
+ * Fill the baseline fields of a data frame carrying bytes [off, off+len) of
+ * s; every protocol field is zero (the send_frame hooks fill them).
+ */
+static inline void lc_hdr_fill(struct lc_frame_hdr *h, uint32_t me, const struct lc_sreq *s,
+			       uint32_t off, uint32_t len)
+{
+	*h = (struct lc_frame_hdr){
+		.magic = LC_FRAME_MAGIC,
+		.type = LC_FT_DATA,
+		.flags = (uint8_t)((off == 0 ? LC_FF_FIRST : 0) |
+				   (off + len == s->len ? LC_FF_LAST : 0)),
+		.src = (uint16_t)me,
+		.dst = (uint16_t)s->dst,
+		.len = len,
+		.seq = s->seq,
+		.off = off,
+		.msg_len = s->len,
+	};
+}
+
+/* ---- request pool (framework/pipeline.c) ---- */
+
+/* Take a request from the pool, zeroed, or NULL when all are in use. */
+LC_INTERNAL struct lc_req *lc_req_alloc(struct lc_node *node);
+/* Return r to the pool. */
+LC_INTERNAL void lc_req_free(struct lc_node *node, struct lc_req *r);
+/* Reset the pipeline state of node (pool, queues, sequence numbers); no NIC call. */
+LC_INTERNAL void lc_node_reset(struct lc_node *node);
+
+/* ---- the hot functions (framework/hot.c) ---- */
+
+/*
+ * Hand the next frame of send request r to the NIC.  Returns 1 when a frame
+ * left the host side (posted, or dropped/consumed by a send_frame hook) and
+ * LC_ERR_AGAIN when the Send Ring is full or a hook said LC_RETRY.
+ * Never waits.
+ */
+int lc_tx_frame(struct lc_node *node, struct lc_req *r);
+/*
+ * Take in one frame of host staging (hdr, payload after it): check it, run
+ * recv_frame, assemble, and on the last frame run deliver_msg and complete.
+ * The caller releases the staging slot afterwards.  Returns 1 when the frame
+ * was accepted, 0 when it was dropped.
+ */
+int lc_rx_frame(struct lc_node *node, struct lc_frame_hdr *hdr);
+
+/* ---- cold helpers of the receive path (framework/pipeline.c) ---- */
+
+/* A first frame of a message from src: match a posted receive or make an unexpected buffer. */
+LC_INTERNAL struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_frame_hdr *hdr);
+/* The last frame of m arrived; v is deliver_msg's verdict. */
+LC_INTERNAL void lc_rx_complete(struct lc_node *node, struct lc_rmsg *m, lc_verdict v);
+/* The message m in assembly lost frames: fail its receive (LC_ERR_LOST) or drop it. */
+LC_INTERNAL void lc_rx_abort(struct lc_node *node, struct lc_rmsg *m);
+
+/* ---- progress (framework/pipeline.c) ---- */
+
+/* Push queued sends in order as the Send Ring allows. Lock held. Returns the frames posted. */
+LC_INTERNAL int lc_tx_push(struct lc_node *node);
+/* Mark send request r done with err (it left every queue). Lock held. */
+LC_INTERNAL void lc_send_done(struct lc_node *node, struct lc_req *r, int err);
+/* One progress step with the lock held. Returns the work done. */
+LC_INTERNAL int lc_progress_locked(struct lc_node *node);
+/* Read peers' liveness and drop counters; fail the pending sends they doom. Lock held. */
+LC_INTERNAL void lc_check_peers(struct lc_node *node);
+
+#endif /* LC_NODE_H */

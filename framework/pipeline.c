@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/* The baseline pipeline around the hot functions: request pool, queues, matching, progress. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lc_pc.h"
+#include "node.h"
+
+/* ---- request pool ---- */
+
+void lc_node_reset(struct lc_node *node)
+{
+	uint32_t i;
+
+	node->nic = NULL;
+	node->stats = NULL;
+	node->rank = node->size = 0;
+	node->idle = 0;
+	node->sendq = node->inflight = node->posted = (struct lc_reqq){ 0 };
+	node->uq_head = node->uq_tail = NULL;
+	memset(node->tx_seq, 0, sizeof(node->tx_seq));
+	memset(node->tx_drops_seen, 0, sizeof(node->tx_drops_seen));
+	memset(node->rx, 0, sizeof(node->rx));
+	memset(&node->proto, 0, sizeof(node->proto));
+	node->free = NULL;
+	for (i = LC_HOST_MAX_REQUESTS; i-- > 0;) {
+		node->pool[i] = (struct lc_req){ .next = node->free };
+		node->free = &node->pool[i];
+	}
+	node->reqs_used = 0;
+}
+
+struct lc_req *lc_req_alloc(struct lc_node *node)
+{
+	struct lc_req *r = node->free;
+
+	if (!r)
+		return NULL;
+	node->free = r->next;
+	*r = (struct lc_req){ 0 };
+	node->reqs_used++;
+	return r;
+}
+
+void lc_req_free(struct lc_node *node, struct lc_req *r)
+{
+	r->kind = LC_REQ_FREE;
+	r->done = 0;
+	r->next = node->free;
+	node->free = r;
+	node->reqs_used--;
+}
+
+/* ---- unexpected queue ---- */
+
+static void lc_uq_push(struct lc_node *node, struct lc_rmsg *m)
+{
+	m->next = NULL;
+	if (node->uq_tail)
+		node->uq_tail->next = m;
+	else
+		node->uq_head = m;
+	node->uq_tail = m;
+}
+
+static void lc_uq_unlink(struct lc_node *node, struct lc_rmsg *m)
+{
+	struct lc_rmsg *p, *prev = NULL;
+
+	for (p = node->uq_head; p && p != m; prev = p, p = p->next)
+		;
+	if (!p)
+		return;
+	if (prev)
+		prev->next = m->next;
+	else
+		node->uq_head = m->next;
+	if (node->uq_tail == m)
+		node->uq_tail = prev;
+	m->next = NULL;
+}
+
+/* ---- receive side ---- */
+
+static void lc_recv_done(struct lc_req *r, const struct lc_rmsg *m, int err)
+{
+	r->m.src = m->src;
+	r->m.len = m->len;
+	r->m.seq = m->seq;
+	r->um = NULL;
+	r->err = err ? err : (m->len > r->ucap ? LC_ERR_TRUNC : 0);
+	r->done = 1;
+}
+
+struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_frame_hdr *hdr)
+{
+	struct lc_req *r, *prev = NULL;
+	struct lc_rmsg *m;
+
+	for (r = node->posted.head; r; prev = r, r = r->next)
+		if (r->src == LC_ANY_SOURCE || (uint32_t)r->src == hdr->src)
+			break;
+	if (r) {
+		lc_reqq_unlink(&node->posted, prev, r);
+		r->m = (struct lc_rmsg){ .src = hdr->src, .seq = hdr->seq, .len = hdr->msg_len,
+					 .data = r->ubuf, .cap = r->ucap, .req = r };
+		return &r->m;
+	}
+	/* the one allocation of the pipeline, off the fast path */
+	m = malloc(sizeof(*m) + hdr->msg_len);
+	if (!m)
+		return NULL;
+	*m = (struct lc_rmsg){ .src = hdr->src, .seq = hdr->seq, .len = hdr->msg_len,
+			       .data = (uint8_t *)(m + 1), .cap = hdr->msg_len, .unexpected = 1 };
+	lc_uq_push(node, m);
+	LC_STAT_ADD(node, unexpected_msgs, 1);
+	return m;
+}
+
+void lc_rx_complete(struct lc_node *node, struct lc_rmsg *m, lc_verdict v)
+{
+	struct lc_req *r = m->req;
+
+	if (v != LC_CONTINUE) {
+		if (v == LC_DROP)
+			LC_STAT_ADD(node, rx_drops_proto, 1);
+		if (r) {
+			r->um = NULL;
+			lc_reqq_push_front(&node->posted, r);
+		}
+		if (m->unexpected) {
+			lc_uq_unlink(node, m);
+			free(m);
+		}
+		return;
+	}
+	LC_STAT_ADD(node, rx_msgs, 1);
+	if (!m->unexpected) {
+		lc_recv_done(r, m, 0);
+	} else if (r) {
+		/* an unexpected message its receive found while it was arriving */
+		memcpy(r->ubuf, m->data, m->len < r->ucap ? m->len : r->ucap);
+		lc_recv_done(r, m, 0);
+		free(m);
+	} else {
+		m->done = 1;
+	}
+}
+
+void lc_rx_abort(struct lc_node *node, struct lc_rmsg *m)
+{
+	struct lc_req *r = m->req;
+
+	if (r)
+		lc_recv_done(r, m, LC_ERR_LOST);
+	if (m->unexpected) {
+		lc_uq_unlink(node, m);
+		free(m);
+	}
+}
+
+/* ---- send side ---- */
+
+void lc_send_done(struct lc_node *node, struct lc_req *r, int err)
+{
+	(void)node;
+	r->err = err;
+	r->done = 1;
+}
+
+int lc_tx_push(struct lc_node *node)
+{
+	struct lc_req *r;
+	int work = 0;
+	lc_verdict v;
+
+	while ((r = node->sendq.head)) {
+		if (!r->s.admitted) {
+			v = LC_PC(send_msg, node, &r->s);
+			if (v != LC_CONTINUE) {
+				if (v == LC_RETRY)
+					break;
+				lc_reqq_pop(&node->sendq);
+				if (v == LC_DROP)
+					lc_send_done(node, r, LC_ERR_LOST);
+				else
+					r->s.consumed = 1;
+				work++;
+				continue;
+			}
+			r->s.admitted = 1;
+			LC_STAT_ADD(node, tx_msgs, 1);
+		}
+		while (!r->s.posted) {
+			if (lc_tx_frame(node, r) < 0)
+				return work;
+			work++;
+		}
+		lc_reqq_pop(&node->sendq);
+		if (r->s.dma && (int32_t)(lc_nic_tx_dma_done(node->nic) - r->s.ticket) < 0)
+			lc_reqq_push(&node->inflight, r);
+		else
+			lc_send_done(node, r, r->err);
+	}
+	return work;
+}
+
+/* Complete in-flight sends whose last DMA block is done (tickets finish in order). */
+static int lc_tx_reap(struct lc_node *node)
+{
+	uint32_t done = lc_nic_tx_dma_done(node->nic);
+	struct lc_req *r;
+	int work = 0;
+
+	while ((r = node->inflight.head) && (int32_t)(done - r->s.ticket) >= 0) {
+		lc_reqq_pop(&node->inflight);
+		lc_send_done(node, r, r->err);
+		work++;
+	}
+	return work;
+}
+
+/* The verdict of the network about dst: 0, LC_ERR_PEER_DEAD or LC_ERR_LOST. */
+static int lc_peer_state(struct lc_node *node, uint32_t dst)
+{
+	if (!lc_nic_peer_alive(node->nic, dst))
+		return LC_ERR_PEER_DEAD;
+	if (lc_nic_dst_drops(node->nic, dst) != node->tx_drops_seen[dst])
+		return LC_ERR_LOST;
+	return 0;
+}
+
+void lc_check_peers(struct lc_node *node)
+{
+	struct lc_req *r, *prev = NULL, *next;
+	uint32_t i;
+	int err;
+
+	for (r = node->inflight.head; r; r = r->next)
+		if (!r->err)
+			r->err = lc_peer_state(node, r->s.dst);
+	for (r = node->sendq.head; r; r = next) {
+		next = r->next;
+		err = lc_peer_state(node, r->s.dst);
+		if (!err) {
+			prev = r;
+			continue;
+		}
+		lc_reqq_unlink(&node->sendq, prev, r);
+		r->err = err;
+		/* a frame of it may still be read by a DMA block: wait for that one */
+		if (r->s.dma && (int32_t)(lc_nic_tx_dma_done(node->nic) - r->s.ticket) < 0)
+			lc_reqq_push(&node->inflight, r);
+		else
+			lc_send_done(node, r, err);
+	}
+	for (i = 0; i < node->size; i++)
+		node->tx_drops_seen[i] = lc_nic_dst_drops(node->nic, i);
+}
+
+/* ---- progress ---- */
+
+int lc_progress_locked(struct lc_node *node)
+{
+	struct lc_frame_hdr *hdr;
+	int work = 0, i;
+
+#if !LC_NIC_MCP_THREAD
+	work += lc_nic_step(node->nic);
+#endif
+	for (i = 0; i < LC_RX_BATCH; i++) {
+		hdr = lc_nic_rx_peek(node->nic);
+		if (!hdr)
+			break;
+		lc_rx_frame(node, hdr);
+		lc_nic_rx_release(node->nic);
+		work++;
+	}
+	if (node->sendq.head)
+		work += lc_tx_push(node);
+	if (node->inflight.head)
+		work += lc_tx_reap(node);
+#if LC_PROTO_ANY_ACTIVE
+	LC_PC(poll, node, lc_now_ns());
+#endif
+	if (work) {
+		node->idle = 0;
+	} else if (++node->idle >= LC_IDLE_CHECK) {
+		node->idle = 0;
+		if (node->sendq.head || node->inflight.head)
+			lc_check_peers(node);
+	}
+	return work;
+}
+
+/* ---- the protocol-facing API (lc_proto.h) ---- */
+
+uint64_t lc_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int lc_proto_send_ctrl(struct lc_node *node, uint32_t dst, const void *payload, uint32_t len)
+{
+	struct lc_frame_hdr hdr;
+	uint8_t *slot;
+	lc_verdict v;
+
+	if (dst >= node->size)
+		return LC_ERR_RANGE;
+	if (len > LC_MTU || (len && !payload))
+		return LC_ERR_INVAL;
+	slot = lc_nic_tx_slot(node->nic);
+	if (!slot) {
+		LC_STAT_ADD(node, tx_ring_full, 1);
+		return LC_ERR_AGAIN;
+	}
+	hdr = (struct lc_frame_hdr){ .magic = LC_FRAME_MAGIC, .type = LC_FT_CTRL,
+				     .flags = LC_FF_FIRST | LC_FF_LAST, .src = (uint16_t)node->rank,
+				     .dst = (uint16_t)dst, .len = len, .msg_len = len };
+	v = LC_PC(send_frame, node, &hdr, payload);
+	if (v == LC_RETRY)
+		return LC_ERR_AGAIN;
+	if (v != LC_CONTINUE)
+		return 0;
+	memcpy(slot, &hdr, sizeof(hdr));
+	if (len)
+		memcpy(slot + sizeof(hdr), payload, len);
+	lc_nic_tx_post_pio(node->nic);
+	LC_STAT_ADD(node, pio_frames, 1);
+	LC_STAT_ADD(node, tx_frames, 1);
+	LC_STAT_ADD(node, tx_bytes, len);
+	LC_PC(after_send, node, &hdr, payload);
+	return 0;
+}
+
+void lc_proto_sreq_done(struct lc_node *node, struct lc_sreq *s, int err)
+{
+	/* s is the first member of its request */
+	lc_send_done(node, (struct lc_req *)(void *)s, err);
+}
