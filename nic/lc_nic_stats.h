@@ -21,6 +21,7 @@
 	X(nic_drops_bad,    "corrupt or foreign frames dropped by the MCP")   \
 	X(nic_drops_proto,  "frames dropped by a protocol's NIC verdict")     \
 	X(staging_hwm,      "host staging slots in use, high-water mark")     \
-	X(rx_fifo_full,     "times Net-Recv waited on a full Rx FIFO/staging")
+	X(rx_fifo_full,     "times Net-Recv waited on a full Rx FIFO/staging")\
+	X(dead_drops,       "frames dropped because their destination is dead")
 
 #endif /* LC_NIC_STATS_H */

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* The Host/NIC DMA engine: four chains of control blocks in priority order, one block per step. */
+#include <string.h>
+
+#include "nic_impl.h"
+
+_Static_assert(LC_NIC_STAT_dma_blocks_c3 == LC_NIC_STAT_dma_blocks_c0 + 3,
+	       "one dma_blocks counter per chain, in chain order");
+_Static_assert(LC_DMA_CHAINS == 4, "chains 0 (Rx), 1 (Tx), 2..3 (spare)");
+
+int lc_nic_dma_step(struct lc_nic *nic)
+{
+	struct lc_nic_mcp *m = &nic->ctrl->mcp;
+	const struct lc_nic_dma_block *b;
+	uint32_t c, done = 0;
+	void *sram, *host;
+
+	/* the highest-priority chain with an activated block not yet done */
+	for (c = 0; c < LC_DMA_CHAINS; c++) {
+		done = atomic_load_explicit(&nic->ctrl->chain_done[c].v, memory_order_relaxed);
+		if (m->chain_active[c] != done)
+			break;
+	}
+	if (c == LC_DMA_CHAINS)
+		return 0;
+	if (c != m->cur_chain) {
+		uint32_t k = m->cur_chain;
+
+		/* left a lower-priority chain in the middle of its work: preempted between blocks */
+		if (k < LC_DMA_CHAINS && m->chain_active[k] !=
+		    atomic_load_explicit(&nic->ctrl->chain_done[k].v, memory_order_relaxed))
+			lc_nic_count(nic, LC_NIC_STAT_dma_preempt, 1);
+		m->cur_chain = c;
+	}
+	b = &nic->chain[c].blocks[done & nic->chain[c].mask];
+	sram = nic->sram + b->sram;
+	host = (void *)(uintptr_t)b->host;
+	if (b->flags & LC_DMA_TO_NIC)
+		memcpy(sram, host, b->len);
+	else
+		memcpy(host, sram, b->len);
+	((struct lc_nic_dma_block *)b)->status = LC_DMA_DONE;
+	lc_nic_count(nic, (enum lc_nic_stat)(LC_NIC_STAT_dma_blocks_c0 + c), 1);
+	if (b->flags & LC_DMA_SIGNAL) {
+		lc_nic_count(nic, LC_NIC_STAT_dma_signals, 1);
+		if (c == 0)
+			lc_nic_rx_dma_complete(nic, b);
+		else if (c == 1)
+			lc_nic_tx_dma_complete(nic, b);
+	}
+	/* release (R4): pairs with the host's acquire of chain_done (A4) */
+	atomic_store_explicit(&nic->ctrl->chain_done[c].v, done + 1, memory_order_release);
+	return 1;
+}
+
+int lc_nic_dma_chain_setup(struct lc_nic *nic, uint32_t c, struct lc_nic_dma_block *blocks, uint32_t n)
+{
+	if (!nic || c < 2 || c >= LC_DMA_CHAINS || !blocks || n == 0 || (n & (n - 1)) != 0)
+		return LC_ERR_INVAL;
+	if (atomic_load_explicit(&nic->ctrl->chain_head[c].v, memory_order_relaxed) !=
+	    atomic_load_explicit(&nic->ctrl->chain_done[c].v, memory_order_acquire))
+		return LC_ERR_BUSY;
+	nic->chain[c].blocks = blocks;
+	nic->chain[c].mask = n - 1;
+	return 0;
+}
+
+uint32_t lc_nic_dma_chain_done(const struct lc_nic *nic, uint32_t c)
+{
+	/* acquire (A4): pairs with the release of chain_done in lc_nic_dma_step (R4) */
+	return atomic_load_explicit(&nic->ctrl->chain_done[c & (LC_DMA_CHAINS - 1)].v, memory_order_acquire);
+}
+
+int lc_nic_dma_chain_post(struct lc_nic *nic, uint32_t c, uint32_t sram_off, void *host, uint32_t len,
+			  uint32_t flags, uint32_t *ticket)
+{
+	struct lc_nic_ctrl *ct;
+	struct lc_nic_dma_block *b;
+	struct lc_nic_fifo_entry *e;
+	uint32_t head, fh, dir;
+
+	if (!nic || c < 2 || c >= LC_DMA_CHAINS || !nic->chain[c].blocks || !ticket)
+		return LC_ERR_INVAL;
+	dir = flags & (LC_DMA_TO_NIC | LC_DMA_TO_HOST);
+	if ((flags & ~LC_DMA_FLAGS) || (dir != LC_DMA_TO_NIC && dir != LC_DMA_TO_HOST) ||
+	    (uint64_t)sram_off + len > nic->g.sram_bytes || (len && !host))
+		return LC_ERR_INVAL;
+	ct = nic->ctrl;
+	head = atomic_load_explicit(&ct->chain_head[c].v, memory_order_relaxed);
+	fh = atomic_load_explicit(&ct->txfifo_head.v, memory_order_relaxed);
+	/* acquire (A4) / (A3): pair with the MCP's releases of chain_done (R4) and txfifo_tail (R3) */
+	if (head - atomic_load_explicit(&ct->chain_done[c].v, memory_order_acquire) > nic->chain[c].mask ||
+	    fh - atomic_load_explicit(&ct->txfifo_tail.v, memory_order_acquire) >= nic->g.tx_fifo)
+		return LC_ERR_AGAIN;
+	b = &nic->chain[c].blocks[head & nic->chain[c].mask];
+	b->host = (uint64_t)(uintptr_t)host;
+	b->sram = sram_off;
+	b->len = len;
+	b->flags = flags;
+	b->tag = 0;
+	b->next = (head + 1) & nic->chain[c].mask;
+	b->status = 0;
+	atomic_store_explicit(&ct->chain_head[c].v, head + 1, memory_order_relaxed);
+	e = &nic->txfifo[fh & (nic->g.tx_fifo - 1)];
+	e->addr = LC_DB_CHAIN(c);
+	e->value = head;
+	/* release (R2): pairs with the doorbell service's acquire of txfifo_head (A2) */
+	atomic_store_explicit(&ct->txfifo_head.v, fh + 1, memory_order_release);
+	*ticket = head + 1;
+	return 0;
+}

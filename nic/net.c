@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* The network: crossbar or two-level switches, source routes, wormhole port locks. */
+#include "nic_impl.h"
+
+/*
+ * Topology.  With nodes <= switch_ports (P) one crossbar switch: node i on
+ * port i.  Otherwise a two-level network: leaf switches 0..L-1 carry P-1
+ * nodes each (leaf l: nodes l*(P-1) ..) on ports 0..P-2 and an uplink on port
+ * P-1 to the root switch (number L), whose port j leads down to leaf j.
+ * Output port p of switch s has the global id s*P + p; its lock and counters
+ * live in the segment.
+ */
+uint32_t lc_net_switches(const struct lc_nic_geom *g)
+{
+	uint32_t per_leaf, leaves;
+
+	if (g->switch_ports < 2)
+		return 0;
+	if (g->nodes <= g->switch_ports)
+		return 1;
+	per_leaf = g->switch_ports - 1;
+	leaves = (g->nodes + per_leaf - 1) / per_leaf;
+	if (leaves > g->switch_ports)
+		return 0;
+	return leaves + 1;
+}
+
+uint32_t lc_net_ports(const struct lc_nic_geom *g)
+{
+	return lc_net_switches(g) * g->switch_ports;
+}
+
+int lc_net_route(const struct lc_nic_geom *g, uint32_t src, uint32_t dst, struct lc_route *r)
+{
+	uint32_t P = g->switch_ports, n, ls, ld, root;
+
+	if (src >= g->nodes || dst >= g->nodes || lc_net_switches(g) == 0)
+		return LC_ERR_RANGE;
+	if (lc_net_switches(g) == 1) {
+		r->hops = 1;
+		r->port[0] = dst;
+		r->gport[0] = dst;
+		return 0;
+	}
+	n = P - 1;
+	ls = src / n;
+	ld = dst / n;
+	root = lc_net_switches(g) - 1;
+	if (ls == ld) {
+		r->hops = 1;
+		r->port[0] = dst % n;
+		r->gport[0] = ls * P + dst % n;
+		return 0;
+	}
+	r->hops = 3;
+	r->port[0] = P - 1;             /* up to the root */
+	r->gport[0] = ls * P + P - 1;
+	r->port[1] = ld;                /* down to the destination's leaf */
+	r->gport[1] = root * P + ld;
+	r->port[2] = dst % n;           /* out to the node */
+	r->gport[2] = ld * P + dst % n;
+	return 0;
+}
+
+struct lc_net_port *lc_net_port(struct lc_nic *nic, uint32_t gport)
+{
+	return nic->ports + gport;
+}
+
+/* Take one port; a lock held by a dead or exited node is stolen. */
+static int port_trylock(struct lc_nic *nic, struct lc_net_port *p)
+{
+	uint32_t me = nic->node + 1, owner = 0;
+
+	/* acquire (A5): pairs with the release in lc_net_unlock (R5) of the last holder */
+	if (atomic_compare_exchange_strong_explicit(&p->owner, &owner, me, memory_order_acquire,
+						    memory_order_relaxed))
+		return 1;
+	if (owner - 1 < nic->g.nodes && lc_seg_node_state(nic, owner - 1) >= LC_NODE_EXITED)
+		return atomic_compare_exchange_strong_explicit(&p->owner, &owner, me,
+							       memory_order_acquire, memory_order_relaxed);
+	return 0;
+}
+
+int lc_net_lock(struct lc_nic *nic, const struct lc_route *r, uint32_t *busy)
+{
+	for (uint32_t i = 0; i < r->hops; i++) {
+		if (!port_trylock(nic, lc_net_port(nic, r->gport[i]))) {
+			*busy = r->gport[i];
+			while (i-- > 0)
+				/* release (R5): pairs with the acquire in port_trylock (A5) */
+				atomic_store_explicit(&lc_net_port(nic, r->gport[i])->owner, 0,
+						      memory_order_release);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+void lc_net_unlock(struct lc_nic *nic, const struct lc_route *r)
+{
+	for (uint32_t i = r->hops; i-- > 0;)
+		/* release (R5): pairs with the acquire in port_trylock (A5) */
+		atomic_store_explicit(&lc_net_port(nic, r->gport[i])->owner, 0, memory_order_release);
+}

@@ -1,0 +1,619 @@
+/* SPDX-License-Identifier: MIT */
+/* The NIC of one node: attach/detach, host side of the rings and doorbell, the MCP engines. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lc_pc_nic.h"
+#include "nic_impl.h"
+
+/* The ordering contract (R1..R11 / A1..A11) is written at the top of nic_impl.h. */
+
+uint64_t lc_nic_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint8_t *send_slot(const struct lc_nic *nic, uint32_t i)
+{
+	return nic->sram + nic->g.off_send_ring + (size_t)(i & (nic->g.send_ring - 1)) * nic->g.slot_bytes;
+}
+
+static inline uint8_t *recv_slot(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
+{
+	return sram + g->off_recv_ring + (size_t)(i & (g->recv_ring - 1)) * g->slot_bytes;
+}
+
+/* ---- identity, liveness, counters ---- */
+
+uint32_t lc_nic_node(const struct lc_nic *nic)
+{
+	return nic->node;
+}
+
+uint32_t lc_nic_nodes(const struct lc_nic *nic)
+{
+	return nic->g.nodes;
+}
+
+int lc_nic_peer_alive(const struct lc_nic *nic, uint32_t peer)
+{
+	/* a node not attached yet is alive: frames to it wait in its Receive Ring */
+	return peer < nic->g.nodes && lc_seg_node_state(nic, peer) < LC_NODE_EXITED;
+}
+
+uint32_t lc_nic_dst_drops(const struct lc_nic *nic, uint32_t peer)
+{
+	if (peer >= nic->g.nodes)
+		return 0;
+	/* acquire: pairs with the release in count_dst_drop */
+	return atomic_load_explicit(&nic->dst_drops[peer], memory_order_acquire);
+}
+
+_Atomic uint64_t *lc_nic_stats(struct lc_nic *nic)
+{
+	return nic->stats;
+}
+
+_Atomic uint64_t *lc_nic_host_stats(struct lc_nic *nic)
+{
+	return nic->host_stats;
+}
+
+static void count_dst_drop(struct lc_nic *nic, uint32_t dst)
+{
+	_Atomic uint32_t *d = &nic->dst_drops[dst];
+
+	/* release: pairs with the acquire in lc_nic_dst_drops (single writer: this MCP) */
+	atomic_store_explicit(d, atomic_load_explicit(d, memory_order_relaxed) + 1, memory_order_release);
+}
+
+/* ---- transmit, host side ---- */
+
+void *lc_nic_tx_slot(struct lc_nic *nic)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+	uint32_t head = atomic_load_explicit(&ct->send_head.v, memory_order_relaxed);
+	uint32_t fh = atomic_load_explicit(&ct->txfifo_head.v, memory_order_relaxed);
+	uint32_t th = atomic_load_explicit(&ct->chain_head[1].v, memory_order_relaxed);
+
+	if (head - nic->hc_send_tail >= nic->g.send_ring) {
+		/* acquire (A1): pairs with Net-Send's release of send_tail (R1) */
+		nic->hc_send_tail = atomic_load_explicit(&ct->send_tail.v, memory_order_acquire);
+		if (head - nic->hc_send_tail >= nic->g.send_ring)
+			return NULL;
+	}
+	if (fh - nic->hc_txfifo_tail >= nic->g.tx_fifo) {
+		/* acquire (A3): pairs with the doorbell service's release of txfifo_tail (R3) */
+		nic->hc_txfifo_tail = atomic_load_explicit(&ct->txfifo_tail.v, memory_order_acquire);
+		if (fh - nic->hc_txfifo_tail >= nic->g.tx_fifo)
+			return NULL;
+	}
+	if (th - nic->hc_txdma_done >= nic->g.tx_dma) {
+		/* acquire (A4): pairs with the DMA engine's release of chain_done (R4) */
+		nic->hc_txdma_done = atomic_load_explicit(&ct->chain_done[1].v, memory_order_acquire);
+		if (th - nic->hc_txdma_done >= nic->g.tx_dma)
+			return NULL;
+	}
+	return send_slot(nic, head);
+}
+
+/* Write the doorbell (addr, value) into the Tx FIFO; lc_nic_tx_slot checked the room. */
+static inline void doorbell(struct lc_nic *nic, uint32_t addr, uint32_t value)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+	uint32_t fh = atomic_load_explicit(&ct->txfifo_head.v, memory_order_relaxed);
+	struct lc_nic_fifo_entry *e = &nic->txfifo[fh & (nic->g.tx_fifo - 1)];
+
+	e->addr = addr;
+	e->value = value;
+	/* release (R2): pairs with the doorbell service's acquire of txfifo_head (A2) */
+	atomic_store_explicit(&ct->txfifo_head.v, fh + 1, memory_order_release);
+}
+
+void lc_nic_tx_post_pio(struct lc_nic *nic)
+{
+	uint32_t head = atomic_load_explicit(&nic->ctrl->send_head.v, memory_order_relaxed);
+
+	doorbell(nic, LC_DB_PIO, head);
+	atomic_store_explicit(&nic->ctrl->send_head.v, head + 1, memory_order_relaxed);
+}
+
+uint32_t lc_nic_tx_post_dma(struct lc_nic *nic, const void *src, uint32_t len)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+	uint32_t head = atomic_load_explicit(&ct->send_head.v, memory_order_relaxed);
+	uint32_t th = atomic_load_explicit(&ct->chain_head[1].v, memory_order_relaxed);
+	struct lc_nic_dma_block *b = &nic->chain[1].blocks[th & nic->chain[1].mask];
+
+	b->host = (uint64_t)(uintptr_t)src;
+	b->sram = nic->g.off_send_ring + (head & (nic->g.send_ring - 1)) * nic->g.slot_bytes +
+		  nic->g.hdr_bytes;
+	b->len = len <= nic->g.mtu ? len : nic->g.mtu;   /* never past the slot */
+	b->flags = LC_DMA_TO_NIC | LC_DMA_SIGNAL;
+	b->tag = head;
+	b->next = (th + 1) & nic->chain[1].mask;
+	b->status = 0;
+	atomic_store_explicit(&ct->chain_head[1].v, th + 1, memory_order_relaxed);
+	doorbell(nic, LC_DB_CHAIN(1), th);
+	atomic_store_explicit(&ct->send_head.v, head + 1, memory_order_relaxed);
+	return th + 1;
+}
+
+uint32_t lc_nic_tx_dma_done(const struct lc_nic *nic)
+{
+	/* acquire (A4): pairs with the DMA engine's release of chain_done (R4) */
+	return atomic_load_explicit(&nic->ctrl->chain_done[1].v, memory_order_acquire);
+}
+
+int lc_nic_tx_idle(const struct lc_nic *nic)
+{
+	/* acquire (A1): pairs with Net-Send's release of send_tail (R1) */
+	return atomic_load_explicit(&nic->ctrl->send_head.v, memory_order_relaxed) ==
+	       atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_acquire);
+}
+
+/* ---- receive, host side ---- */
+
+struct lc_frame_hdr *lc_nic_rx_peek(struct lc_nic *nic)
+{
+	uint32_t t = atomic_load_explicit(&nic->ctrl->rxfifo_tail.v, memory_order_relaxed);
+	const struct lc_nic_fifo_entry *e;
+
+	if (t == nic->hc_rxfifo_head) {
+		/* acquire (A8): pairs with the MCP's release of rxfifo_head (R8) */
+		nic->hc_rxfifo_head = atomic_load_explicit(&nic->ctrl->rxfifo_head.v, memory_order_acquire);
+		if (t == nic->hc_rxfifo_head)
+			return NULL;
+	}
+	e = &nic->rxfifo[t & (nic->g.rx_fifo - 1)];
+	return (struct lc_frame_hdr *)(nic->staging + (size_t)e->addr * nic->g.slot_bytes);
+}
+
+void lc_nic_rx_release(struct lc_nic *nic)
+{
+	uint32_t t = atomic_load_explicit(&nic->ctrl->rxfifo_tail.v, memory_order_relaxed);
+
+	/* release (R9): pairs with Net-Recv's acquire of rxfifo_tail (A9): entry and staging slot free */
+	atomic_store_explicit(&nic->ctrl->rxfifo_tail.v, t + 1, memory_order_release);
+}
+
+/* ---- the MCP: doorbell service ---- */
+
+int lc_nic_doorbell_step(struct lc_nic *nic)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+	uint32_t t = atomic_load_explicit(&ct->txfifo_tail.v, memory_order_relaxed);
+	/* acquire (A2): pairs with the host's release of txfifo_head (R2) */
+	uint32_t h = atomic_load_explicit(&ct->txfifo_head.v, memory_order_acquire);
+	uint32_t n = h - t;
+
+	if (n == 0)
+		return 0;
+	for (; t != h; t++) {
+		const struct lc_nic_fifo_entry *e = &nic->txfifo[t & (nic->g.tx_fifo - 1)];
+		uint32_t c = (e->addr - LC_DB_CHAIN(0)) / 8u;
+
+		if (e->addr == LC_DB_PIO)
+			nic->tx_ready[e->value & (nic->g.send_ring - 1)] = 1;
+		else if (e->addr >= LC_DB_CHAIN(1) && c < LC_DMA_CHAINS && (e->addr & 7u) == 0)
+			ct->mcp.chain_active[c] = e->value + 1;
+		/* any other address of the doorbell region is ignored, as by the real MCP */
+	}
+	lc_nic_count(nic, LC_NIC_STAT_doorbells, n);
+	/* release (R3): pairs with the host's acquire of txfifo_tail (A3) */
+	atomic_store_explicit(&ct->txfifo_tail.v, h, memory_order_release);
+	return (int)n;
+}
+
+void lc_nic_tx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b)
+{
+	nic->tx_ready[b->tag & (nic->g.send_ring - 1)] = 1;
+}
+
+/* ---- the MCP: Net-Send ---- */
+
+int lc_nic_net_send_step(struct lc_nic *nic)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl, *rc;
+	uint32_t tail = atomic_load_explicit(&ct->send_tail.v, memory_order_relaxed);
+	uint32_t idx = tail & (nic->g.send_ring - 1);
+	struct lc_frame_hdr *hdr;
+	const struct lc_route *r;
+	uint32_t dst, len, rh, busy = 0;
+	uint64_t now;
+
+	if (!nic->tx_ready[idx])
+		return 0;
+	hdr = (struct lc_frame_hdr *)send_slot(nic, tail);
+	if (!nic->tx_pc_done) {
+		lc_verdict v = LC_PC_NIC(nic_tx, nic, hdr);
+
+		if (v == LC_RETRY)
+			return 0;
+		if (v == LC_DROP) {
+			lc_nic_count(nic, LC_NIC_STAT_nic_drops_proto, 1);
+			goto done;
+		}
+		if (v == LC_CONSUMED)
+			goto done;
+		nic->tx_pc_done = 1;
+	}
+	dst = hdr->dst;
+	len = hdr->len;
+	if (dst >= nic->g.nodes || len > nic->g.mtu) {
+		lc_nic_count(nic, LC_NIC_STAT_nic_drops_bad, 1);
+		goto done;
+	}
+	if (lc_seg_node_state(nic, dst) >= LC_NODE_EXITED) {
+		lc_nic_count(nic, LC_NIC_STAT_dead_drops, 1);
+		count_dst_drop(nic, dst);
+		goto done;
+	}
+	r = &nic->routes[dst];
+	if (!lc_net_lock(nic, r, &busy))
+		goto stall;
+	rc = lc_seg_ctrl(nic, dst);
+	/* the port lock (A5) orders this load after the previous writer's store */
+	rh = atomic_load_explicit(&rc->recv_head.v, memory_order_relaxed);
+	/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
+	if (rh - atomic_load_explicit(&rc->recv_tail.v, memory_order_acquire) >= nic->g.recv_ring) {
+		lc_net_unlock(nic, r);
+		busy = r->gport[r->hops - 1];
+		goto stall;
+	}
+	/* the NIC-to-NIC copy: header and payload, from our Send Ring into the remote Receive Ring */
+	memcpy(recv_slot(lc_seg_sram(nic, dst), &nic->g, rh), hdr, nic->g.hdr_bytes + len);
+	/* release (R7): pairs with the remote Net-Recv's acquire of recv_head (A7) */
+	atomic_store_explicit(&rc->recv_head.v, rh + 1, memory_order_release);
+	for (uint32_t i = 0; i < r->hops; i++) {
+		struct lc_net_port *p = lc_net_port(nic, r->gport[i]);
+
+		/* the holder of the port lock is the only writer of these two */
+		atomic_store_explicit(&p->frames, atomic_load_explicit(&p->frames, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+		atomic_store_explicit(&p->bytes, atomic_load_explicit(&p->bytes, memory_order_relaxed) +
+				      nic->g.hdr_bytes + len, memory_order_relaxed);
+	}
+	lc_net_unlock(nic, r);
+	lc_nic_count(nic, LC_NIC_STAT_net_tx_frames, 1);
+	lc_nic_count(nic, LC_NIC_STAT_net_tx_bytes, nic->g.hdr_bytes + len);
+done:
+	nic->tx_ready[idx] = 0;
+	nic->tx_pc_done = 0;
+	nic->tx_stalled = 0;
+	/* release (R1): pairs with the host's acquire of send_tail (A1) */
+	atomic_store_explicit(&ct->send_tail.v, tail + 1, memory_order_release);
+	return 1;
+stall:
+	/* backpressure: the only place the MCP reads the clock */
+	now = lc_nic_now_ns();
+	if (!nic->tx_stalled) {
+		nic->tx_stalled = 1;
+		nic->tx_stall_start_ns = now;
+		lc_nic_count(nic, LC_NIC_STAT_bp_stalls, 1);
+		atomic_fetch_add_explicit(&lc_net_port(nic, busy)->stalls, 1, memory_order_relaxed);
+		return 0;
+	}
+	if (now - nic->tx_stall_start_ns >= nic->g.backpressure_timeout_ns) {
+		lc_nic_count(nic, LC_NIC_STAT_bp_drops, 1);
+		count_dst_drop(nic, dst);
+		goto done;
+	}
+	return 0;
+}
+
+/* ---- the MCP: Net-Recv ---- */
+
+/* Free the Receive Ring slots whose frames are done, in order. */
+static void recv_retire(struct lc_nic *nic)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+	uint32_t t0 = atomic_load_explicit(&ct->recv_tail.v, memory_order_relaxed), t = t0;
+
+	while (t != ct->mcp.recv_next && nic->rx_done[t & (nic->g.recv_ring - 1)]) {
+		nic->rx_done[t & (nic->g.recv_ring - 1)] = 0;
+		t++;
+	}
+	if (t != t0)
+		/* release (R6): pairs with the remote Net-Send's acquire of recv_tail (A6) */
+		atomic_store_explicit(&ct->recv_tail.v, t, memory_order_release);
+}
+
+void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+	uint32_t fh = atomic_load_explicit(&ct->rxfifo_head.v, memory_order_relaxed);
+	struct lc_nic_fifo_entry *e = &nic->rxfifo[fh & (nic->g.rx_fifo - 1)];
+
+	nic->rx_done[b->tag & (nic->g.recv_ring - 1)] = 1;
+	recv_retire(nic);
+	e->addr = (uint32_t)(((uint8_t *)(uintptr_t)b->host - nic->staging) / nic->g.slot_bytes);
+	e->value = b->len;
+	/* release (R8): pairs with the host's acquire of rxfifo_head in lc_nic_rx_peek (A8) */
+	atomic_store_explicit(&ct->rxfifo_head.v, fh + 1, memory_order_release);
+}
+
+int lc_nic_net_recv_step(struct lc_nic *nic)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+	struct lc_nic_mcp *m = &ct->mcp;
+	uint32_t next = m->recv_next, h0, used, slot;
+	struct lc_frame_hdr *hdr;
+	struct lc_nic_dma_block *b;
+	lc_verdict v;
+
+	/* acquire (A7): pairs with the remote Net-Send's release of recv_head (R7) */
+	if (next == atomic_load_explicit(&ct->recv_head.v, memory_order_acquire))
+		return 0;
+	hdr = (struct lc_frame_hdr *)recv_slot(nic->sram, &nic->g, next);
+	if (hdr->magic != LC_FRAME_MAGIC || hdr->dst != nic->node || hdr->src >= nic->g.nodes ||
+	    hdr->len > nic->g.mtu) {
+		lc_nic_count(nic, LC_NIC_STAT_nic_drops_bad, 1);
+		goto drop;
+	}
+	/* room in the Rx DMA chain, the Rx FIFO and host staging */
+	h0 = atomic_load_explicit(&ct->chain_head[0].v, memory_order_relaxed);
+	/* acquire (A9): pairs with the host's release of rxfifo_tail in lc_nic_rx_release (R9) */
+	used = m->rx_alloc - atomic_load_explicit(&ct->rxfifo_tail.v, memory_order_acquire);
+	if (h0 - atomic_load_explicit(&ct->chain_done[0].v, memory_order_relaxed) >= nic->g.rx_dma ||
+	    used >= nic->rx_room) {
+		if (!nic->rx_waiting) {
+			nic->rx_waiting = 1;
+			lc_nic_count(nic, LC_NIC_STAT_rx_fifo_full, 1);
+		}
+		return 0;
+	}
+	nic->rx_waiting = 0;
+	v = LC_PC_NIC(nic_rx, nic, hdr);
+	if (v == LC_RETRY)
+		return 0;
+	if (v == LC_DROP) {
+		lc_nic_count(nic, LC_NIC_STAT_nic_drops_proto, 1);
+		goto drop;
+	}
+	if (v == LC_CONSUMED)
+		goto drop;
+	slot = m->rx_alloc & (nic->g.staging_slots - 1);
+	b = &nic->chain[0].blocks[h0 & nic->chain[0].mask];
+	b->host = (uint64_t)(uintptr_t)(nic->staging + (size_t)slot * nic->g.slot_bytes);
+	b->sram = (uint32_t)((uint8_t *)hdr - nic->sram);
+	b->len = nic->g.hdr_bytes + hdr->len;
+	b->flags = LC_DMA_TO_HOST | LC_DMA_SIGNAL;
+	b->tag = next;
+	b->next = (h0 + 1) & nic->chain[0].mask;
+	b->status = 0;
+	atomic_store_explicit(&ct->chain_head[0].v, h0 + 1, memory_order_relaxed);
+	m->chain_active[0] = h0 + 1;
+	m->rx_alloc++;
+	if (used + 1 > atomic_load_explicit(&nic->stats[LC_NIC_STAT_staging_hwm], memory_order_relaxed))
+		atomic_store_explicit(&nic->stats[LC_NIC_STAT_staging_hwm], used + 1, memory_order_relaxed);
+	m->recv_next = next + 1;
+	lc_nic_count(nic, LC_NIC_STAT_net_rx_frames, 1);
+	return 1;
+drop:
+	nic->rx_done[next & (nic->g.recv_ring - 1)] = 1;
+	m->recv_next = next + 1;
+	recv_retire(nic);
+	return 1;
+}
+
+/* ---- the MCP: stepping ---- */
+
+/* Order chosen so that a PIO frame leaves, and a received frame reaches staging, in one step. */
+static int step_all(struct lc_nic *nic)
+{
+	int w = lc_nic_doorbell_step(nic);
+
+	w += lc_nic_net_recv_step(nic);
+	w += lc_nic_dma_step(nic);
+	w += lc_nic_net_send_step(nic);
+	return w;
+}
+
+int lc_nic_step(struct lc_nic *nic)
+{
+	int w;
+
+	if (nic->thread_on)
+		return 0;
+	/* acquire (A11): pairs with the release below (R11) of the previous stepping thread */
+	if (atomic_exchange_explicit(&nic->step_lock, 1, memory_order_acquire))
+		return 0;
+	w = step_all(nic);
+	/* release (R11): pairs with the acquire above (A11) */
+	atomic_store_explicit(&nic->step_lock, 0, memory_order_release);
+	return w;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Idle policy of the MCP thread: spin, then yield, then short sleeps (2 cores are shared). */
+#define LC_MCP_SPIN   4096u
+#define LC_MCP_YIELD  256u
+#define LC_MCP_NAP_NS 20000L
+
+static void *mcp_main(void *arg)
+{
+	struct lc_nic *nic = arg;
+	uint32_t idle = 0;
+
+	/* acquire: pairs with the release of stop in lc_nic_detach */
+	while (!atomic_load_explicit(&nic->stop, memory_order_acquire)) {
+		if (step_all(nic)) {
+			idle = 0;
+			continue;
+		}
+		if (idle < LC_MCP_SPIN + LC_MCP_YIELD)
+			idle++;
+		if (idle < LC_MCP_SPIN) {
+			cpu_relax();
+		} else if (idle < LC_MCP_SPIN + LC_MCP_YIELD) {
+			sched_yield();
+		} else {
+			struct timespec ts = { 0, LC_MCP_NAP_NS };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+/* ---- attach / detach ---- */
+
+static void nic_free(struct lc_nic *nic)
+{
+	if (nic->seg)
+		munmap(nic->seg, nic->seg_bytes);
+	free(nic->routes);
+	free(nic->tx_ready);
+	free(nic->rx_done);
+	free(nic);
+}
+
+struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_nic_geom *g,
+			     char *err, size_t errlen, int *rc)
+{
+	static const char *const state_name[] = { "unused", "attached", "exited", "dead" };
+	struct lc_nic *nic;
+	uint64_t off_nodes, off_net, total;
+	uint8_t *area;
+	uint32_t st = LC_NODE_UNUSED;
+	int r;
+
+	if (!rc)
+		return NULL;
+	if (!name || !g || !err) {
+		*rc = LC_ERR_INVAL;
+		return NULL;
+	}
+	if (node >= g->nodes) {
+		snprintf(err, errlen, "node %" PRIu32 " out of range: the job has %" PRIu32 " nodes", node,
+			 g->nodes);
+		*rc = LC_ERR_RANGE;
+		return NULL;
+	}
+	nic = calloc(1, sizeof(*nic));
+	if (!nic) {
+		snprintf(err, errlen, "out of memory");
+		*rc = LC_ERR_NOMEM;
+		return NULL;
+	}
+	r = lc_seg_map(name, g, &nic->seg, &nic->seg_bytes, err, errlen);
+	if (r) {
+		free(nic);
+		*rc = r;
+		return NULL;
+	}
+	nic->g = *g;
+	nic->node = node;
+	nic->hdr = (struct lc_seg_hdr *)nic->seg;
+	lc_seg_layout(g, &nic->nl, &off_nodes, &off_net, &total);
+	area = nic->seg + off_nodes + nic->nl.bytes * node;
+	nic->sram = area + nic->nl.sram;
+	nic->ctrl = (struct lc_nic_ctrl *)(nic->sram + g->off_ctrl);
+	nic->staging = area + nic->nl.staging;
+	nic->stats = (_Atomic uint64_t *)(area + nic->nl.nic_stats);
+	nic->host_stats = (_Atomic uint64_t *)(area + nic->nl.host_stats);
+	nic->dst_drops = (_Atomic uint32_t *)(area + nic->nl.dst_drops);
+	nic->ports = (struct lc_net_port *)(nic->seg + off_net);
+	nic->txfifo = (struct lc_nic_fifo_entry *)(nic->sram + g->off_tx_fifo);
+	nic->rxfifo = (struct lc_nic_fifo_entry *)(nic->sram + g->off_rx_fifo);
+	nic->chain[0].blocks = (struct lc_nic_dma_block *)(nic->sram + g->off_rx_dma);
+	nic->chain[0].mask = g->rx_dma - 1;
+	nic->chain[1].blocks = (struct lc_nic_dma_block *)(nic->sram + g->off_tx_dma);
+	nic->chain[1].mask = g->tx_dma - 1;
+	nic->rx_room = g->rx_fifo < g->staging_slots ? g->rx_fifo : g->staging_slots;
+	/* the host caches start from the segment's indices (0, or a test's base) */
+	nic->hc_send_tail = atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_acquire);
+	nic->hc_txfifo_tail = atomic_load_explicit(&nic->ctrl->txfifo_tail.v, memory_order_acquire);
+	nic->hc_txdma_done = atomic_load_explicit(&nic->ctrl->chain_done[1].v, memory_order_acquire);
+	nic->hc_rxfifo_head = atomic_load_explicit(&nic->ctrl->rxfifo_tail.v, memory_order_acquire);
+	nic->routes = calloc(g->nodes, sizeof(*nic->routes));
+	nic->tx_ready = calloc(g->send_ring, 1);
+	nic->rx_done = calloc(g->recv_ring, 1);
+	if (!nic->routes || !nic->tx_ready || !nic->rx_done) {
+		snprintf(err, errlen, "out of memory");
+		nic_free(nic);
+		*rc = LC_ERR_NOMEM;
+		return NULL;
+	}
+	for (uint32_t d = 0; d < g->nodes; d++)
+		lc_net_route(g, node, d, &nic->routes[d]);   /* cannot fail: geometry checked */
+	if (!atomic_compare_exchange_strong_explicit(&nic->hdr->node[node].state, &st, LC_NODE_ATTACHED,
+						     memory_order_acq_rel, memory_order_acquire)) {
+		snprintf(err, errlen, "node %" PRIu32 " of job segment %s is %s, not unused", node, name,
+			 state_name[st & 3]);
+		nic_free(nic);
+		*rc = LC_ERR_BUSY;
+		return NULL;
+	}
+	atomic_store_explicit(&nic->hdr->node[node].pid, (int32_t)getpid(), memory_order_relaxed);
+	if (g->mcp_thread) {
+		if (pthread_create(&nic->thread, NULL, mcp_main, nic) != 0) {
+			snprintf(err, errlen, "cannot start the MCP thread");
+			/* release (R10): pairs with lc_seg_node_state (A10) */
+			atomic_store_explicit(&nic->hdr->node[node].state, LC_NODE_EXITED, memory_order_release);
+			nic_free(nic);
+			*rc = LC_ERR_SYS;
+			return NULL;
+		}
+		nic->thread_on = 1;
+	}
+	*rc = 0;
+	return nic;
+}
+
+void lc_nic_detach(struct lc_nic *nic)
+{
+	uint32_t st = LC_NODE_ATTACHED;
+
+	if (!nic)
+		return;
+	if (nic->thread_on) {
+		/* release: pairs with the acquire of stop in mcp_main */
+		atomic_store_explicit(&nic->stop, 1, memory_order_release);
+		pthread_join(nic->thread, NULL);
+		nic->thread_on = 0;
+	}
+	/* release (R10): pairs with lc_seg_node_state (A10); a node marked dead stays dead */
+	atomic_compare_exchange_strong_explicit(&nic->hdr->node[nic->node].state, &st, LC_NODE_EXITED,
+						memory_order_release, memory_order_relaxed);
+	nic_free(nic);
+}
+
+void lc_nic_debug_set_base(struct lc_nic *nic, uint32_t base)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+
+#define LC_X_SET(idx) atomic_store_explicit(&ct->idx.v, base, memory_order_relaxed);
+	LC_X_SET(send_head) LC_X_SET(send_tail) LC_X_SET(txfifo_head) LC_X_SET(txfifo_tail)
+	LC_X_SET(rxfifo_head) LC_X_SET(rxfifo_tail) LC_X_SET(recv_head) LC_X_SET(recv_tail)
+#undef LC_X_SET
+	for (uint32_t c = 0; c < LC_DMA_CHAINS; c++) {
+		atomic_store_explicit(&ct->chain_head[c].v, base, memory_order_relaxed);
+		atomic_store_explicit(&ct->chain_done[c].v, base, memory_order_relaxed);
+		ct->mcp.chain_active[c] = base;
+	}
+	ct->mcp.recv_next = base;
+	ct->mcp.rx_alloc = base;
+	nic->hc_send_tail = base;
+	nic->hc_txfifo_tail = base;
+	nic->hc_txdma_done = base;
+	nic->hc_rxfifo_head = base;
+	atomic_thread_fence(memory_order_seq_cst);
+}

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: MIT */
+/* Inside the emulated LANai NIC: SRAM structures, the job segment, the host<->NIC ordering contract. */
+#ifndef LC_NIC_IMPL_H
+#define LC_NIC_IMPL_H
+
+/*
+ * THE HOST <-> NIC ORDERING CONTRACT
+ *
+ * Every ring index is a free-running uint32_t, masked with (size - 1) on
+ * access, alone on its 64-byte line of the control block (SRAM at off_ctrl).
+ * Each index has exactly one writer, so no index needs a read-modify-write:
+ * the writer loads it relaxed and publishes it with a release store; the
+ * other side reads it with an acquire load.  "R1 -> A1" below names a
+ * release and the acquire it pairs with; the same labels mark the code.
+ *
+ * Send Ring (send_ring slots of slot_bytes in SRAM)
+ *   host writes the frame (PIO) or the header (DMA) into slot send_head,
+ *   then rings the doorbell (below); send_head itself is host-private.
+ *   Net-Send owns send_tail: after the frame left (or was dropped) it
+ *   releases send_tail (R1) -> host acquires it in lc_nic_tx_slot and
+ *   lc_nic_tx_idle (A1) before it reuses the slot.
+ *
+ * Tx FIFO = doorbell FIFO (tx_fifo entries of 16 bytes in SRAM)
+ *   host writes the entry {doorbell address, value} at txfifo_head, then
+ *   releases txfifo_head (R2) -> MCP acquires it in the doorbell service
+ *   (A2); everything the host wrote before the doorbell (frame in the Send
+ *   Ring, DMA control block) is therefore visible to the MCP.
+ *   MCP releases txfifo_tail (R3) after serving the entry -> host acquires
+ *   it for room in lc_nic_tx_slot (A3).
+ *
+ * DMA chains (chain c: circular array of 32-byte control blocks)
+ *   chain 0 (Rx DMA Requests, SRAM) is produced by Net-Recv itself: the MCP
+ *   owns its head and activation point.  Chains 1 (Tx DMA Requests, SRAM)
+ *   and 2-3 (spare, caller memory) are produced by the host: it writes the
+ *   block at chain_head[c], bumps chain_head[c] (host-private) and
+ *   activates the block through the doorbell (R2 -> A2).
+ *   The DMA engine releases chain_done[c] after the block's copy (R4) ->
+ *   host acquires it (A4): for chain 1 this is the Tx ticket counter of
+ *   lc_nic_tx_dma_done (the source buffer may be reused) and the room check
+ *   of lc_nic_tx_slot.
+ *
+ * Receive Ring (recv_ring slots in SRAM), written by REMOTE Net-Send engines
+ *   a sender holds the switch output port that leads to this node (so the
+ *   remote writers are serialized by that port's lock: lock CAS acquire /
+ *   unlock store release, R5 -> A5), acquires recv_tail (A6) for room,
+ *   copies the frame into slot recv_head and releases recv_head (R7) ->
+ *   Net-Recv acquires it (A7).  Net-Recv releases recv_tail (R6) once the
+ *   frame's Rx DMA completed (or the frame was dropped).
+ *
+ * Rx FIFO (rx_fifo entries {staging slot, bytes}) and host staging
+ *   the Rx DMA copies the frame into the staging slot, then the MCP writes
+ *   the Rx FIFO entry and releases rxfifo_head (R8) -> host acquires it in
+ *   lc_nic_rx_peek (A8).  lc_nic_rx_release releases rxfifo_tail (R9),
+ *   freeing the entry AND its staging slot -> Net-Recv acquires it before
+ *   it assigns a staging slot to a new frame (A9).
+ *
+ * Node state (segment header): the launcher and lc_nic_detach release a
+ *   final state (R10) -> peers acquire it (A10) before dropping frames to a
+ *   dead node or stealing a port lock it held.
+ *
+ * The NIC-private fields (struct lc_nic_mcp in SRAM, arrays in struct
+ * lc_nic) are touched only by whoever runs the MCP: the MCP thread, or in
+ * inline mode the host thread holding step_lock (exchange acquire / store
+ * release, R11 -> A11), so they are plain.
+ *
+ * The host side (tx and rx calls) is single-producer/single-consumer: the
+ * caller serializes its transmit calls and its receive calls (the framework
+ * holds its progress lock).
+ */
+
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lc_config.h"
+#include "lc_errors.h"
+#include "lc_frame_hdr.h"
+#include "nic.h"
+
+#define LC_NIC_FUNC __attribute__((visibility("hidden"))) extern
+
+#define LC_LINE 64u
+#define LC_SEG_MAGIC 0x3167657363636c00ull  /* "\0lccseg1" */
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomics in shared memory must be lock-free");
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "atomics in shared memory must be lock-free");
+
+/* ---- SRAM structures ---- */
+
+/* Doorbell region: the address names what the write means (value = index). */
+#define LC_DB_PIO 0x0000u                         /* value: Send Ring slot, frame complete */
+#define LC_DB_CHAIN(c) (0x0100u + 0x8u * (uint32_t)(c)) /* value: block index to activate */
+
+struct lc_nic_fifo_entry {
+	uint32_t addr;    /* Tx: doorbell address; Rx: staging slot (masked) */
+	uint32_t value;   /* Tx: slot or block index; Rx: bytes (header included) */
+	uint32_t aux;
+	uint32_t pad;
+};
+
+/* DMA control block flags */
+#define LC_DMA_TO_NIC  1u   /* host -> SRAM */
+#define LC_DMA_TO_HOST 2u   /* SRAM -> host */
+#define LC_DMA_SIGNAL  4u   /* raise a completion signal when done */
+#define LC_DMA_FLAGS   (LC_DMA_TO_NIC | LC_DMA_TO_HOST | LC_DMA_SIGNAL)
+#define LC_DMA_DONE    1u   /* status */
+
+struct lc_nic_dma_block {
+	uint64_t host;    /* host virtual address */
+	uint32_t sram;    /* SRAM offset */
+	uint32_t len;     /* bytes */
+	uint32_t flags;   /* LC_DMA_* */
+	uint32_t tag;     /* chain 1: Send Ring slot; chain 0: Receive Ring slot */
+	uint32_t next;    /* index of the next block of the circular chain */
+	uint32_t status;  /* LC_DMA_DONE once executed */
+};
+
+/* One index alone on its cache line. */
+struct lc_idx {
+	alignas(LC_LINE) _Atomic uint32_t v;
+};
+
+/* The MCP's private state (one line; see the contract above). */
+struct lc_nic_mcp {
+	alignas(LC_LINE) uint32_t recv_next;     /* next Receive Ring frame Net-Recv looks at */
+	uint32_t rx_alloc;                       /* frames given a staging slot */
+	uint32_t cur_chain;                      /* chain the DMA engine worked on last */
+	uint32_t chain_active[LC_DMA_CHAINS];    /* blocks activated (free-running) */
+};
+
+struct lc_nic_ctrl {
+	/* host-owned */
+	struct lc_idx send_head;
+	struct lc_idx txfifo_head;                /* R2 */
+	struct lc_idx rxfifo_tail;                /* R9 */
+	struct lc_idx chain_head[LC_DMA_CHAINS];  /* chain 0: MCP-owned */
+	/* MCP-owned, read by the host */
+	struct lc_idx send_tail;                  /* R1 */
+	struct lc_idx txfifo_tail;                /* R3 */
+	struct lc_idx rxfifo_head;                /* R8 */
+	struct lc_idx chain_done[LC_DMA_CHAINS];  /* R4 */
+	/* Receive Ring: written by remote senders / read by them */
+	struct lc_idx recv_head;                  /* R7 */
+	struct lc_idx recv_tail;                  /* R6 */
+	struct lc_nic_mcp mcp;
+};
+
+_Static_assert(sizeof(struct lc_nic_dma_block) == 32, "DMA control block is 32 bytes");
+_Static_assert(sizeof(struct lc_nic_fifo_entry) == 16, "FIFO entry is 16 bytes");
+_Static_assert(sizeof(struct lc_idx) == LC_LINE, "one index per line");
+_Static_assert(offsetof(struct lc_nic_ctrl, send_tail) % LC_LINE == 0, "producer/consumer apart");
+_Static_assert(offsetof(struct lc_nic_ctrl, recv_head) % LC_LINE == 0, "producer/consumer apart");
+_Static_assert(offsetof(struct lc_nic_ctrl, recv_tail) - offsetof(struct lc_nic_ctrl, recv_head)
+	       == LC_LINE, "Receive Ring head and tail on separate lines");
+_Static_assert(offsetof(struct lc_nic_ctrl, mcp) % LC_LINE == 0, "MCP state on its own line");
+
+_Static_assert(sizeof(struct lc_nic_dma_block) == LC_NIC_DMA_BLOCK_BYTES, "lc_config.h DMA block size");
+_Static_assert(sizeof(struct lc_nic_fifo_entry) == LC_NIC_FIFO_ENTRY_BYTES, "lc_config.h FIFO entry size");
+_Static_assert(sizeof(struct lc_nic_ctrl) <= LC_NIC_CTRL_BYTES, "control block fits LC_NIC_CTRL_BYTES");
+
+/* ---- job segment ---- */
+
+enum lc_node_state {
+	LC_NODE_UNUSED = 0,    /* not attached yet: frames to it wait in its Receive Ring */
+	LC_NODE_ATTACHED = 1,
+	LC_NODE_EXITED = 2,    /* detached cleanly */
+	LC_NODE_DEAD = 3,      /* crashed or killed (launcher) */
+};
+
+/*
+ * The geometry fields the segment must agree on: name (all uint32_t or
+ * uint64_t).  mcp_thread is per process and not part of the layout.
+ */
+#define LC_GEOM_FIELDS(X)                                                  \
+	X(nodes) X(sram_bytes) X(slot_bytes) X(hdr_bytes) X(mtu)            \
+	X(send_ring) X(recv_ring) X(tx_dma) X(rx_dma) X(tx_fifo) X(rx_fifo) \
+	X(off_ctrl) X(off_send_ring) X(off_recv_ring) X(off_tx_dma)         \
+	X(off_rx_dma) X(off_tx_fifo) X(off_rx_fifo) X(staging_slots)        \
+	X(switch_ports) X(backpressure_timeout_ns) X(fingerprint)
+
+struct lc_seg_node {
+	_Atomic int32_t pid;
+	_Atomic uint32_t state;    /* enum lc_node_state; R10 */
+};
+
+struct lc_seg_hdr {
+	_Atomic uint64_t magic;    /* stored last by lc_seg_create (release) */
+	uint32_t version;          /* LC_SEG_LAYOUT_VERSION */
+	uint32_t hdr_bytes;        /* sizeof(struct lc_seg_hdr) */
+	uint64_t fingerprint;
+	struct lc_nic_geom geom;
+	uint64_t total_bytes;
+	uint64_t off_nodes;        /* first node area */
+	uint64_t node_bytes;       /* one node area */
+	uint64_t off_net;          /* the switch ports */
+	uint32_t net_ports;
+	uint32_t net_switches;
+	struct lc_seg_node node[LC_MAX_NODES];
+};
+
+/* Offsets inside one node area. */
+struct lc_seg_node_layout {
+	uint64_t sram, staging, nic_stats, host_stats, dst_drops, bytes;
+};
+
+/* A switch output port: the wormhole lock and its counters. */
+struct lc_net_port {
+	alignas(LC_LINE) _Atomic uint32_t owner;  /* 0 free, else node + 1; R5/A5 */
+	uint32_t pad;
+	_Atomic uint64_t frames;
+	_Atomic uint64_t bytes;
+	_Atomic uint64_t stalls;
+};
+
+/* ---- network ---- */
+
+#define LC_NET_MAX_HOPS 3
+
+/* A source route: the output port taken at each hop. */
+struct lc_route {
+	uint32_t hops;
+	uint32_t port[LC_NET_MAX_HOPS];    /* output port number on that hop's switch */
+	uint32_t gport[LC_NET_MAX_HOPS];   /* global port id (switch * switch_ports + port) */
+};
+
+/* ---- the per-process NIC object ---- */
+
+struct lc_nic_chain {
+	struct lc_nic_dma_block *blocks;
+	uint32_t mask;                      /* size - 1; 0 with no blocks */
+};
+
+struct lc_nic {
+	struct lc_nic_geom g;
+	uint32_t node;
+	uint8_t *seg;                       /* the whole mapped segment */
+	size_t seg_bytes;
+	struct lc_seg_hdr *hdr;
+	struct lc_seg_node_layout nl;
+	uint8_t *sram;                      /* this node's SRAM */
+	struct lc_nic_ctrl *ctrl;
+	uint8_t *staging;
+	_Atomic uint64_t *stats;
+	_Atomic uint64_t *host_stats;
+	_Atomic uint32_t *dst_drops;
+	struct lc_net_port *ports;
+	struct lc_nic_fifo_entry *txfifo, *rxfifo;
+	struct lc_nic_chain chain[LC_DMA_CHAINS];
+	uint32_t rx_room;                   /* min(rx_fifo, staging_slots) */
+	struct lc_route *routes;            /* [nodes] */
+	uint8_t *tx_ready;                  /* [send_ring]: slot may be injected */
+	uint8_t *rx_done;                   /* [recv_ring]: slot may be freed */
+	/* host side: the last seen NIC indices (reloaded only when a ring looks full / empty) */
+	alignas(LC_LINE) uint32_t hc_send_tail;
+	uint32_t hc_txfifo_tail;
+	uint32_t hc_txdma_done;
+	uint32_t hc_rxfifo_head;
+	/* MCP side.  Net-Send state of the frame at send_tail */
+	alignas(LC_LINE) int tx_pc_done;
+	int tx_stalled;
+	uint64_t tx_stall_start_ns;
+	int rx_waiting;                     /* Net-Recv waits for Rx DMA / Rx FIFO / staging room */
+	/* MCP */
+	_Atomic int step_lock;              /* inline mode; R11/A11 */
+	_Atomic int stop;
+	int thread_on;
+	pthread_t thread;
+};
+
+/* ---- internal functions (nic/ and tests/nic/) ---- */
+
+/* Check a geometry is self-consistent. 0 or LC_ERR_CONFIG with a message. */
+LC_NIC_FUNC int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen);
+/* Layout of a segment for g: per-node areas and switch ports. */
+LC_NIC_FUNC void lc_seg_layout(const struct lc_nic_geom *g, struct lc_seg_node_layout *nl,
+			       uint64_t *off_nodes, uint64_t *off_net, uint64_t *total);
+/* Map the segment and verify it was made for g. 0 or negative lc_err with a message. */
+LC_NIC_FUNC int lc_seg_map(const char *name, const struct lc_nic_geom *g, uint8_t **base,
+			   size_t *bytes, char *err, size_t errlen);
+LC_NIC_FUNC struct lc_nic_ctrl *lc_seg_ctrl(const struct lc_nic *nic, uint32_t node);
+LC_NIC_FUNC uint8_t *lc_seg_sram(const struct lc_nic *nic, uint32_t node);
+LC_NIC_FUNC uint32_t lc_seg_node_state(const struct lc_nic *nic, uint32_t node);
+
+/* Network topology: switches and output ports of the network for g (0 = too many nodes). */
+LC_NIC_FUNC uint32_t lc_net_switches(const struct lc_nic_geom *g);
+LC_NIC_FUNC uint32_t lc_net_ports(const struct lc_nic_geom *g);
+/* Source route from src to dst. 0 or LC_ERR_RANGE. */
+LC_NIC_FUNC int lc_net_route(const struct lc_nic_geom *g, uint32_t src, uint32_t dst,
+			     struct lc_route *r);
+/* Take every port of r in route order (wormhole); on failure release them. 1 taken, 0 busy (*busy = gport). */
+LC_NIC_FUNC int lc_net_lock(struct lc_nic *nic, const struct lc_route *r, uint32_t *busy);
+LC_NIC_FUNC void lc_net_unlock(struct lc_nic *nic, const struct lc_route *r);
+LC_NIC_FUNC struct lc_net_port *lc_net_port(struct lc_nic *nic, uint32_t gport);
+
+/* DMA engine: one control block of the highest-priority chain with work. Returns 1 if one ran. */
+LC_NIC_FUNC int lc_nic_dma_step(struct lc_nic *nic);
+/* Give spare chain c (2..3) n (power of two) blocks of caller memory. */
+LC_NIC_FUNC int lc_nic_dma_chain_setup(struct lc_nic *nic, uint32_t c,
+				       struct lc_nic_dma_block *blocks, uint32_t n);
+/*
+ * Host: queue a block on chain c (1..3) and activate it through the doorbell.
+ * flags: LC_DMA_TO_NIC or LC_DMA_TO_HOST, optionally LC_DMA_SIGNAL.
+ * 0 and *ticket (chain_done reaches it when the block is done), or
+ * LC_ERR_AGAIN (chain or Tx FIFO full), LC_ERR_INVAL.
+ */
+LC_NIC_FUNC int lc_nic_dma_chain_post(struct lc_nic *nic, uint32_t c, uint32_t sram_off,
+				      void *host, uint32_t len, uint32_t flags, uint32_t *ticket);
+/* Blocks completed on chain c (free-running, acquire). */
+LC_NIC_FUNC uint32_t lc_nic_dma_chain_done(const struct lc_nic *nic, uint32_t c);
+/* Completion actions called by the DMA engine for a SIGNAL block. */
+LC_NIC_FUNC void lc_nic_tx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b);
+LC_NIC_FUNC void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b);
+
+/* The engines, one bounded step each (inline mode, tests). Return the work done. */
+LC_NIC_FUNC int lc_nic_doorbell_step(struct lc_nic *nic);
+LC_NIC_FUNC int lc_nic_net_send_step(struct lc_nic *nic);
+LC_NIC_FUNC int lc_nic_net_recv_step(struct lc_nic *nic);
+
+/* Tests only: on a fresh NIC (no traffic yet), start every ring index at base. */
+LC_NIC_FUNC void lc_nic_debug_set_base(struct lc_nic *nic, uint32_t base);
+
+LC_NIC_FUNC uint64_t lc_nic_now_ns(void);
+
+/* Counters: each has one writer (the node's MCP), so no read-modify-write. */
+static inline void lc_nic_count(struct lc_nic *nic, enum lc_nic_stat s, uint64_t v)
+{
+	_Atomic uint64_t *c = &nic->stats[s];
+
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
+#endif /* LC_NIC_IMPL_H */

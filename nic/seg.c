@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/* The job segment: one POSIX shm object holding every node's SRAM, staging, counters, and the network. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nic_impl.h"
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+static int is_pow2(uint32_t v)
+{
+	return v != 0 && (v & (v - 1)) == 0;
+}
+
+int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen)
+{
+	/* Columns: name, count (power of two), bytes per element, offset. */
+#define LC_GEOM_BUFFERS(X)                                                \
+	X("send ring", g->send_ring, g->slot_bytes, g->off_send_ring)      \
+	X("recv ring", g->recv_ring, g->slot_bytes, g->off_recv_ring)      \
+	X("tx dma", g->tx_dma, LC_NIC_DMA_BLOCK_BYTES, g->off_tx_dma)      \
+	X("rx dma", g->rx_dma, LC_NIC_DMA_BLOCK_BYTES, g->off_rx_dma)      \
+	X("tx fifo", g->tx_fifo, LC_NIC_FIFO_ENTRY_BYTES, g->off_tx_fifo)  \
+	X("rx fifo", g->rx_fifo, LC_NIC_FIFO_ENTRY_BYTES, g->off_rx_fifo)
+	uint64_t end;
+
+	if (g->nodes < 1 || g->nodes > LC_MAX_NODES) {
+		snprintf(err, errlen, "geometry: nodes %" PRIu32 " not in 1..%d", g->nodes, LC_MAX_NODES);
+		return LC_ERR_CONFIG;
+	}
+	if (g->hdr_bytes != sizeof(struct lc_frame_hdr)) {
+		snprintf(err, errlen, "geometry: hdr_bytes %" PRIu32 " but this program's frame header is %zu bytes",
+			 g->hdr_bytes, sizeof(struct lc_frame_hdr));
+		return LC_ERR_CONFIG;
+	}
+	if (g->slot_bytes % LC_LINE != 0 || (uint64_t)g->slot_bytes < (uint64_t)g->hdr_bytes + g->mtu) {
+		snprintf(err, errlen, "geometry: slot_bytes %" PRIu32 " must be a multiple of 64 holding header %"
+			 PRIu32 " + mtu %" PRIu32, g->slot_bytes, g->hdr_bytes, g->mtu);
+		return LC_ERR_CONFIG;
+	}
+	if (g->off_ctrl % LC_LINE != 0 || (uint64_t)g->off_ctrl + sizeof(struct lc_nic_ctrl) > g->off_send_ring) {
+		snprintf(err, errlen, "geometry: control block at %" PRIu32 " needs %zu bytes before the send ring at %"
+			 PRIu32, g->off_ctrl, sizeof(struct lc_nic_ctrl), g->off_send_ring);
+		return LC_ERR_CONFIG;
+	}
+	end = g->off_send_ring;
+#define LC_X_CHECK(name, count, size, off)                                                  \
+	if (!is_pow2(count) || (off) % LC_LINE != 0 || (off) < end ||                         \
+	    (uint64_t)(off) + (uint64_t)(count) * (size) > g->sram_bytes) {                   \
+		snprintf(err, errlen, "geometry: %s (%" PRIu32 " x %" PRIu32 " bytes at %" PRIu32   \
+			 ") must be a power of two, 64-aligned, after the previous buffer and inside %" \
+			 PRIu32 " bytes of SRAM", name, (uint32_t)(count), (uint32_t)(size),          \
+			 (uint32_t)(off), g->sram_bytes);                                             \
+		return LC_ERR_CONFIG;                                                                \
+	}                                                                                          \
+	end = (uint64_t)(off) + (uint64_t)(count) * (size);
+	LC_GEOM_BUFFERS(LC_X_CHECK)
+#undef LC_X_CHECK
+#undef LC_GEOM_BUFFERS
+	if (!is_pow2(g->staging_slots) || g->staging_slots < 2) {
+		snprintf(err, errlen, "geometry: staging_slots %" PRIu32 " must be a power of two >= 2",
+			 g->staging_slots);
+		return LC_ERR_CONFIG;
+	}
+	if (g->switch_ports < 2 || g->switch_ports > 256) {
+		snprintf(err, errlen, "geometry: switch_ports %" PRIu32 " not in 2..256", g->switch_ports);
+		return LC_ERR_CONFIG;
+	}
+	if (lc_net_switches(g) == 0) {
+		snprintf(err, errlen, "geometry: %" PRIu32 " nodes do not fit a two-level network of %" PRIu32
+			 "-port switches (at most %" PRIu32 ")", g->nodes, g->switch_ports,
+			 g->switch_ports * (g->switch_ports - 1));
+		return LC_ERR_CONFIG;
+	}
+	if (g->backpressure_timeout_ns == 0) {
+		snprintf(err, errlen, "geometry: backpressure_timeout_ns must be > 0");
+		return LC_ERR_CONFIG;
+	}
+	return 0;
+}
+
+void lc_seg_layout(const struct lc_nic_geom *g, struct lc_seg_node_layout *nl,
+		   uint64_t *off_nodes, uint64_t *off_net, uint64_t *total)
+{
+	uint64_t o = 0;
+
+	nl->sram = o;
+	o = align_up(o + g->sram_bytes, LC_LINE);
+	nl->staging = o;
+	o = align_up(o + (uint64_t)g->staging_slots * g->slot_bytes, LC_LINE);
+	nl->nic_stats = o;
+	o = align_up(o + sizeof(uint64_t) * LC_NIC_STAT_COUNT, LC_LINE);
+	nl->host_stats = o;
+	o = align_up(o + sizeof(uint64_t) * LC_HOST_STATS_MAX, LC_LINE);
+	nl->dst_drops = o;
+	o = align_up(o + sizeof(uint32_t) * g->nodes, LC_LINE);
+	nl->bytes = align_up(o, 4096);
+	*off_nodes = align_up(sizeof(struct lc_seg_hdr), 4096);
+	*off_net = *off_nodes + nl->bytes * g->nodes;
+	*total = *off_net + (uint64_t)lc_net_ports(g) * sizeof(struct lc_net_port);
+}
+
+int lc_seg_create(const char *name, const struct lc_nic_geom *g, char *err, size_t errlen)
+{
+	struct lc_seg_node_layout nl;
+	uint64_t off_nodes, off_net, total;
+	struct lc_seg_hdr *h;
+	void *p;
+	int fd, rc;
+
+	if (!name || !g)
+		return LC_ERR_INVAL;
+	rc = lc_geom_check(g, err, errlen);
+	if (rc)
+		return rc;
+	lc_seg_layout(g, &nl, &off_nodes, &off_net, &total);
+	fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "shm_open(%s): %s", name, strerror(errno));
+		return errno == EEXIST ? LC_ERR_BUSY : LC_ERR_SYS;
+	}
+	if (ftruncate(fd, (off_t)total) != 0) {
+		snprintf(err, errlen, "ftruncate(%s, %" PRIu64 "): %s", name, total, strerror(errno));
+		close(fd);
+		shm_unlink(name);
+		return LC_ERR_SYS;
+	}
+	p = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		snprintf(err, errlen, "mmap(%s): %s", name, strerror(errno));
+		shm_unlink(name);
+		return LC_ERR_SYS;
+	}
+	/* ftruncate zeroed everything: every ring index starts at 0, every node unused. */
+	h = p;
+	h->version = LC_SEG_LAYOUT_VERSION;
+	h->hdr_bytes = sizeof(*h);
+	h->fingerprint = g->fingerprint;
+	h->geom = *g;
+	h->geom.mcp_thread = 0;
+	h->total_bytes = total;
+	h->off_nodes = off_nodes;
+	h->node_bytes = nl.bytes;
+	h->off_net = off_net;
+	h->net_ports = lc_net_ports(g);
+	h->net_switches = lc_net_switches(g);
+	/* release: pairs with the acquire of magic in lc_seg_map (header complete) */
+	atomic_store_explicit(&h->magic, LC_SEG_MAGIC, memory_order_release);
+	munmap(p, (size_t)total);
+	return 0;
+}
+
+/* Map the whole object named name read-write; 0 or negative lc_err. */
+static int map_raw(const char *name, uint8_t **base, size_t *bytes, char *err, size_t errlen)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	fd = shm_open(name, O_RDWR, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "job segment %s: %s", name, strerror(errno));
+		return LC_ERR_SYS;
+	}
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(struct lc_seg_hdr)) {
+		snprintf(err, errlen, "job segment %s is too small to be a libcomm job segment", name);
+		close(fd);
+		return LC_ERR_CONFIG;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		snprintf(err, errlen, "mmap(%s): %s", name, strerror(errno));
+		return LC_ERR_SYS;
+	}
+	*base = p;
+	*bytes = (size_t)st.st_size;
+	return 0;
+}
+
+/* Is the mapped object a finished segment of this layout version? */
+static int check_magic(const char *name, const struct lc_seg_hdr *h, size_t bytes, char *err, size_t errlen)
+{
+	/* acquire: pairs with the release of magic in lc_seg_create */
+	if (atomic_load_explicit(&h->magic, memory_order_acquire) != LC_SEG_MAGIC) {
+		snprintf(err, errlen, "job segment %s is not a libcomm job segment (bad magic)", name);
+		return LC_ERR_CONFIG;
+	}
+	if (h->version != LC_SEG_LAYOUT_VERSION || h->hdr_bytes != sizeof(*h)) {
+		snprintf(err, errlen, "job segment %s has layout version %" PRIu32 " (%" PRIu32
+			 "-byte header), this program uses version %d (%zu bytes)", name, h->version,
+			 h->hdr_bytes, LC_SEG_LAYOUT_VERSION, sizeof(*h));
+		return LC_ERR_CONFIG;
+	}
+	if (h->total_bytes != bytes) {
+		snprintf(err, errlen, "job segment %s is %zu bytes, its header says %" PRIu64, name, bytes,
+			 h->total_bytes);
+		return LC_ERR_CONFIG;
+	}
+	return 0;
+}
+
+int lc_seg_map(const char *name, const struct lc_nic_geom *g, uint8_t **base, size_t *bytes,
+	       char *err, size_t errlen)
+{
+	const struct lc_seg_hdr *h;
+	int rc;
+
+	rc = lc_geom_check(g, err, errlen);
+	if (rc)
+		return rc;
+	rc = map_raw(name, base, bytes, err, errlen);
+	if (rc)
+		return rc;
+	h = (const struct lc_seg_hdr *)*base;
+	rc = check_magic(name, h, *bytes, err, errlen);
+	if (rc)
+		goto fail;
+	if (h->fingerprint != g->fingerprint) {
+		snprintf(err, errlen, "segment made for config fingerprint %016" PRIx64
+			 ", this program is %016" PRIx64, h->fingerprint, g->fingerprint);
+		rc = LC_ERR_CONFIG;
+		goto fail;
+	}
+#define LC_X_CMP(f)                                                                          \
+	if ((uint64_t)h->geom.f != (uint64_t)g->f) {                                           \
+		snprintf(err, errlen, "segment made for geometry " #f " = %" PRIu64                  \
+			 ", this program has %" PRIu64, (uint64_t)h->geom.f, (uint64_t)g->f);        \
+		rc = LC_ERR_CONFIG;                                                                 \
+		goto fail;                                                                          \
+	}
+	LC_GEOM_FIELDS(LC_X_CMP)
+#undef LC_X_CMP
+	return 0;
+fail:
+	munmap(*base, *bytes);
+	*base = NULL;
+	return rc;
+}
+
+/* Every geometry field but mcp_thread is compared: a field added to the struct must join the list. */
+#define LC_X_SIZE(f) + sizeof(((struct lc_nic_geom *)0)->f)
+_Static_assert(sizeof(struct lc_nic_geom) == 0 LC_GEOM_FIELDS(LC_X_SIZE) + sizeof(uint64_t),
+	       "LC_GEOM_FIELDS lists every field of struct lc_nic_geom (mcp_thread and padding aside)");
+#undef LC_X_SIZE
+
+struct lc_nic_ctrl *lc_seg_ctrl(const struct lc_nic *nic, uint32_t node)
+{
+	return (struct lc_nic_ctrl *)(lc_seg_sram(nic, node) + nic->g.off_ctrl);
+}
+
+uint8_t *lc_seg_sram(const struct lc_nic *nic, uint32_t node)
+{
+	return nic->seg + nic->hdr->off_nodes + nic->hdr->node_bytes * node + nic->nl.sram;
+}
+
+uint32_t lc_seg_node_state(const struct lc_nic *nic, uint32_t node)
+{
+	/* acquire: pairs with the release of the state in lc_seg_mark_dead / lc_nic_detach (R10) */
+	return atomic_load_explicit(&nic->hdr->node[node].state, memory_order_acquire);
+}
+
+void lc_seg_mark_dead(const char *name, uint32_t node)
+{
+	char err[256];
+	uint8_t *base;
+	size_t bytes;
+	struct lc_seg_hdr *h;
+
+	if (!name || map_raw(name, &base, &bytes, err, sizeof(err)) != 0)
+		return;
+	h = (struct lc_seg_hdr *)base;
+	if (check_magic(name, h, bytes, err, sizeof(err)) == 0 && node < h->geom.nodes)
+		/* release (R10): pairs with the acquire in lc_seg_node_state */
+		atomic_store_explicit(&h->node[node].state, LC_NODE_DEAD, memory_order_release);
+	munmap(base, bytes);
+}
+
+int lc_seg_read_stats(const char *name, uint32_t node, uint64_t nic[LC_NIC_STAT_COUNT],
+		      uint64_t host[LC_HOST_STATS_MAX])
+{
+	struct lc_seg_node_layout nl;
+	uint64_t off_nodes, off_net, total;
+	char err[256];
+	uint8_t *base, *area;
+	size_t bytes;
+	struct lc_seg_hdr *h;
+	int rc;
+
+	if (!name)
+		return LC_ERR_INVAL;
+	rc = map_raw(name, &base, &bytes, err, sizeof(err));
+	if (rc)
+		return rc;
+	h = (struct lc_seg_hdr *)base;
+	rc = check_magic(name, h, bytes, err, sizeof(err));
+	if (rc == 0 && node >= h->geom.nodes)
+		rc = LC_ERR_RANGE;
+	if (rc == 0) {
+		lc_seg_layout(&h->geom, &nl, &off_nodes, &off_net, &total);
+		area = base + off_nodes + nl.bytes * node;
+		for (uint32_t i = 0; nic && i < LC_NIC_STAT_COUNT; i++)
+			nic[i] = atomic_load_explicit((_Atomic uint64_t *)(area + nl.nic_stats) + i,
+						      memory_order_relaxed);
+		for (uint32_t i = 0; host && i < LC_HOST_STATS_MAX; i++)
+			host[i] = atomic_load_explicit((_Atomic uint64_t *)(area + nl.host_stats) + i,
+						       memory_order_relaxed);
+	}
+	munmap(base, bytes);
+	return rc;
+}
+
+int lc_seg_unlink(const char *name)
+{
+	if (!name)
+		return LC_ERR_INVAL;
+	return shm_unlink(name) == 0 ? 0 : LC_ERR_SYS;
+}
