@@ -1,0 +1,4 @@
+-- b closes the loop
+return {
+  extends = "a",
+}

@@ -1,0 +1,4 @@
+return {
+  extends = "parent",
+  mtu = 4096,
+}

@@ -1,0 +1,5 @@
+return {
+  nic = {
+    tx_dma = 100,
+  },
+}

@@ -1,0 +1,5 @@
+return {
+  nic = {
+    tx_fifo = 48,
+  },
+}

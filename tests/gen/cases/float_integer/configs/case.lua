@@ -1,0 +1,3 @@
+return {
+  nic = { sram_bytes = 2^21 },
+}

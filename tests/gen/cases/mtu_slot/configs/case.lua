@@ -1,0 +1,4 @@
+return {
+  mtu = 8192,
+  nic = { slot_bytes = 8192 },
+}

@@ -1,0 +1,4 @@
+return {
+  pio_threshold = 0,
+  mtu = 10,
+}

@@ -1,0 +1,4 @@
+return {
+  protocols = { "checksum" },
+  checksum = { cover = "payload" },
+}

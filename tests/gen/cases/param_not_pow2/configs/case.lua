@@ -1,0 +1,5 @@
+return {
+  reliability = {
+    window = 24,
+  },
+}

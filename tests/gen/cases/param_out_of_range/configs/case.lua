@@ -1,0 +1,5 @@
+return {
+  reliability = {
+    timeout_us = 0,
+  },
+}

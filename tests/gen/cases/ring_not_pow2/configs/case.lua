@@ -1,0 +1,6 @@
+return {
+  nic = {
+    recv_ring = 16,
+    send_ring = 12,
+  },
+}

@@ -1,0 +1,3 @@
+return {
+  mtu = os.getenv("MTU"),
+}

@@ -1,0 +1,5 @@
+return {
+  nic = {
+    slot_bytes = 8250,
+  },
+}

@@ -1,0 +1,5 @@
+return {
+  host = {
+    staging_bytes = 8192,
+  },
+}

@@ -1,0 +1,6 @@
+return {
+  nic = {
+    send_ring = 16,
+    send_rng = 16,
+  },
+}

@@ -1,0 +1,6 @@
+return {
+  protocols = { "checksum" },
+  checksum = {
+    covers = "frame",
+  },
+}

@@ -1,0 +1,6 @@
+return {
+  protocols = {
+    "checksum",
+    "reliablity",
+  },
+}
