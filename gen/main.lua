@@ -8,8 +8,8 @@
 local script = arg and arg[0] or "gen/main.lua"
 local gen_dir = script:match("^(.*)/[^/]*$") or "."
 package.path = gen_dir .. "/?.lua;" .. package.path
-local root = (gen_dir:match("^(.*)/[^/]*$")) or (gen_dir == "." and ".." or ".")
-if gen_dir == "gen" then root = "." end
+-- The repo root is the parent of gen/ (gen_dir "gen" -> ".", "/x/gen" -> "/x", "." -> "..").
+local root = gen_dir:match("^(.*)/[^/]*$") or (gen_dir == "." and ".." or ".")
 
 local util = require("util")
 local parse = require("parse")
@@ -141,7 +141,7 @@ local m, mdiags = model.build(c, frame, protos, name)
 if #mdiags > 0 then fail(mdiags) end
 model.finish(m)
 
--- Generated C names must not collide.
+-- Generated C names must not collide (e.g. protocol a_b's c and protocol a's b_c).
 local emit_config = require("emit_config")
 local macros = emit_config.macros(m, schema, protos)
 do
@@ -149,15 +149,14 @@ do
   for _, d in ipairs(macros) do
     local prev = seen[d.name]
     if prev then
-      local file = d.owner
-      local src = (file == prev.owner) and nil or nil
+      local src, param
       for _, p in pairs(protos) do
-        if p.file == file then src = p.src end
+        if p.file == d.owner then src = p.src end
       end
-      diags[#diags + 1] = parse.diag(file, nil, d.comment,
+      param = d.comment:match("^[%w_]+%.([%w_]+)")
+      diags[#diags + 1] = parse.diag(d.owner, parse.find_line(src, "params", param), d.comment,
         "macro " .. d.name .. " is also generated for " .. prev.comment
-        .. (prev.owner ~= file and (" (" .. prev.owner .. ")") or ""))
-      local _ = src
+        .. (prev.owner ~= d.owner and (" (" .. prev.owner .. ")") or ""))
     end
     seen[d.name] = d
   end
