@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/* Job segment: create, attach, refusal of a mismatched segment, node states, counters. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "nic_test.h"
+
+TestSuite(seg, .fini = lct_fini, .timeout = 30);
+
+/* Attach node with geometry g; expect failure code want and a message containing needle. */
+static void attach_refused(const struct lc_nic_geom *g, uint32_t node, int want, const char *needle)
+{
+	char err[256] = "";
+	int rc = 0;
+	struct lc_nic *nic = lc_nic_attach(lct_name, node, g, err, sizeof(err), &rc);
+
+	cr_assert_null(nic);
+	cr_assert_eq(rc, want, "rc %d, expected %d (%s)", rc, want, err);
+	cr_assert(strstr(err, needle), "message '%s' lacks '%s'", err, needle);
+}
+
+Test(seg, create_is_private_and_zeroed)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 3 });
+	struct stat st;
+	char path[128];
+
+	lct_setup(&g, "mode");
+	snprintf(path, sizeof(path), "/dev/shm%s", lct_name);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0600);
+	for (uint32_t i = 0; i < 3; i++) {
+		cr_assert_eq(lc_nic_node(lct_nic[i]), i);
+		cr_assert_eq(lc_nic_nodes(lct_nic[i]), 3);
+		cr_assert(lc_nic_tx_idle(lct_nic[i]));
+		cr_assert_null(lc_nic_rx_peek(lct_nic[i]));
+		for (int s = 0; s < LC_NIC_STAT_COUNT; s++)
+			cr_assert_eq(lct_stat(lct_nic[i], (enum lc_nic_stat)s), 0);
+	}
+}
+
+Test(seg, create_twice_is_busy)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ 0 });
+	char err[256] = "";
+
+	lct_create(&g, "twice");
+	cr_assert_eq(lc_seg_create(lct_name, &g, err, sizeof(err)), LC_ERR_BUSY);
+	cr_assert(strstr(err, lct_name));
+}
+
+Test(seg, fingerprint_mismatch_refused)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ 0 });
+	struct lc_nic_geom other = g;
+
+	lct_create(&g, "fp");
+	other.fingerprint ^= 0x10;
+	attach_refused(&other, 0, LC_ERR_CONFIG, "segment made for config fingerprint 5eed0000c0ffee00");
+	attach_refused(&other, 0, LC_ERR_CONFIG, "this program is 5eed0000c0ffee10");
+	/* the refusal left the node unused: the right program still attaches */
+	lct_attach(&g, 0);
+}
+
+Test(seg, geometry_mismatch_refused)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ 0 });
+	struct lc_nic_geom other = lct_geom((struct lct_shape){ .recv_ring = 16 });
+	char want[128];
+
+	lct_create(&g, "geom");
+	/* the first field that differs is named */
+	snprintf(want, sizeof(want), "sram_bytes = %u, this program has %u", g.sram_bytes, other.sram_bytes);
+	attach_refused(&other, 0, LC_ERR_CONFIG, want);
+	other = g;
+	other.switch_ports = 8;
+	attach_refused(&other, 0, LC_ERR_CONFIG, "switch_ports = 16, this program has 8");
+	other = lct_geom((struct lct_shape){ .nodes = 3 });
+	attach_refused(&other, 0, LC_ERR_CONFIG, "nodes = 2, this program has 3");
+	other = lct_geom((struct lct_shape){ .timeout_ns = 5 });
+	attach_refused(&other, 0, LC_ERR_CONFIG, "backpressure_timeout_ns");
+	/* the MCP mode is per process, not part of the layout */
+	other = g;
+	other.mcp_thread = 1;
+	lct_attach(&other, 1);
+}
+
+Test(seg, version_mismatch_refused)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ 0 });
+	struct lc_seg_hdr *h;
+	int fd;
+
+	lct_create(&g, "ver");
+	fd = shm_open(lct_name, O_RDWR, 0);
+	cr_assert_geq(fd, 0);
+	h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	cr_assert_neq(h, MAP_FAILED);
+	h->version = LC_SEG_LAYOUT_VERSION + 1;
+	attach_refused(&g, 0, LC_ERR_CONFIG, "layout version 2");
+	h->version = LC_SEG_LAYOUT_VERSION;
+	atomic_store(&h->magic, 0);
+	attach_refused(&g, 0, LC_ERR_CONFIG, "not a libcomm job segment");
+	munmap(h, sizeof(*h));
+}
+
+Test(seg, stale_or_foreign_object_refused)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ 0 });
+	int fd;
+
+	snprintf(lct_name, sizeof(lct_name), "/lc.test.%d.small", (int)getpid());
+	fd = shm_open(lct_name, O_CREAT | O_EXCL | O_RDWR, 0600);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, 100), 0);
+	close(fd);
+	attach_refused(&g, 0, LC_ERR_CONFIG, "too small");
+	lc_seg_unlink(lct_name);
+	attach_refused(&g, 0, LC_ERR_SYS, lct_name);
+	lct_name[0] = 0;
+}
+
+/* Each row is a geometry that must be refused, with the word the message must carry. */
+Test(seg, bad_geometry_refused)
+{
+	struct {
+		const char *what;
+		struct lc_nic_geom g;
+	} rows[6];
+	char err[256];
+	int n = 0;
+
+	rows[n].what = "send ring";
+	rows[n].g = lct_geom((struct lct_shape){ .send_ring = 6 });          /* not a power of two */
+	n++;
+	rows[n].what = "nodes";
+	rows[n].g = lct_geom((struct lct_shape){ .nodes = LC_MAX_NODES + 1 });
+	n++;
+	rows[n].what = "slot_bytes";
+	rows[n].g = lct_geom((struct lct_shape){ 0 });
+	rows[n].g.slot_bytes -= 64;                                          /* header + mtu no longer fit */
+	n++;
+	rows[n].what = "rx fifo";
+	rows[n].g = lct_geom((struct lct_shape){ 0 });
+	rows[n].g.sram_bytes = rows[n].g.off_rx_fifo + 8;                    /* SRAM too small */
+	n++;
+	rows[n].what = "two-level";
+	rows[n].g = lct_geom((struct lct_shape){ .nodes = 13, .ports = 4 }); /* 5 leaves > 4 root ports */
+	n++;
+	rows[n].what = "control block";
+	rows[n].g = lct_geom((struct lct_shape){ 0 });
+	rows[n].g.off_send_ring = 64;                                         /* overlaps the control block */
+	n++;
+	snprintf(lct_name, sizeof(lct_name), "/lc.test.%d.bad", (int)getpid());
+	for (int i = 0; i < n; i++) {
+		err[0] = 0;
+		cr_assert_eq(lc_seg_create(lct_name, &rows[i].g, err, sizeof(err)), LC_ERR_CONFIG, "row %d", i);
+		cr_assert(strstr(err, rows[i].what), "row %d: '%s' lacks '%s'", i, err, rows[i].what);
+	}
+	/* the boundary row that fits: 12 nodes on 4-port switches (4 leaves of 3) */
+	rows[0].g = lct_geom((struct lct_shape){ .nodes = 12, .ports = 4 });
+	cr_assert_eq(lc_seg_create(lct_name, &rows[0].g, err, sizeof(err)), 0, "%s", err);
+}
+
+Test(seg, node_states)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 4 });
+
+	lct_create(&g, "state");
+	lct_attach(&g, 0);
+	/* a node not attached yet counts as alive (frames wait for it) */
+	cr_assert(lc_nic_peer_alive(lct_nic[0], 1));
+	cr_assert_not(lc_nic_peer_alive(lct_nic[0], 4));
+	attach_refused(&g, 4, LC_ERR_RANGE, "out of range");
+	attach_refused(&g, 0, LC_ERR_BUSY, "attached");
+	lct_attach(&g, 1);
+	lct_attach(&g, 2);
+	cr_assert(lc_nic_peer_alive(lct_nic[0], 2));
+	lc_seg_mark_dead(lct_name, 2);
+	cr_assert_not(lc_nic_peer_alive(lct_nic[0], 2));
+	lc_nic_detach(lct_nic[1]);
+	lct_nic[1] = NULL;
+	cr_assert_not(lc_nic_peer_alive(lct_nic[0], 1));
+	attach_refused(&g, 1, LC_ERR_BUSY, "exited");
+	/* detach of a node marked dead keeps it dead */
+	lc_nic_detach(lct_nic[2]);
+	lct_nic[2] = NULL;
+	attach_refused(&g, 2, LC_ERR_BUSY, "dead");
+}
+
+Test(seg, read_stats_after_detach)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ 0 });
+	uint64_t nic[LC_NIC_STAT_COUNT], host[LC_HOST_STATS_MAX];
+	uint8_t buf[256];
+
+	lct_setup(&g, "stats");
+	atomic_store(&lc_nic_host_stats(lct_nic[0])[5], 77);
+	cr_assert_eq(lct_send(lct_nic[0], 1, 0, 10, 0, buf, NULL), 0);
+	lct_wait_rx(lct_nic[1]);
+	lc_nic_detach(lct_nic[0]);
+	lct_nic[0] = NULL;
+	cr_assert_eq(lc_seg_read_stats(lct_name, 0, nic, host), 0);
+	cr_assert_eq(host[5], 77);
+	cr_assert_eq(nic[LC_NIC_STAT_net_tx_frames], 1);
+	cr_assert_eq(nic[LC_NIC_STAT_net_tx_bytes], sizeof(struct lc_frame_hdr) + 10);
+	cr_assert_eq(nic[LC_NIC_STAT_doorbells], 1);
+	cr_assert_eq(lc_seg_read_stats(lct_name, 1, nic, NULL), 0);
+	cr_assert_eq(nic[LC_NIC_STAT_net_rx_frames], 1);
+	cr_assert_eq(lc_seg_read_stats(lct_name, 2, nic, host), LC_ERR_RANGE);
+}
