@@ -316,10 +316,14 @@ function M.config(cfg, schema, protos)
   -- Protocols: known, implemented, requirements, conflicts.
   local selected, seen = {}, {}
   local all_names = util.sorted_keys(protos)
+  local function origin(name)
+    return name == cfg.added and " (added by --with-protocol)" or ""
+  end
   for _, name in ipairs(out.protocols) do
     local p = protos[name]
     if not p then
-      err("protocols", "unknown protocol '" .. name .. "'" .. util.did_you_mean(name, all_names),
+      err("protocols", "unknown protocol '" .. name .. "'" .. origin(name)
+        .. util.did_you_mean(name, all_names),
         nil, name)
     elseif seen[name] then
       err("protocols", "'" .. name .. "' is listed twice", nil, name)
@@ -327,8 +331,8 @@ function M.config(cfg, schema, protos)
       seen[name] = true
       selected[#selected + 1] = p
       if not p.implemented then
-        err("protocols", "'" .. name .. "' has no implementation yet (registry entry only: "
-          .. p.file .. ")", "unimplemented", name)
+        err("protocols", "'" .. name .. "'" .. origin(name) .. " has no implementation yet "
+          .. "(registry entry only: " .. p.file .. ")", "unimplemented", name)
       end
     end
   end

@@ -129,7 +129,7 @@ if opts["with-protocol"] then
 end
 
 local c, cdiags = check.config({ resolved = resolved, origins = origins, sources = sources,
-  main = cshown }, schema, protos)
+  main = cshown, added = opts["with-protocol"] }, schema, protos)
 local function diag_exit(diags)
   local only_unimpl = true
   for _, d in ipairs(diags) do only_unimpl = only_unimpl and d.kind == "unimplemented" end

@@ -137,8 +137,8 @@ local function merge(base, child, origins, file, prefix)
     local v = child[k]
     local dotted = prefix .. tostring(k)
     local b = base[k]
-    if type(v) == "table" and type(b) == "table" and not util.is_list(v) and not util.is_list(b)
-       and next(v) ~= nil then
+    -- An empty table merges into a table of keys but replaces a list.
+    if type(v) == "table" and type(b) == "table" and not util.is_list(v) and not util.is_list(b) then
       origins[dotted] = origins[dotted] or file
       merge(b, v, origins, file, dotted .. ".")
     else

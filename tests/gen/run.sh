@@ -52,6 +52,16 @@ for dir in "$here"/cases/*/; do
 	fi
 done
 
+# Resolution of extends (tests/gen/resolve): --print of each key against expected.print.
+res="$here/resolve"
+while IFS='|' read -r key extra want; do
+	case "$key" in '#'*|'') continue ;; esac
+	# shellcheck disable=SC2086
+	got=$(cd "$res" && "$lua" "$gen" --configs-dir configs --config configs/case.lua $extra \
+		--print "$key" 2>&1)
+	if [ "$got" = "$want" ]; then ok; else ko "resolve: --print $key $extra: got '$got', want '$want'"; fi
+done <"$res/expected.print"
+
 # --- positive checks on the shipped configs ----------------------------------
 cflags="-std=c11 -Wall -Wextra -Werror -Wundef -Wshadow -Wmissing-prototypes -Wstrict-prototypes"
 cat >"$tmp/all.c" <<'CEOF'
