@@ -1,0 +1,4 @@
+return {
+  protocols = { "checksum" },
+  cheksum = { cover = "frame" },
+}
