@@ -18,6 +18,7 @@
 #include "lc_config.h"
 #include "lc_frame_hdr.h"
 #include "lc_protocols.h"
+#include "lc_verdict.h"
 #include "lc_proto_state.h"
 #include "nic.h"
 

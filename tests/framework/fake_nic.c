@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/* A fake in-process NIC (nic/nic.h) for the framework's unit tests. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "fake_nic.h"
+#include "nic.h"
+
+struct lc_nic {
+	uint32_t node, nodes;
+	uint8_t slot[LC_NIC_SLOT_BYTES];      /* the one Send Ring slot handed out */
+	uint32_t ring;                        /* slots usable before "ring full" */
+	uint32_t inring;                      /* frames posted, not yet stepped */
+	struct lc_fake_frame *wire;           /* LC_FAKE_FRAMES, frames to other nodes */
+	uint32_t nwire;
+	struct lc_fake_frame *stage;          /* LC_FAKE_FRAMES, FIFO of staging */
+	uint32_t shead, stail;
+	struct lc_fake_frame *pend;           /* LC_FAKE_FRAMES, posted not yet stepped */
+	uint32_t phead, ptail;
+	uint32_t tickets, done;
+	int dma_running;
+	int alive[LC_MAX_NODES];
+	uint32_t drops[LC_MAX_NODES];
+	_Atomic uint64_t nic_stats[LC_NIC_STAT_COUNT];
+	_Atomic uint64_t host_stats[LC_HOST_STATS_MAX];
+};
+
+static struct lc_nic *lc_fake;
+
+const struct lc_fake_frame *lc_fake_wire(uint32_t i)
+{
+	return i < lc_fake->nwire ? &lc_fake->wire[i] : NULL;
+}
+
+uint32_t lc_fake_wire_count(void)
+{
+	return lc_fake ? lc_fake->nwire : 0;
+}
+
+void lc_fake_wire_clear(void)
+{
+	lc_fake->nwire = 0;
+}
+
+void lc_fake_inject(const struct lc_frame_hdr *hdr, const void *payload)
+{
+	struct lc_fake_frame *f = &lc_fake->stage[lc_fake->stail++ % LC_FAKE_FRAMES];
+
+	f->hdr = *hdr;
+	if (hdr->len <= LC_MTU && payload)
+		memcpy(f->payload, payload, hdr->len);
+}
+
+void lc_fake_set_ring(uint32_t slots)
+{
+	lc_fake->ring = slots;
+}
+
+void lc_fake_set_dma(int running)
+{
+	lc_fake->dma_running = running;
+}
+
+void lc_fake_set_alive(uint32_t peer, int alive)
+{
+	lc_fake->alive[peer] = alive;
+}
+
+void lc_fake_add_drops(uint32_t peer, uint32_t n)
+{
+	lc_fake->drops[peer] += n;
+}
+
+int lc_fake_attached(void)
+{
+	return lc_fake != NULL;
+}
+
+struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_nic_geom *g,
+			     char *err, size_t errlen, int *rc)
+{
+	struct lc_nic *n;
+	uint32_t i;
+
+	if (strcmp(name, "fake") != 0 || g->fingerprint != LC_CONFIG_FINGERPRINT) {
+		strncpy(err, "fake NIC: no such job", errlen - 1);
+		err[errlen - 1] = 0;
+		*rc = LC_ERR_CONFIG;
+		return NULL;
+	}
+	n = calloc(1, sizeof(*n));
+	n->wire = calloc(LC_FAKE_FRAMES, sizeof(*n->wire));
+	n->stage = calloc(LC_FAKE_FRAMES, sizeof(*n->stage));
+	n->pend = calloc(LC_FAKE_FRAMES, sizeof(*n->pend));
+	n->node = node;
+	n->nodes = g->nodes;
+	n->ring = LC_NIC_SEND_RING;
+	n->dma_running = 1;
+	for (i = 0; i < g->nodes; i++)
+		n->alive[i] = 1;
+	lc_fake = n;
+	return n;
+}
+
+void lc_nic_detach(struct lc_nic *nic)
+{
+	free(nic->wire);
+	free(nic->stage);
+	free(nic->pend);
+	free(nic);
+	lc_fake = NULL;
+}
+
+uint32_t lc_nic_node(const struct lc_nic *nic)
+{
+	return nic->node;
+}
+
+uint32_t lc_nic_nodes(const struct lc_nic *nic)
+{
+	return nic->nodes;
+}
+
+int lc_nic_peer_alive(const struct lc_nic *nic, uint32_t peer)
+{
+	return peer < nic->nodes && nic->alive[peer];
+}
+
+uint32_t lc_nic_dst_drops(const struct lc_nic *nic, uint32_t peer)
+{
+	return nic->drops[peer];
+}
+
+_Atomic uint64_t *lc_nic_stats(struct lc_nic *nic)
+{
+	return nic->nic_stats;
+}
+
+_Atomic uint64_t *lc_nic_host_stats(struct lc_nic *nic)
+{
+	return nic->host_stats;
+}
+
+void *lc_nic_tx_slot(struct lc_nic *nic)
+{
+	return nic->inring >= nic->ring ? NULL : nic->slot;
+}
+
+static struct lc_fake_frame *lc_fake_post(struct lc_nic *nic)
+{
+	struct lc_fake_frame *f = &nic->pend[nic->ptail++ % LC_FAKE_FRAMES];
+
+	memcpy(&f->hdr, nic->slot, sizeof(f->hdr));
+	nic->inring++;
+	atomic_fetch_add_explicit(&nic->nic_stats[LC_NIC_STAT_doorbells], 1, memory_order_relaxed);
+	return f;
+}
+
+void lc_nic_tx_post_pio(struct lc_nic *nic)
+{
+	struct lc_fake_frame *f = lc_fake_post(nic);
+
+	memcpy(f->payload, nic->slot + sizeof(f->hdr), f->hdr.len);
+	f->dma = 0;
+}
+
+uint32_t lc_nic_tx_post_dma(struct lc_nic *nic, const void *src, uint32_t len)
+{
+	struct lc_fake_frame *f = lc_fake_post(nic);
+
+	/* the copy happens now, completion only on a step with the engine running */
+	memcpy(f->payload, src, len);
+	f->dma = 1;
+	return ++nic->tickets;
+}
+
+uint32_t lc_nic_tx_dma_done(const struct lc_nic *nic)
+{
+	return nic->done;
+}
+
+int lc_nic_tx_idle(const struct lc_nic *nic)
+{
+	return nic->phead == nic->ptail;
+}
+
+struct lc_frame_hdr *lc_nic_rx_peek(struct lc_nic *nic)
+{
+	if (nic->shead == nic->stail)
+		return NULL;
+	/* header then payload, as in staging */
+	return &nic->stage[nic->shead % LC_FAKE_FRAMES].hdr;
+}
+
+void lc_nic_rx_release(struct lc_nic *nic)
+{
+	nic->shead++;
+}
+
+int lc_nic_step(struct lc_nic *nic)
+{
+	int work = 0;
+
+	if (nic->dma_running && nic->done != nic->tickets) {
+		nic->done = nic->tickets;
+		work++;
+	}
+	while (nic->phead != nic->ptail) {
+		struct lc_fake_frame *f = &nic->pend[nic->phead % LC_FAKE_FRAMES];
+
+		if (f->dma && !nic->dma_running)
+			break;
+		if (f->hdr.dst == nic->node)
+			lc_fake_inject(&f->hdr, f->payload);
+		else if (nic->nwire < LC_FAKE_FRAMES)
+			nic->wire[nic->nwire++] = *f;
+		nic->phead++;
+		nic->inring--;
+		work++;
+	}
+	return work;
+}

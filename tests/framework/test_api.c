@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the public API without a peer: names, error texts, misuse, open/close. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "fake_nic.h"
+#include "geom.h"
+
+static void env_fake(const char *node, const char *nodes)
+{
+	setenv("LC_JOB", "fake", 1);
+	setenv("LC_NODE", node, 1);
+	setenv("LC_NODES", nodes, 1);
+}
+
+TestSuite(api, .timeout = 20);
+
+Test(api, strerror_covers_every_code)
+{
+#define LC_X_CHECK(name, value, text) cr_expect_str_eq(lc_strerror(name), text, #name);
+	LC_ERROR_LIST(LC_X_CHECK)
+#undef LC_X_CHECK
+	cr_expect_str_eq(lc_strerror(-1000), "unknown error");
+	cr_expect_str_eq(lc_strerror(1), "unknown error");
+}
+
+Test(api, stat_names_are_unique_and_bounded)
+{
+	int i, j;
+
+	for (i = 0; i < LC_STAT_COUNT; i++) {
+		cr_assert_not_null(lc_stat_name(i), "counter %d has no name", i);
+		for (j = 0; j < i; j++)
+			cr_expect_str_neq(lc_stat_name(i), lc_stat_name(j));
+	}
+	cr_expect_null(lc_stat_name(-1));
+	cr_expect_null(lc_stat_name(LC_STAT_COUNT));
+	cr_expect_str_eq(lc_stat_name(LC_STAT_tx_msgs), "tx_msgs");
+	cr_expect_str_eq(lc_stat_name(LC_STAT_doorbells), "doorbells");
+}
+
+Test(api, open_without_env_says_commrun)
+{
+	lc_node *n = (lc_node *)1;
+
+	unsetenv("LC_JOB");
+	unsetenv("LC_NODE");
+	unsetenv("LC_NODES");
+	cr_assert_eq(lc_open(&n), LC_ERR_INVAL);
+	cr_expect_null(n);
+	cr_expect_not_null(strstr(lc_last_error(NULL), "commrun"), "%s", lc_last_error(NULL));
+	cr_expect_not_null(strstr(lc_last_error(NULL), "LC_JOB"));
+	cr_expect_eq(lc_open(NULL), LC_ERR_INVAL);
+}
+
+Test(api, open_env_checks)
+{
+	lc_node *n;
+
+	env_fake("2", "2");
+	cr_expect_eq(lc_open(&n), LC_ERR_RANGE);
+	cr_expect_not_null(strstr(lc_last_error(NULL), "LC_NODE=2 out of range 0..1"), "%s",
+			   lc_last_error(NULL));
+	env_fake("x1", "2");
+	cr_expect_eq(lc_open(&n), LC_ERR_INVAL);
+	env_fake("0", "0");
+	cr_expect_eq(lc_open(&n), LC_ERR_RANGE);
+	env_fake("0", "257");
+	cr_expect_eq(lc_open(&n), LC_ERR_RANGE);
+	setenv("LC_JOB", "no-such-job", 1);
+	setenv("LC_NODES", "2", 1);
+	cr_expect_eq(lc_open(&n), LC_ERR_CONFIG);
+	cr_expect_not_null(strstr(lc_last_error(NULL), "no such job"), "%s", lc_last_error(NULL));
+	cr_expect_eq(lc_fake_attached(), 0);
+}
+
+Test(api, null_and_foreign_node)
+{
+	lc_req *r;
+	int x = 0, done;
+	uint64_t st[LC_STAT_COUNT];
+
+	cr_expect_eq(lc_rank(NULL), LC_ERR_INVAL);
+	cr_expect_eq(lc_size(NULL), LC_ERR_INVAL);
+	cr_expect_eq(lc_send(NULL, 0, &x, 4), LC_ERR_INVAL);
+	cr_expect_eq(lc_recv(NULL, 0, &x, 4, NULL), LC_ERR_INVAL);
+	cr_expect_eq(lc_isend(NULL, 0, &x, 4, &r), LC_ERR_INVAL);
+	cr_expect_eq(lc_irecv(NULL, 0, &x, 4, &r), LC_ERR_INVAL);
+	cr_expect_eq(lc_test(NULL, NULL, &done, NULL), LC_ERR_INVAL);
+	cr_expect_eq(lc_wait(NULL, NULL, NULL), LC_ERR_INVAL);
+	cr_expect_eq(lc_progress(NULL), LC_ERR_INVAL);
+	cr_expect_eq(lc_stats(NULL, st), LC_ERR_INVAL);
+	cr_expect_eq(lc_close(NULL), LC_ERR_INVAL);
+	cr_expect_eq(lc_rank((lc_node *)&x), LC_ERR_INVAL);
+	cr_expect_not_null(strstr(lc_last_error(NULL), "lc_rank"));
+	cr_expect_str_eq(lc_config_name(), LC_CONFIG_NAME);
+}
+
+Test(api, misuse_on_open_node)
+{
+	lc_node *n;
+	lc_req *r;
+	char b[8];
+
+	env_fake("1", "4");
+	cr_assert_eq(lc_open(&n), 0, "%s", lc_last_error(NULL));
+	cr_expect_eq(lc_rank(n), 1);
+	cr_expect_eq(lc_size(n), 4);
+	cr_expect_eq(lc_isend(n, 7, b, 8, &r), LC_ERR_RANGE);
+	cr_expect_str_eq(lc_last_error(n), "lc_isend: node 7 out of range 0..3");
+	cr_expect_eq(lc_isend(n, -1, b, 8, &r), LC_ERR_RANGE);
+	cr_expect_eq(lc_irecv(n, 4, b, 8, &r), LC_ERR_RANGE);
+	cr_expect_eq(lc_irecv(n, -2, b, 8, &r), LC_ERR_RANGE);
+	cr_expect_eq(lc_isend(n, 0, NULL, 8, &r), LC_ERR_INVAL);
+	cr_expect_eq(lc_irecv(n, 0, NULL, 8, &r), LC_ERR_INVAL);
+	cr_expect_eq(lc_isend(n, 0, b, 8, NULL), LC_ERR_INVAL);
+	cr_expect_eq(lc_irecv(n, 0, b, 8, NULL), LC_ERR_INVAL);
+	cr_expect_eq(lc_isend(n, 0, b, LC_MAX_MSG + (size_t)1, &r), LC_ERR_TOOBIG);
+	cr_expect_eq(lc_wait(n, NULL, NULL), LC_ERR_INVAL);
+	cr_expect_eq(lc_wait(n, (lc_req *)b, NULL), LC_ERR_INVAL);
+	cr_expect_eq(lc_test(n, (lc_req *)b, NULL, NULL), LC_ERR_INVAL);
+	/* NULL buffer is fine with zero length */
+	cr_expect_eq(lc_isend(n, 0, NULL, 0, &r), 0);
+	lc_node *n2 = n;
+	cr_expect_eq(lc_open(&n2), LC_ERR_BUSY);
+	cr_expect_null(n2);
+	cr_expect_eq(lc_close(n), 0, "%s", lc_last_error(n));
+}
+
+Test(api, calls_after_close)
+{
+	lc_node *n;
+	lc_req *r;
+	int x = 0, done;
+	uint64_t st[LC_STAT_COUNT];
+
+	env_fake("0", "2");
+	cr_assert_eq(lc_open(&n), 0, "%s", lc_last_error(NULL));
+	cr_assert_eq(lc_close(n), 0);
+	cr_expect_eq(lc_fake_attached(), 0);
+	cr_expect_eq(lc_rank(n), LC_ERR_CLOSED);
+	cr_expect_eq(lc_size(n), LC_ERR_CLOSED);
+	cr_expect_eq(lc_send(n, 1, &x, 4), LC_ERR_CLOSED);
+	cr_expect_eq(lc_recv(n, 1, &x, 4, NULL), LC_ERR_CLOSED);
+	cr_expect_eq(lc_isend(n, 1, &x, 4, &r), LC_ERR_CLOSED);
+	cr_expect_eq(lc_irecv(n, 1, &x, 4, &r), LC_ERR_CLOSED);
+	cr_expect_eq(lc_test(n, NULL, &done, NULL), LC_ERR_CLOSED);
+	cr_expect_eq(lc_progress(n), LC_ERR_CLOSED);
+	cr_expect_eq(lc_stats(n, st), LC_ERR_CLOSED);
+	cr_expect_eq(lc_close(n), LC_ERR_CLOSED);
+	cr_expect_not_null(strstr(lc_last_error(n), "closed"));
+	/* a node may be opened again after close */
+	cr_expect_eq(lc_open(&n), 0);
+	cr_expect_eq(lc_close(n), 0);
+}
+
+Test(api, geometry_from_config)
+{
+	struct lc_nic_geom g;
+
+	cr_assert_eq(lc_geom_from_config(&g, 3), 0);
+	cr_expect_eq(g.nodes, 3);
+	cr_expect_eq(g.mtu, LC_MTU);
+	cr_expect_eq(g.hdr_bytes, sizeof(struct lc_frame_hdr));
+	cr_expect_eq(g.slot_bytes, LC_NIC_SLOT_BYTES);
+	cr_expect_geq(g.slot_bytes, g.hdr_bytes + g.mtu);
+	cr_expect_eq(g.send_ring, LC_NIC_SEND_RING);
+	cr_expect_eq(g.off_rx_fifo, LC_NIC_OFF_RX_FIFO);
+	cr_expect_eq(g.staging_slots, LC_HOST_STAGING_SLOTS);
+	cr_expect_eq(g.fingerprint, LC_CONFIG_FINGERPRINT);
+	cr_expect_eq(g.backpressure_timeout_ns, (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000);
+	cr_expect_eq(g.mcp_thread, LC_NIC_MCP_THREAD);
+	cr_expect_eq(lc_geom_from_config(&g, 0), LC_ERR_RANGE);
+	cr_expect_eq(lc_geom_from_config(&g, LC_MAX_NODES), 0);
+	cr_expect_eq(lc_geom_from_config(&g, LC_MAX_NODES + 1), LC_ERR_RANGE);
+	cr_expect_eq(lc_geom_from_config(NULL, 2), LC_ERR_INVAL);
+}

@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the pipeline over a fake in-process NIC: frames, matching, queues, faults, threads. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "fake_nic.h"
+#include "node.h"
+
+static lc_node *nd;
+
+/* This process is node 0 of 4; node 1..3 exist only as frames on the fake wire. */
+static void setup(void)
+{
+	setenv("LC_JOB", "fake", 1);
+	setenv("LC_NODE", "0", 1);
+	setenv("LC_NODES", "4", 1);
+	cr_assert_eq(lc_open(&nd), 0, "%s", lc_last_error(NULL));
+}
+
+static void teardown(void)
+{
+	lc_close(nd);
+}
+
+TestSuite(pipe, .init = setup, .fini = teardown, .timeout = 60);
+
+static void fill(uint8_t *b, size_t n, uint32_t salt)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)(i * 131 + salt + (i >> 8));
+}
+
+static uint64_t stat(int i)
+{
+	uint64_t s[LC_STAT_COUNT];
+
+	cr_assert_eq(lc_stats(nd, s), 0);
+	return s[i];
+}
+
+/* Inject a message of n bytes from src as the NIC would deliver it, frame by frame. */
+static void inject_msg(uint32_t src, uint32_t seq, const uint8_t *buf, uint32_t n, uint32_t from,
+		       uint32_t to_frames)
+{
+	uint32_t off = 0, k = 0;
+
+	do {
+		uint32_t len = n - off > LC_MTU ? LC_MTU : n - off;
+		struct lc_frame_hdr h = { .magic = LC_FRAME_MAGIC, .type = LC_FT_DATA,
+					  .flags = (uint8_t)((off == 0 ? LC_FF_FIRST : 0) |
+							     (off + len == n ? LC_FF_LAST : 0)),
+					  .src = (uint16_t)src, .dst = 0, .len = len, .seq = seq,
+					  .off = off, .msg_len = n };
+		if (k >= from && k < to_frames)
+			lc_fake_inject(&h, buf + off);
+		off += len;
+		k++;
+	} while (off < n);
+}
+
+/* Every boundary size, looped back through the (fake) NIC to this node. */
+Test(pipe, loopback_every_boundary_size)
+{
+	static const size_t sizes[] = { 0, 1, LC_PIO_THRESHOLD - 1, LC_PIO_THRESHOLD,
+					LC_PIO_THRESHOLD + 1, LC_MTU - 1, LC_MTU, LC_MTU + 1,
+					3 * LC_MTU + 5, 1 << 20, (1 << 20) + 7 };
+	size_t i, n = (1 << 20) + 7;
+	uint8_t *a = malloc(n), *b = malloc(n);
+	struct lc_status st;
+	lc_req *rs, *rr;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		fill(a, sizes[i], (uint32_t)i);
+		memset(b, 0xee, n);
+		cr_assert_eq(lc_irecv(nd, 0, b, n, &rr), 0);
+		cr_assert_eq(lc_isend(nd, 0, a, sizes[i], &rs), 0);
+		cr_assert_eq(lc_wait(nd, rs, &st), 0, "%s", lc_last_error(nd));
+		cr_expect_eq(st.len, sizes[i]);
+		cr_assert_eq(lc_wait(nd, rr, &st), 0, "%s", lc_last_error(nd));
+		cr_expect_eq(st.len, sizes[i]);
+		cr_expect_eq(st.src, 0);
+		cr_expect_eq(st.err, 0);
+		cr_expect_eq(memcmp(a, b, sizes[i]), 0, "size %zu", sizes[i]);
+		if (sizes[i] < n)
+			cr_expect_eq(b[sizes[i]], 0xee, "wrote past the message");
+	}
+	cr_expect_eq(stat(LC_STAT_tx_msgs), i);
+	cr_expect_eq(stat(LC_STAT_rx_msgs), i);
+	cr_expect_eq(stat(LC_STAT_tx_frames), stat(LC_STAT_rx_frames));
+	cr_expect_eq(stat(LC_STAT_rx_drops_bad), 0);
+	free(a);
+	free(b);
+}
+
+Test(pipe, header_fill_every_field)
+{
+	uint32_t n = 2 * LC_MTU + 3, i;
+	uint8_t *a = malloc(n);
+	lc_req *r1, *r2;
+	struct lc_sreq s = { .dst = 3, .seq = 77, .len = 10 };
+	struct lc_frame_hdr h;
+
+	lc_hdr_fill(&h, 2, &s, 0, 10);
+	cr_expect_eq(h.magic, LC_FRAME_MAGIC);
+	cr_expect_eq(h.type, LC_FT_DATA);
+	cr_expect_eq(h.flags, LC_FF_FIRST | LC_FF_LAST);
+	cr_expect_eq(h.src, 2);
+	cr_expect_eq(h.dst, 3);
+	cr_expect_eq(h.len, 10);
+	cr_expect_eq(h.seq, 77);
+	cr_expect_eq(h.off, 0);
+	cr_expect_eq(h.msg_len, 10);
+
+	fill(a, n, 9);
+	cr_assert_eq(lc_isend(nd, 2, a, n, &r1), 0);
+	cr_assert_eq(lc_isend(nd, 2, a, 0, &r2), 0);
+	cr_assert_eq(lc_wait(nd, r1, NULL), 0);
+	cr_assert_eq(lc_wait(nd, r2, NULL), 0);
+	cr_assert_eq(lc_fake_wire_count(), 4);
+	for (i = 0; i < 3; i++) {
+		const struct lc_fake_frame *f = lc_fake_wire(i);
+		uint32_t len = i < 2 ? LC_MTU : 3;
+
+		cr_expect_eq(f->hdr.magic, LC_FRAME_MAGIC);
+		cr_expect_eq(f->hdr.type, LC_FT_DATA);
+		cr_expect_eq(f->hdr.flags, (i == 0 ? LC_FF_FIRST : 0) | (i == 2 ? LC_FF_LAST : 0));
+		cr_expect_eq(f->hdr.src, 0);
+		cr_expect_eq(f->hdr.dst, 2);
+		cr_expect_eq(f->hdr.len, len);
+		cr_expect_eq(f->hdr.seq, 0);
+		cr_expect_eq(f->hdr.off, i * LC_MTU);
+		cr_expect_eq(f->hdr.msg_len, n);
+		cr_expect_eq(f->dma, len > LC_PIO_THRESHOLD, "frame %u: PIO up to the threshold", i);
+		cr_expect_eq(memcmp(f->payload, a + i * LC_MTU, len), 0);
+	}
+	cr_expect_eq(lc_fake_wire(3)->hdr.seq, 1, "sequence numbers count per destination");
+	cr_expect_eq(lc_fake_wire(3)->hdr.len, 0);
+	cr_expect_eq(lc_fake_wire(3)->hdr.flags, LC_FF_FIRST | LC_FF_LAST);
+	cr_expect_eq(stat(LC_STAT_dma_frames), 2);
+	cr_expect_eq(stat(LC_STAT_pio_frames), 2);
+	cr_expect_eq(stat(LC_STAT_tx_bytes), n);
+	free(a);
+}
+
+Test(pipe, request_pool_exhaustion_and_reuse)
+{
+	static lc_req *r[LC_HOST_MAX_REQUESTS];
+	static uint8_t buf[LC_HOST_MAX_REQUESTS];
+	lc_req *extra;
+	uint8_t v = 42;
+	struct lc_status st;
+	int i;
+
+	for (i = 0; i < LC_HOST_MAX_REQUESTS; i++)
+		cr_assert_eq(lc_irecv(nd, 1, &buf[i], 1, &r[i]), 0, "request %d", i);
+	cr_expect_eq(lc_irecv(nd, 1, &v, 1, &extra), LC_ERR_AGAIN);
+	cr_expect_eq(lc_isend(nd, 1, &v, 1, &extra), LC_ERR_AGAIN);
+	cr_expect_not_null(strstr(lc_last_error(nd), "max_requests"));
+	inject_msg(1, 0, &v, 1, 0, 1);
+	cr_assert_eq(lc_wait(nd, r[0], &st), 0);
+	cr_expect_eq(buf[0], 42);
+	cr_expect_eq(st.src, 1);
+	/* the freed request is taken again */
+	cr_assert_eq(lc_irecv(nd, 1, &v, 1, &extra), 0);
+	cr_expect_eq(extra, r[0]);
+	cr_expect_eq(lc_irecv(nd, 1, &v, 1, &r[0]), LC_ERR_AGAIN);
+}
+
+Test(pipe, unexpected_then_posted_in_order)
+{
+	uint8_t a[3][100], b[100];
+	struct lc_status st;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		fill(a[i], 100, (uint32_t)i + 1);
+		inject_msg(2, (uint32_t)i, a[i], 10 * (uint32_t)(i + 1), 0, 1);
+	}
+	lc_progress(nd);
+	cr_expect_eq(stat(LC_STAT_unexpected_msgs), 3);
+	for (i = 0; i < 3; i++) {
+		cr_assert_eq(lc_recv(nd, i == 1 ? LC_ANY_SOURCE : 2, b, sizeof(b), &st), 0);
+		cr_expect_eq(st.src, 2);
+		cr_expect_eq(st.len, 10 * (size_t)(i + 1), "messages of one source in order");
+		cr_expect_eq(memcmp(a[i], b, st.len), 0);
+	}
+}
+
+Test(pipe, unexpected_still_arriving_when_received)
+{
+	uint32_t n = 3 * LC_MTU + 11;
+	uint8_t *a = malloc(n), *b = malloc(n);
+	lc_req *r;
+	int done;
+
+	fill(a, n, 5);
+	inject_msg(3, 0, a, n, 0, 2);
+	lc_progress(nd);
+	cr_assert_eq(lc_irecv(nd, 3, b, n, &r), 0);
+	cr_assert_eq(lc_test(nd, r, &done, NULL), 0);
+	cr_expect_eq(done, 0);
+	inject_msg(3, 0, a, n, 2, 4);
+	cr_assert_eq(lc_wait(nd, r, NULL), 0);
+	cr_expect_eq(memcmp(a, b, n), 0);
+	cr_expect_eq(stat(LC_STAT_unexpected_msgs), 1);
+	free(a);
+	free(b);
+}
+
+Test(pipe, truncation_reports_true_size)
+{
+	uint8_t a[100], b[16];
+	struct lc_status st;
+	lc_req *r;
+
+	fill(a, 100, 3);
+	memset(b, 0, sizeof(b));
+	/* posted before arrival */
+	cr_assert_eq(lc_irecv(nd, 1, b, 10, &r), 0);
+	inject_msg(1, 0, a, 100, 0, 1);
+	cr_expect_eq(lc_wait(nd, r, &st), LC_ERR_TRUNC);
+	cr_expect_eq(st.len, 100);
+	cr_expect_eq(st.err, LC_ERR_TRUNC);
+	cr_expect_eq(memcmp(a, b, 10), 0);
+	cr_expect_eq(b[10], 0);
+	cr_expect_not_null(strstr(lc_last_error(nd), "100 bytes"), "%s", lc_last_error(nd));
+	/* unexpected */
+	inject_msg(1, 1, a, 100, 0, 1);
+	lc_progress(nd);
+	cr_expect_eq(lc_recv(nd, 1, b, 12, &st), LC_ERR_TRUNC);
+	cr_expect_eq(st.len, 100);
+	cr_expect_eq(memcmp(a, b, 12), 0);
+	/* the next message is intact */
+	inject_msg(1, 2, a, 5, 0, 1);
+	cr_expect_eq(lc_recv(nd, 1, b, 16, &st), 0);
+	cr_expect_eq(st.len, 5);
+}
+
+Test(pipe, bad_frames_are_dropped_and_counted)
+{
+	uint8_t a[64] = { 1 }, b[64];
+	struct lc_frame_hdr ok = { .magic = LC_FRAME_MAGIC, .type = LC_FT_DATA,
+				   .flags = LC_FF_FIRST | LC_FF_LAST, .src = 1, .dst = 0,
+				   .len = 8, .seq = 0, .off = 0, .msg_len = 8 };
+	struct lc_frame_hdr h;
+	lc_req *r;
+	int done;
+
+	cr_assert_eq(lc_irecv(nd, LC_ANY_SOURCE, b, sizeof(b), &r), 0);
+	h = ok; h.magic ^= 1; lc_fake_inject(&h, a);
+	h = ok; h.dst = 2; lc_fake_inject(&h, a);
+	h = ok; h.src = 4; lc_fake_inject(&h, a);
+	h = ok; h.len = LC_MTU + 1; h.msg_len = LC_MTU + 1; lc_fake_inject(&h, NULL);
+	h = ok; h.off = 4; h.flags = LC_FF_LAST; lc_fake_inject(&h, a);   /* off + len > msg_len */
+	h = ok; h.flags = LC_FF_LAST; h.msg_len = 16; h.off = 8; lc_fake_inject(&h, a); /* no first */
+	h = ok; h.type = LC_FT_CTRL; lc_fake_inject(&h, a);               /* nobody consumes it */
+	lc_progress(nd);
+	cr_assert_eq(lc_test(nd, r, &done, NULL), 0);
+	cr_expect_eq(done, 0);
+	cr_expect_eq(stat(LC_STAT_rx_drops_bad), 6);
+	cr_expect_eq(stat(LC_STAT_rx_drops_proto), 1);
+	lc_fake_inject(&ok, a);
+	cr_expect_eq(lc_wait(nd, r, NULL), 0);
+	/* a duplicate of the delivered message is dropped */
+	lc_fake_inject(&ok, a);
+	lc_progress(nd);
+	cr_expect_eq(stat(LC_STAT_rx_drops_bad), 7);
+	cr_expect_eq(stat(LC_STAT_rx_msgs), 1);
+}
+
+Test(pipe, lost_tail_fails_the_receive_and_resyncs)
+{
+	uint32_t n = 2 * LC_MTU;
+	uint8_t *a = malloc(n), *b = malloc(n);
+	lc_req *r1, *r2;
+	struct lc_status st;
+
+	fill(a, n, 1);
+	cr_assert_eq(lc_irecv(nd, 1, b, n, &r1), 0);
+	cr_assert_eq(lc_irecv(nd, 1, b, n, &r2), 0);
+	inject_msg(1, 0, a, n, 0, 1);         /* its second frame never comes */
+	inject_msg(1, 1, a, 40, 0, 1);
+	cr_expect_eq(lc_wait(nd, r1, &st), LC_ERR_LOST);
+	cr_expect_eq(lc_wait(nd, r2, &st), 0);
+	cr_expect_eq(st.len, 40);
+	free(a);
+	free(b);
+}
+
+Test(pipe, queued_sends_keep_order_when_the_ring_is_full)
+{
+	uint32_t n = 2 * LC_MTU + 100, i, k;
+	uint8_t *a = malloc(3 * n);
+	lc_req *r[3];
+
+	fill(a, 3 * n, 2);
+	lc_fake_set_ring(1);
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(lc_isend(nd, 1 + i % 2, a + i * n, n, &r[i]), 0);
+	cr_expect_geq(stat(LC_STAT_send_queue_hwm), 2);
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(lc_wait(nd, r[i], NULL), 0, "%s", lc_last_error(nd));
+	cr_expect_gt(stat(LC_STAT_tx_ring_full), 0);
+	while (lc_progress(nd) > 0) /* the last frame may still sit in the Send Ring */
+		;
+	cr_assert_eq(lc_fake_wire_count(), 9);
+	for (k = 0; k < 9; k++) {
+		const struct lc_fake_frame *f = lc_fake_wire(k);
+
+		i = k / 3;
+		cr_expect_eq(f->hdr.dst, 1 + i % 2);
+		cr_expect_eq(f->hdr.off, (k % 3) * LC_MTU);
+		cr_expect_eq(f->hdr.seq, i == 2 ? 1 : 0);
+		cr_expect_eq(memcmp(f->payload, a + i * n + f->hdr.off, f->hdr.len), 0);
+	}
+	free(a);
+}
+
+Test(pipe, send_completes_only_after_its_dma)
+{
+	uint32_t n = 4 * LC_MTU;
+	uint8_t *a = malloc(n);
+	lc_req *r;
+	int done;
+
+	fill(a, n, 4);
+	lc_fake_set_dma(0);
+	cr_assert_eq(lc_isend(nd, 1, a, n, &r), 0);
+	for (int i = 0; i < 100; i++) {
+		cr_assert_eq(lc_test(nd, r, &done, NULL), 0);
+		cr_assert_eq(done, 0, "the user buffer is still being read");
+	}
+	lc_fake_set_dma(1);
+	cr_expect_eq(lc_wait(nd, r, NULL), 0);
+	free(a);
+}
+
+Test(pipe, send_to_dead_peer_fails)
+{
+	uint8_t a[8] = { 0 };
+	lc_req *r;
+
+	lc_fake_set_ring(0);
+	lc_fake_set_alive(2, 0);
+	cr_assert_eq(lc_isend(nd, 2, a, 8, &r), 0);
+	cr_expect_eq(lc_wait(nd, r, NULL), LC_ERR_PEER_DEAD);
+	cr_expect_not_null(strstr(lc_last_error(nd), "node 2"), "%s", lc_last_error(nd));
+}
+
+Test(pipe, dropped_frames_fail_the_pending_sends)
+{
+	uint8_t a[8] = { 0 };
+	lc_req *r;
+
+	lc_fake_set_ring(0);
+	cr_assert_eq(lc_isend(nd, 3, a, 8, &r), 0);
+	lc_fake_add_drops(3, 1);
+	cr_expect_eq(lc_wait(nd, r, NULL), LC_ERR_LOST);
+}
+
+Test(pipe, receive_from_dead_peer_fails)
+{
+	uint8_t b[8];
+	lc_req *r;
+
+	lc_fake_set_alive(1, 0);
+	cr_expect_eq(lc_recv(nd, 1, b, 8, NULL), LC_ERR_PEER_DEAD);
+	/* any-source fails only once every other node is gone */
+	lc_fake_set_alive(2, 0);
+	cr_assert_eq(lc_irecv(nd, LC_ANY_SOURCE, b, 8, &r), 0);
+	lc_fake_set_alive(3, 0);
+	cr_expect_eq(lc_wait(nd, r, NULL), LC_ERR_PEER_DEAD);
+	cr_expect_not_null(strstr(lc_last_error(nd), "any node"), "%s", lc_last_error(nd));
+}
+
+/* Several sending threads at once, one receiving thread, all through this node. */
+#define THREADS 3
+#define PER_THREAD 300
+
+static void *sender(void *arg)
+{
+	uint32_t t = (uint32_t)(uintptr_t)arg, i, msg[2 + LC_MTU / 4];
+
+	for (i = 0; i < PER_THREAD; i++) {
+		size_t len = 8 + (i * 37 % 3) * (LC_MTU / 2);
+
+		msg[0] = t;
+		msg[1] = i;
+		cr_assert_eq(lc_send(nd, 0, msg, len), 0, "%s", lc_last_error(nd));
+	}
+	return NULL;
+}
+
+Test(pipe, concurrent_senders)
+{
+	pthread_t th[THREADS];
+	uint32_t next[THREADS] = { 0 }, msg[2 + LC_MTU / 4];
+	struct lc_status st;
+	uintptr_t t;
+	int i;
+
+	for (t = 0; t < THREADS; t++)
+		pthread_create(&th[t], NULL, sender, (void *)t);
+	for (i = 0; i < THREADS * PER_THREAD; i++) {
+		cr_assert_eq(lc_recv(nd, LC_ANY_SOURCE, msg, sizeof(msg), &st), 0);
+		cr_assert_lt(msg[0], THREADS);
+		cr_assert_eq(msg[1], next[msg[0]]++, "a thread's messages arrive in its order");
+		cr_assert_eq(st.len, 8 + (msg[1] * 37 % 3) * (LC_MTU / 2));
+	}
+	for (t = 0; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+}
