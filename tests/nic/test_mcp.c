@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/* The MCP end to end: two NICs in one process exchange frames (PIO, DMA), backpressure, drops. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "nic_test.h"
+
+TestSuite(mcp, .fini = lct_fini, .timeout = 60);
+
+/* Both directions, every boundary size, PIO and DMA, several frames in flight. */
+static void exchange(int thread)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1000, .thread = thread });
+	const uint32_t sizes[] = { 0, 1, g.mtu - 1, g.mtu };
+	const uint32_t nsizes = sizeof(sizes) / sizeof(sizes[0]);
+	uint8_t *buf = malloc(2 * nsizes * 2 * g.mtu);
+	uint32_t ticket[2] = { 0, 0 };
+
+	cr_assert_not_null(buf);
+	lct_setup(&g, thread ? "xthr" : "xinl");
+	for (uint32_t src = 0; src < 2; src++) {
+		struct lc_nic *s = lct_nic[src], *r = lct_nic[1 - src];
+		uint32_t seq = 0;
+
+		/* post all 8 frames first (the rings hold them), then receive them in order */
+		for (int dma = 0; dma < 2; dma++)
+			for (uint32_t i = 0; i < nsizes; i++, seq++)
+				cr_assert_eq(lct_send(s, 1 - src, seq, sizes[i], dma, buf + seq * g.mtu,
+						      dma ? &ticket[src] : NULL), 0, "frame %u", seq);
+		seq = 0;
+		for (int dma = 0; dma < 2; dma++)
+			for (uint32_t i = 0; i < nsizes; i++, seq++) {
+				struct lc_frame_hdr *h = lct_wait_rx(r);
+
+				lct_check(h, src, 1 - src, seq, sizes[i]);
+				lc_nic_rx_release(r);
+			}
+		cr_assert_null(lc_nic_rx_peek(r));
+		/* every DMA source buffer was read: the last ticket is done */
+		cr_assert_geq((int32_t)(lc_nic_tx_dma_done(s) - ticket[src]), 0);
+		lct_settle();
+		cr_assert(lc_nic_tx_idle(s));
+		cr_assert_eq(lct_stat(s, LC_NIC_STAT_net_tx_frames), 2 * nsizes);
+		cr_assert_eq(lct_stat(s, LC_NIC_STAT_dma_blocks_c1), nsizes);
+		cr_assert_eq(lct_stat(s, LC_NIC_STAT_doorbells), 2 * nsizes);
+		cr_assert_eq(lct_stat(r, LC_NIC_STAT_net_rx_frames), 2 * nsizes);
+		cr_assert_eq(lct_stat(r, LC_NIC_STAT_dma_blocks_c0), 2 * nsizes);
+		cr_assert_eq(lct_stat(r, LC_NIC_STAT_nic_drops_bad), 0);
+		cr_assert_eq(lct_stat(s, LC_NIC_STAT_bp_drops), 0);
+	}
+	free(buf);
+}
+
+Test(mcp, exchange_inline)
+{
+	exchange(0);
+}
+
+Test(mcp, exchange_thread)
+{
+	exchange(1);
+	/* in thread mode the host's lc_nic_step does nothing */
+	cr_assert_eq(lc_nic_step(lct_nic[0]), 0);
+}
+
+Test(mcp, loopback_to_self)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 1 });
+	uint8_t buf[256];
+
+	lct_setup(&g, "self");
+	cr_assert_eq(lct_send(lct_nic[0], 0, 9, 100, 1, buf, NULL), 0);
+	lct_check(lct_wait_rx(lct_nic[0]), 0, 0, 9, 100);
+}
+
+/* Receiver never steps: the Receive Ring fills, the sender stalls, then drops at the limit. */
+Test(mcp, backpressure_stall_then_drop)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .recv_ring = 4, .timeout_ns = 2000000 });
+	struct lc_nic *s;
+	uint8_t buf[256];
+	uint64_t deadline;
+
+	lct_setup(&g, "bp");
+	s = lct_nic[0];
+	for (uint32_t i = 0; i < 6; i++)
+		cr_assert_eq(lct_send(s, 1, i, 8, 0, buf, NULL), 0);
+	/* four frames fit the Receive Ring of node 1; the fifth stalls */
+	for (int i = 0; i < 16; i++)
+		lc_nic_step(s);
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_net_tx_frames), 4);
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_bp_stalls), 1, "one stall per stalled frame");
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_bp_drops), 0);
+	cr_assert_eq(lc_nic_dst_drops(s, 1), 0);
+	cr_assert_not(lc_nic_tx_idle(s));
+	/* keep stepping past the limit: frames 4 and 5 are dropped, each counted */
+	deadline = lc_nic_now_ns() + 10ull * 1000000000ull;
+	while (lct_stat(s, LC_NIC_STAT_bp_drops) < 2) {
+		lc_nic_step(s);
+		cr_assert_lt(lc_nic_now_ns(), deadline);
+	}
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_bp_stalls), 2);
+	cr_assert_eq(lc_nic_dst_drops(s, 1), 2);
+	cr_assert_eq(lc_nic_dst_drops(s, 0), 0);
+	cr_assert(lc_nic_tx_idle(s));
+	/* the receiver finally drains: exactly the four frames that got in, in order */
+	for (uint32_t i = 0; i < 4; i++) {
+		lct_check(lct_wait_rx(lct_nic[1]), 0, 1, i, 8);
+		lc_nic_rx_release(lct_nic[1]);
+	}
+	lct_settle();
+	cr_assert_null(lc_nic_rx_peek(lct_nic[1]));
+}
+
+/* A slow receiver loses nothing while it drains within the limit. */
+Test(mcp, slow_receiver_loses_nothing)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .recv_ring = 2, .staging = 2, .rx_fifo = 2,
+							    .rx_dma = 2 });
+	uint8_t buf[64][256];
+	uint32_t sent = 0, got = 0;
+
+	lct_setup(&g, "slow");
+	while (got < 64) {
+		while (sent < 64 && lct_send(lct_nic[0], 1, sent, 17 + sent, sent & 1, buf[sent], NULL) == 0)
+			sent++;
+		lct_step_all();
+		lct_step_all();
+		/* the receiver takes one frame every few steps */
+		if (lc_nic_rx_peek(lct_nic[1])) {
+			lct_check(lc_nic_rx_peek(lct_nic[1]), 0, 1, got, 17 + got);
+			lc_nic_rx_release(lct_nic[1]);
+			got++;
+		}
+	}
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_bp_drops), 0);
+	cr_assert_gt(lct_stat(lct_nic[0], LC_NIC_STAT_bp_stalls), 0);
+	cr_assert_gt(lct_stat(lct_nic[1], LC_NIC_STAT_rx_fifo_full), 0);
+	cr_assert_eq(lct_stat(lct_nic[1], LC_NIC_STAT_staging_hwm), 2);
+}
+
+Test(mcp, frame_to_dead_node_dropped_at_once)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 3 });
+	uint8_t buf[256];
+
+	lct_setup(&g, "dead");
+	lc_seg_mark_dead(lct_name, 2);
+	cr_assert_eq(lct_send(lct_nic[0], 2, 0, 5, 0, buf, NULL), 0);
+	cr_assert_eq(lct_send(lct_nic[0], 1, 1, 5, 0, buf, NULL), 0);
+	lc_nic_step(lct_nic[0]);
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_dead_drops), 1);
+	cr_assert_eq(lc_nic_dst_drops(lct_nic[0], 2), 1);
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_bp_stalls), 0);
+	/* the next frame is not held up by the dead one */
+	lct_check(lct_wait_rx(lct_nic[1]), 0, 1, 1, 5);
+	/* a node that detached cleanly is gone too */
+	lc_nic_detach(lct_nic[1]);
+	lct_nic[1] = NULL;
+	cr_assert_eq(lct_send(lct_nic[0], 1, 2, 5, 0, buf, NULL), 0);
+	lc_nic_step(lct_nic[0]);
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_dead_drops), 2);
+	cr_assert_eq(lc_nic_dst_drops(lct_nic[0], 1), 1);
+}
+
+/* Net-Recv drops what is not a frame for this node; Net-Send what cannot be routed. */
+Test(mcp, bad_frames_dropped_and_counted)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 3 });
+	struct lc_nic *s, *r;
+	struct lc_frame_hdr *h;
+	uint8_t buf[256];
+
+	lct_setup(&g, "bad");
+	s = lct_nic[0];
+	r = lct_nic[1];
+	/* corrupted magic, then a source outside the job: both reach node 1 and are dropped there */
+	for (int k = 0; k < 2; k++) {
+		h = lc_nic_tx_slot(s);
+		cr_assert_not_null(h);
+		memset(h, 0, sizeof(*h));
+		h->magic = k == 0 ? (uint16_t)(LC_FRAME_MAGIC ^ 0x100) : LC_FRAME_MAGIC;
+		h->src = k == 1 ? 7 : 0;
+		h->dst = 1;
+		h->len = 4;
+		lc_nic_tx_post_pio(s);
+		lct_settle();
+	}
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_net_tx_frames), 2);
+	cr_assert_eq(lct_stat(r, LC_NIC_STAT_nic_drops_bad), 2);
+	cr_assert_eq(lct_stat(r, LC_NIC_STAT_net_rx_frames), 0);
+	cr_assert_null(lc_nic_rx_peek(r));
+	/* Net-Send refuses a destination outside the job and a length above the mtu */
+	h = lc_nic_tx_slot(s);
+	memset(h, 0, sizeof(*h));
+	h->magic = LC_FRAME_MAGIC;
+	h->dst = 3;
+	lc_nic_tx_post_pio(s);
+	h = lc_nic_tx_slot(s);
+	memset(h, 0, sizeof(*h));
+	h->magic = LC_FRAME_MAGIC;
+	h->dst = 1;
+	h->len = g.mtu + 1;
+	lc_nic_tx_post_pio(s);
+	lct_settle();
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_nic_drops_bad), 2);
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_net_tx_frames), 2);
+	cr_assert(lc_nic_tx_idle(s));
+	/* and a good frame still goes through afterwards */
+	cr_assert_eq(lct_send(s, 1, 5, 3, 0, buf, NULL), 0);
+	lct_check(lct_wait_rx(r), 0, 1, 5, 3);
+}
+
+/* A frame whose header is damaged in the Receive Ring (wrong destination) is dropped there. */
+Test(mcp, misdelivered_frame_dropped)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 3 });
+	struct lc_nic *r;
+	uint8_t buf[256];
+	struct lc_frame_hdr *in;
+
+	lct_setup(&g, "misdeliv");
+	r = lct_nic[1];
+	cr_assert_eq(lct_send(lct_nic[0], 1, 0, 4, 0, buf, NULL), 0);
+	/* sender steps alone: the frame sits in node 1's Receive Ring */
+	lc_nic_step(lct_nic[0]);
+	in = (struct lc_frame_hdr *)(r->sram + g.off_recv_ring +
+				     (r->ctrl->mcp.recv_next & (g.recv_ring - 1)) * g.slot_bytes);
+	cr_assert_eq(in->dst, 1);
+	in->dst = 2;
+	lc_nic_step(r);
+	cr_assert_eq(lct_stat(r, LC_NIC_STAT_nic_drops_bad), 1);
+	cr_assert_null(lc_nic_rx_peek(r));
+	/* the slot was freed: the Receive Ring is empty again */
+	cr_assert_eq(atomic_load(&r->ctrl->recv_tail.v), atomic_load(&r->ctrl->recv_head.v));
+}
+
+/* Inline mode: several host threads may call lc_nic_step; one runs the MCP at a time. */
+struct stepper {
+	_Atomic int *stop;
+};
+
+static void *step_loop(void *arg)
+{
+	struct stepper *st = arg;
+
+	while (!atomic_load_explicit(st->stop, memory_order_acquire))
+		if (!lct_step_all())
+			sched_yield();
+	return NULL;
+}
+
+Test(mcp, concurrent_inline_steppers)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 512 });
+	_Atomic int stop = 0;
+	struct stepper st = { &stop };
+	pthread_t t;
+	static uint8_t buf[8][512];
+	uint32_t sent = 0, got = 0, ticket = 0;
+
+	lct_setup(&g, "conc");
+	cr_assert_eq(pthread_create(&t, NULL, step_loop, &st), 0);
+	while (got < 2000) {
+		/* a DMA buffer is rewritten only after its block is done */
+		if (sent < 2000 && sent - got < 8 &&
+		    (int32_t)(lc_nic_tx_dma_done(lct_nic[0]) - ticket) >= 0 &&
+		    lct_send(lct_nic[0], 1, sent, sent % 513, sent & 1, buf[sent & 7], &ticket) == 0)
+			sent++;
+		lct_step_all();
+		if (lc_nic_rx_peek(lct_nic[1])) {
+			lct_check(lc_nic_rx_peek(lct_nic[1]), 0, 1, got, got % 513);
+			lc_nic_rx_release(lct_nic[1]);
+			got++;
+		}
+	}
+	atomic_store_explicit(&stop, 1, memory_order_release);
+	pthread_join(t, NULL);
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_net_tx_frames), 2000);
+}
