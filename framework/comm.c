@@ -22,6 +22,9 @@
 /* The process's one node: static, so that a closed node stays safe to check. */
 static struct lc_node lc_the_node = { .lock = ATOMIC_FLAG_INIT };
 
+/* Stands in for a NULL buffer of 0 bytes, so that memcpy never sees NULL. */
+static uint8_t lc_empty[1];
+
 /* Text of the last error, per thread (many threads may call the API at once). */
 static _Thread_local char lc_err_text[256];
 
@@ -245,7 +248,7 @@ int lc_isend(lc_node *node, int dst, const void *buf, size_t len, lc_req **req)
 	r->kind = LC_REQ_SEND;
 	r->s.dst = (uint32_t)dst;
 	r->s.seq = node->tx_seq[dst]++;
-	r->s.buf = buf;
+	r->s.buf = len ? buf : lc_empty;
 	r->s.len = (uint32_t)len;
 	lc_reqq_push(&node->sendq, r);
 	if (node->sendq.count > atomic_load_explicit(&node->stats[LC_STAT_send_queue_hwm],
@@ -286,7 +289,7 @@ int lc_irecv(lc_node *node, int src, void *buf, size_t cap, lc_req **req)
 	}
 	r->kind = LC_REQ_RECV;
 	r->src = src;
-	r->ubuf = buf;
+	r->ubuf = cap ? buf : lc_empty;
 	r->ucap = cap;
 	/* the oldest matching unexpected message, complete or still arriving */
 	for (m = node->uq_head; m; m = m->next)
@@ -305,7 +308,7 @@ int lc_irecv(lc_node *node, int src, void *buf, size_t cap, lc_req **req)
 			node->uq_head = m->next;
 		if (node->uq_tail == m)
 			node->uq_tail = prev;
-		memcpy(buf, m->data, m->len < cap ? m->len : cap);
+		memcpy(r->ubuf, m->data, m->len < cap ? m->len : cap);
 		r->m.src = m->src;
 		r->m.len = m->len;
 		r->err = m->len > cap ? LC_ERR_TRUNC : 0;
