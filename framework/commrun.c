@@ -400,6 +400,26 @@ int main(int argc, char **argv)
 	}
 	char **prog = argv + a;
 
+	/*
+	 * ---- signals: a self-pipe wakes the poll loop ----
+	 * Installed before the segment exists, so a SIGINT/SIGTERM from the
+	 * moment the job is named on never leaves the segment behind.
+	 */
+	if (pipe2(lc_run_sigpipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+		lc_run_msg("pipe: %s", strerror(errno));
+		return LC_RUN_EXIT_FAIL;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = lc_run_on_signal;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
 	/* ---- the segment ---- */
 	struct lc_nic_geom geom;
 	char job[64], err[512] = "";
@@ -422,23 +442,6 @@ int main(int argc, char **argv)
 	}
 	if (show_job)
 		lc_run_msg("job %s", job);
-
-	/* ---- signals: a self-pipe wakes the poll loop ---- */
-	if (pipe2(lc_run_sigpipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-		lc_run_msg("pipe: %s", strerror(errno));
-		lc_seg_unlink(job);
-		return LC_RUN_EXIT_FAIL;
-	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = lc_run_on_signal;
-	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGCHLD, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 
 	/* ---- start the nodes ---- */
 	struct lc_run_node *nd = calloc(nodes, sizeof *nd);

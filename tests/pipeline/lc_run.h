@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/* Test-driver helpers: run commrun on a node program, capture its output, check the segment is gone. */
+#ifndef LC_RUN_H
+#define LC_RUN_H
+
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/*
+ * The build sets LC_BUILD_DIR (build/<cfg>, absolute); the launcher is
+ * $LC_BUILD_DIR/bin/commrun and the node programs $LC_BUILD_DIR/tests/progs/.
+ * lc_t_commrun() runs "commrun --show-job --timeout T -n N PROG ARGS...",
+ * collects stdout and stderr in one text, and records the exit status
+ * (128+signal when commrun itself died of one) and the job's segment name.
+ * Every run checks that the segment is gone from /dev/shm afterwards.
+ */
+struct lc_t_out {
+	int status;             /* exit status, or 128+signal */
+	char *text;             /* stdout and stderr, NUL-terminated */
+	size_t len;
+	char job[96];           /* "/lc.<pid>.<n>" from --show-job, or "" */
+};
+
+static inline const char *lc_t_build_dir(void)
+{
+	const char *d = getenv("LC_BUILD_DIR");
+	if (!d || !*d)
+		cr_assert_fail("LC_BUILD_DIR is not set: run the suite through `scons test`, or set it "
+			       "to build/<cfg> (absolute)");
+	return d;
+}
+
+static inline void lc_t_path(char *out, size_t cap, const char *rel)
+{
+	int n = snprintf(out, cap, "%s/%s", lc_t_build_dir(), rel);
+	cr_assert(n > 0 && (size_t)n < cap, "path too long");
+	cr_assert(access(out, X_OK) == 0, "%s is not an executable: build it first (scons)", out);
+}
+
+/* Run argv (NULL-terminated) with extra environment entries env (NULL-terminated, may be NULL). */
+static inline void lc_t_exec(struct lc_t_out *o, char *const argv[], char *const env[])
+{
+	int p[2];
+	memset(o, 0, sizeof *o);
+	cr_assert(pipe(p) == 0, "pipe: %s", strerror(errno));
+	pid_t pid = fork();
+	cr_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		for (int i = 0; env && env[i]; i++)
+			putenv(env[i]);
+		execv(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	size_t cap = 1 << 16;
+	o->text = malloc(cap);
+	cr_assert(o->text != NULL);
+	for (;;) {
+		if (o->len + 1 >= cap) {
+			cap *= 2;
+			o->text = realloc(o->text, cap);
+			cr_assert(o->text != NULL);
+		}
+		ssize_t r = read(p[0], o->text + o->len, cap - o->len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		o->len += (size_t)r;
+	}
+	o->text[o->len] = '\0';
+	close(p[0]);
+	int wst;
+	while (waitpid(pid, &wst, 0) < 0)
+		cr_assert(errno == EINTR, "waitpid: %s", strerror(errno));
+	o->status = WIFSIGNALED(wst) ? 128 + WTERMSIG(wst) : WEXITSTATUS(wst);
+	const char *j = strstr(o->text, "commrun: job /lc.");
+	if (j)
+		sscanf(j + strlen("commrun: job "), "%95s", o->job);
+}
+
+/* 1 when /dev/shm still holds the job's segment. */
+static inline int lc_t_seg_exists(const char *job)
+{
+	char path[160];
+	struct stat sb;
+	snprintf(path, sizeof path, "/dev/shm%s", job);
+	return stat(path, &sb) == 0;
+}
+
+/* commrun --show-job --timeout T -n N PROG ARGS... ; prog relative to tests/progs/. */
+static inline void lc_t_commrun(struct lc_t_out *o, int nodes, int timeout_s, const char *prog, ...)
+{
+	char crun[512], pp[512], n[16], t[16];
+	char *argv[32];
+	int a = 0;
+	lc_t_path(crun, sizeof crun, "bin/commrun");
+	if (prog[0] == '/')
+		snprintf(pp, sizeof pp, "%s", prog);
+	else {
+		char rel[256];
+		snprintf(rel, sizeof rel, "tests/progs/%s", prog);
+		lc_t_path(pp, sizeof pp, rel);
+	}
+	snprintf(n, sizeof n, "%d", nodes);
+	snprintf(t, sizeof t, "%d", timeout_s);
+	argv[a++] = crun;
+	argv[a++] = "--show-job";
+	argv[a++] = "--timeout";
+	argv[a++] = t;
+	argv[a++] = "-n";
+	argv[a++] = n;
+	argv[a++] = pp;
+	va_list ap;
+	va_start(ap, prog);
+	for (char *s; (s = va_arg(ap, char *)) != NULL && a < 31;)
+		argv[a++] = s;
+	va_end(ap);
+	argv[a] = NULL;
+	lc_t_exec(o, argv, NULL);
+	cr_assert(o->job[0] == '/', "commrun did not name its job; output:\n%s", o->text);
+	cr_assert(!lc_t_seg_exists(o->job), "segment /dev/shm%s left behind after the job", o->job);
+	cr_assert(o->status != 124, "the job hung: commrun --timeout %d killed it; output:\n%s",
+		  timeout_s, o->text);
+}
+
+/* Occurrences of needle in the output. */
+static inline int lc_t_count(const struct lc_t_out *o, const char *needle)
+{
+	int c = 0;
+	for (const char *p = o->text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		c++;
+	return c;
+}
+
+/* Assert a clean run: status 0 and `want` lines containing `ok`. */
+static inline void lc_t_expect_ok(const struct lc_t_out *o, const char *ok, int want)
+{
+	cr_assert_eq(o->status, 0, "exit status %d; output:\n%s", o->status, o->text);
+	cr_assert_eq(lc_t_count(o, ok), want, "expected %d \"%s\" lines; output:\n%s", want, ok,
+		     o->text);
+	cr_assert_eq(lc_t_count(o, "FAIL"), 0, "output:\n%s", o->text);
+}
+
+#endif /* LC_RUN_H */
