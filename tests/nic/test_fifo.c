@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/* Tx FIFO (doorbell) and Rx FIFO: order, full, empty, what the entries carry. */
+#include "nic_test.h"
+
+TestSuite(fifo, .fini = lct_fini, .timeout = 30);
+
+Test(fifo, doorbell_entries_in_order_with_address)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .tx_fifo = 8 });
+	struct lc_nic *s;
+	uint8_t buf[6][256];
+	uint32_t t0;
+
+	lct_setup(&g, "dbord");
+	s = lct_nic[0];
+	lc_nic_debug_set_base(s, UINT32_MAX - 2);
+	t0 = atomic_load(&s->ctrl->txfifo_tail.v);
+	for (uint32_t i = 0; i < 6; i++)
+		cr_assert_eq(lct_send(s, 1, i, 4, i % 3 == 2, buf[i], NULL), 0);
+	/* the FIFO holds the doorbells in posting order, each with its doorbell address */
+	for (uint32_t i = 0, blk = UINT32_MAX - 2; i < 6; i++) {
+		const struct lc_nic_fifo_entry *e = &s->txfifo[(t0 + i) & (g.tx_fifo - 1)];
+
+		if (i % 3 == 2) {
+			cr_assert_eq(e->addr, LC_DB_CHAIN(1), "entry %u", i);
+			cr_assert_eq(e->value, blk++, "entry %u: block index", i);
+		} else {
+			cr_assert_eq(e->addr, LC_DB_PIO, "entry %u", i);
+			cr_assert_eq(e->value, t0 + i, "entry %u: Send Ring slot", i);
+		}
+	}
+	/* the service takes them all in one step, in order */
+	cr_assert_eq(lc_nic_doorbell_step(s), 6);
+	cr_assert_eq(lc_nic_doorbell_step(s), 0, "empty FIFO: no work");
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_doorbells), 6);
+	cr_assert_eq(atomic_load(&s->ctrl->txfifo_tail.v), t0 + 6);
+	/* PIO slots are ready at once, the DMA slots only after their block */
+	cr_assert_eq(s->tx_ready[(t0 + 0) & (g.send_ring - 1)], 1);
+	cr_assert_eq(s->tx_ready[(t0 + 2) & (g.send_ring - 1)], 0);
+	cr_assert_eq(s->ctrl->mcp.chain_active[1], UINT32_MAX - 2 + 2);
+	for (uint32_t i = 0; i < 6; i++) {
+		lct_check(lct_wait_rx(lct_nic[1]), 0, 1, i, 4);
+		lc_nic_rx_release(lct_nic[1]);
+	}
+}
+
+Test(fifo, tx_fifo_full_blocks_tx_slot)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .tx_fifo = 2, .send_ring = 8 });
+	struct lc_nic *s;
+	uint8_t buf[3][256];
+
+	lct_setup(&g, "txfull");
+	s = lct_nic[0];
+	cr_assert_eq(lct_send(s, 1, 0, 1, 0, buf[0], NULL), 0);
+	cr_assert_eq(lct_send(s, 1, 1, 1, 0, buf[1], NULL), 0);
+	cr_assert_null(lc_nic_tx_slot(s), "Tx FIFO full");
+	/* serving the doorbells alone frees the FIFO (the frames are still in the Send Ring) */
+	cr_assert_eq(lc_nic_doorbell_step(s), 2);
+	cr_assert_not_null(lc_nic_tx_slot(s));
+	cr_assert_not(lc_nic_tx_idle(s));
+}
+
+Test(fifo, tx_dma_chain_full_blocks_tx_slot)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .tx_dma = 2, .send_ring = 8 });
+	struct lc_nic *s;
+	uint8_t buf[3][256];
+	uint32_t t1, t2;
+
+	lct_setup(&g, "dmafull");
+	s = lct_nic[0];
+	cr_assert_eq(lct_send(s, 1, 0, 100, 1, buf[0], &t1), 0);
+	cr_assert_eq(lct_send(s, 1, 1, 100, 1, buf[1], &t2), 0);
+	cr_assert_eq(t2, t1 + 1);
+	cr_assert_null(lc_nic_tx_slot(s), "Tx DMA chain full");
+	cr_assert_lt((int32_t)(lc_nic_tx_dma_done(s) - t1), 0, "not done before the engine ran");
+	lc_nic_doorbell_step(s);
+	cr_assert_eq(lc_nic_dma_step(s), 1);
+	cr_assert_geq((int32_t)(lc_nic_tx_dma_done(s) - t1), 0);
+	cr_assert_lt((int32_t)(lc_nic_tx_dma_done(s) - t2), 0);
+	cr_assert_not_null(lc_nic_tx_slot(s));
+}
+
+/* The host holds its frames: Net-Recv waits on the full Rx FIFO, the Receive Ring keeps the rest. */
+Test(fifo, rx_fifo_full_waits)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .rx_fifo = 2, .staging = 8, .recv_ring = 4,
+							    .send_ring = 8 });
+	struct lc_nic *r;
+	uint8_t buf[6][256];
+
+	lct_setup(&g, "rxfull");
+	r = lct_nic[1];
+	for (uint32_t i = 0; i < 6; i++)
+		cr_assert_eq(lct_send(lct_nic[0], 1, i, 9, 0, buf[i], NULL), 0);
+	lct_settle();
+	cr_assert_eq(lct_stat(r, LC_NIC_STAT_net_rx_frames), 2);
+	cr_assert_eq(lct_stat(r, LC_NIC_STAT_rx_fifo_full), 1, "counted once per wait");
+	cr_assert_eq(lct_stat(r, LC_NIC_STAT_staging_hwm), 2);
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_net_tx_frames), 2 + g.recv_ring);
+	/* peek is idempotent; release moves to the next */
+	cr_assert_eq(lc_nic_rx_peek(r), lc_nic_rx_peek(r));
+	for (uint32_t i = 0; i < 6; i++) {
+		lct_check(lct_wait_rx(r), 0, 1, i, 9);
+		lc_nic_rx_release(r);
+	}
+	cr_assert_null(lc_nic_rx_peek(r));
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_bp_drops), 0);
+}
+
+/* Staging smaller than the Rx FIFO: staging is the limit. */
+Test(fifo, staging_full_waits)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .rx_fifo = 16, .staging = 2, .recv_ring = 4 });
+	struct lc_nic *r;
+	uint8_t buf[5][256];
+
+	lct_setup(&g, "stgfull");
+	r = lct_nic[1];
+	for (uint32_t i = 0; i < 5; i++)
+		cr_assert_eq(lct_send(lct_nic[0], 1, i, 33, 1, buf[i], NULL), 0);
+	lct_settle();
+	cr_assert_eq(lct_stat(r, LC_NIC_STAT_net_rx_frames), 2);
+	cr_assert_eq(lct_stat(r, LC_NIC_STAT_staging_hwm), 2);
+	for (uint32_t i = 0; i < 5; i++) {
+		lct_check(lct_wait_rx(r), 0, 1, i, 33);
+		lc_nic_rx_release(r);
+	}
+}
