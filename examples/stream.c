@@ -122,6 +122,19 @@ static void lc_st_judge(const unsigned char *buf, size_t got, size_t size, uint3
 	c->ok++;
 }
 
+/* Wait for one receive and judge its message. 0, or 1 after printing the error. */
+static int lc_st_finish(lc_node *node, lc_req *req, const unsigned char *buf, size_t size,
+			uint32_t expect, uint32_t total, int verify, unsigned char *seen, uint32_t *top,
+			struct lc_st_counts *c)
+{
+	struct lc_status st;
+	int rc = lc_wait(node, req, &st);
+	if (rc != 0)
+		return lc_st_fail(node, "wait (recv)", rc);
+	lc_st_judge(buf, st.len, size, expect, total, verify, seen, top, c);
+	return 0;
+}
+
 static void lc_st_usage(void)
 {
 	fprintf(stderr, "usage: commrun -n 2 stream [-s min:max] [-i windows] [-w warmup] "
@@ -219,28 +232,43 @@ int main(int argc, char **argv)
 			if (w == w_warm)
 				t0 = lc_st_now_s();
 			if (me == 0) {
+				unsigned first = 0;     /* oldest send not waited for */
 				for (unsigned j = 0; j < window; j++) {
 					unsigned char *b = bufs + j * slot;
 					lc_st_make(b, size, w * window + j, verify, &slot_sum[j]);
-					if ((rc = lc_isend(node, 1, b, size, &req[j])) != 0)
+					/* a config with fewer requests than the window: finish the oldest */
+					while ((rc = lc_isend(node, 1, b, size, &req[j])) == LC_ERR_AGAIN &&
+					       first < j)
+						if ((rc = lc_wait(node, req[first++], NULL)) != 0)
+							return lc_st_fail(node, "wait (send)", rc);
+					if (rc != 0)
 						return lc_st_fail(node, "isend", rc);
 				}
-				for (unsigned j = 0; j < window; j++)
+				for (unsigned j = first; j < window; j++)
 					if ((rc = lc_wait(node, req[j], NULL)) != 0)
 						return lc_st_fail(node, "wait (send)", rc);
 				if ((rc = lc_recv(node, 1, &ack, 1, NULL)) != 0)
 					return lc_st_fail(node, "recv (ack)", rc);
 			} else {
-				for (unsigned j = 0; j < window; j++)
-					if ((rc = lc_irecv(node, 0, bufs + j * slot, size, &req[j])) != 0)
-						return lc_st_fail(node, "irecv", rc);
+				unsigned first = 0;     /* oldest receive not waited for */
 				for (unsigned j = 0; j < window; j++) {
-					struct lc_status st;
-					if ((rc = lc_wait(node, req[j], &st)) != 0)
-						return lc_st_fail(node, "wait (recv)", rc);
-					lc_st_judge(bufs + j * slot, st.len, size, w * window + j, total,
-						    verify, seen, &top, &cnt);
+					/* a config with fewer requests than the window: finish the oldest */
+					while ((rc = lc_irecv(node, 0, bufs + j * slot, size, &req[j])) ==
+						       LC_ERR_AGAIN && first < j) {
+						if ((rc = lc_st_finish(node, req[first], bufs + first * slot, size,
+								       w * window + first, total, verify, seen,
+								       &top, &cnt)) != 0)
+							return rc;
+						first++;
+					}
+					if (rc != 0)
+						return lc_st_fail(node, "irecv", rc);
 				}
+				for (; first < window; first++)
+					if ((rc = lc_st_finish(node, req[first], bufs + first * slot, size,
+							       w * window + first, total, verify, seen, &top,
+							       &cnt)) != 0)
+						return rc;
 				if ((rc = lc_send(node, 0, &ack, 1)) != 0)
 					return lc_st_fail(node, "send (ack)", rc);
 			}

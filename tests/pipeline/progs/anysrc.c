@@ -54,6 +54,8 @@ int main(int argc, char **argv)
 		lc_req *early[EARLY];
 		unsigned total = r * (unsigned)(n - 1), got = 0;
 		unsigned ne = total < EARLY ? total : EARLY;
+		if (ne > LC_HOST_MAX_REQUESTS / 2)
+			ne = LC_HOST_MAX_REQUESTS / 2;
 		if (!next)
 			lc_tp_fail("out of memory");
 		for (unsigned i = 0; i < ne; i++)

@@ -5,7 +5,7 @@
 
 /*
  * Usage: order [K]   (default 300 messages)
- * Node 0 posts K isends to node 1 at once (sizes alternate between a
+ * Node 0 keeps up to host.max_requests/2 isends to node 1 in flight (sizes alternate between a
  * many-frame DMA message and PIO-sized ones, so a small message is queued
  * right behind a big one), plus blocking sends in between; node 1 receives
  * each with lc_recv from node 0 and checks the index in its first 4 bytes.
@@ -32,8 +32,14 @@ int main(int argc, char **argv)
 		lc_req **r = calloc(k, sizeof *r);
 		if (!r)
 			lc_tp_fail("out of memory");
+		/* at most half the request pool in flight (host.max_requests may be small) */
+		unsigned win = LC_HOST_MAX_REQUESTS / 2 ? LC_HOST_MAX_REQUESTS / 2 : 1;
 		for (unsigned i = 0; i < k; i++) {
 			unsigned char *m = b + cap * i;
+			if (i >= win && r[i - win]) {
+				LC_TP_OK(node, lc_wait(node, r[i - win], NULL));
+				r[i - win] = NULL;
+			}
 			size_t len = lc_tp_ord_size(i);
 			memcpy(m, &i, 4);
 			lc_ex_fill(m + 4, len - 4, lc_ex_seed(i, len));
