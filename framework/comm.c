@@ -366,7 +366,9 @@ static int lc_finish(struct lc_node *node, struct lc_req *r, struct lc_status *s
 
 /*
  * Every 1024 rounds of test/wait on a pending r: a send fails once its peer
- * is dead or dropped frames; a receive fails when its peer (any peer but
+ * is dead or dropped frames (LC_ERR_PEER_DEAD / LC_ERR_LOST), or when it is
+ * the head of the send queue and got no Send Ring slot for the backpressure
+ * limit (LC_ERR_TIMEOUT); a receive fails when its peer (any peer but
  * this node for LC_ANY_SOURCE) has been dead for the backpressure limit.
  */
 static void lc_req_check(struct lc_node *node, struct lc_req *r)
@@ -376,8 +378,26 @@ static void lc_req_check(struct lc_node *node, struct lc_req *r)
 	int dead;
 
 	if (r->kind == LC_REQ_SEND) {
-		if (!r->s.consumed)
-			lc_check_peers(node);
+		if (r->s.consumed)
+			return;
+		lc_check_peers(node);
+		/* the head of the send queue gets no Send Ring slot: backpressure time limit */
+		if (r->done || node->sendq.head != r || !r->s.admitted || r->s.off != r->seen_off) {
+			r->seen_off = r->s.off;
+			r->dead_since = 0;
+			return;
+		}
+		now = lc_now_ns();
+		if (!r->dead_since) {
+			r->dead_since = now;
+		} else if (now - r->dead_since >= (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u) {
+			lc_reqq_pop(&node->sendq);
+			r->err = LC_ERR_TIMEOUT;
+			if (r->s.dma && (int32_t)(lc_nic_tx_dma_done(node->nic) - r->s.ticket) < 0)
+				lc_reqq_push(&node->inflight, r);
+			else
+				lc_send_done(node, r, LC_ERR_TIMEOUT);
+		}
 		return;
 	}
 	if (r->src != LC_ANY_SOURCE) {

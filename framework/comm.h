@@ -27,9 +27,25 @@ struct lc_req;
 typedef struct lc_node lc_node;
 typedef struct lc_req lc_req;
 
+/*
+ * Threads.  Any number of threads may call any function on the open node at
+ * once: every call that touches the node's queues takes the node's progress
+ * lock (a spin lock that yields after a while); lc_progress only tries it, so
+ * whichever thread holds it drives progress for all.  A request belongs to
+ * the thread that made it: test or wait it from one thread only.  Messages
+ * from one node to another are delivered in the order their sends were
+ * called (for sends from several threads: the order their lc_isend calls
+ * took the lock); a receive is matched against messages in arrival order.
+ * lc_close must not race with calls that still use the node: they fail with
+ * LC_ERR_CLOSED once it has started.  Error texts (lc_last_error) are kept
+ * per thread.
+ *
+ * Waiting never sleeps: lc_wait / lc_send / lc_recv spin, then sched_yield().
+ */
+
 /* What a completed receive (or send) reports. */
 struct lc_status {
-	int src;        /* sending node */
+	int src;        /* sending node (for a send: this node) */
 	size_t len;     /* the message's true size, also when truncated */
 	int err;        /* 0 or a negative lc_err */
 };
@@ -37,29 +53,55 @@ struct lc_status {
 /*
  * Open this process's node of the job started by commrun (the job is named
  * by the environment: LC_JOB, LC_NODE, LC_NODES).  Only one node per process.
- * Returns 0 and *out, or a negative lc_err (e.g. LC_ERR_CONFIG when the job
- * segment was made by a build of another config).
+ * Returns 0 and *out, or a negative lc_err: LC_ERR_INVAL (environment
+ * missing: not started by commrun; out NULL), LC_ERR_RANGE (LC_NODE or
+ * LC_NODES out of range), LC_ERR_CONFIG (the job segment was made by a build
+ * of another config or is stale), LC_ERR_BUSY (a node is already open),
+ * or an error a protocol's init returned.  *out is NULL on error.
  */
 int lc_open(lc_node **out);
-/* Close the node: drain pending sends (bounded by the backpressure limit), then detach. */
+/*
+ * Close the node: drain pending sends (bounded by the backpressure limit
+ * plus one second; LC_ERR_TIMEOUT when some could not leave), run the
+ * protocols' fini, detach from the NIC.  Pending receives are forgotten.
+ * Every later call with this node returns LC_ERR_CLOSED; lc_open may open
+ * a node again.  Returns 0 or a negative lc_err.
+ */
 int lc_close(lc_node *node);
 
 int lc_rank(const lc_node *node);   /* this node's id, 0 .. size-1, or negative lc_err */
 int lc_size(const lc_node *node);   /* number of nodes in the job, or negative lc_err */
 
-/* Blocking send: returns when buf may be reused. */
+/*
+ * Blocking send of len bytes (0 .. LC_MAX_MSG) to dst (0 .. size-1; this
+ * node itself is allowed: loopback through the NIC).  Returns when buf may
+ * be reused: 0, or LC_ERR_RANGE / LC_ERR_INVAL / LC_ERR_TOOBIG (bad
+ * arguments), LC_ERR_AGAIN (every request of the pool, host.max_requests,
+ * is in use), LC_ERR_PEER_DEAD (dst died or left), LC_ERR_LOST (the network
+ * dropped frames to dst at the backpressure limit), LC_ERR_TIMEOUT (no Send
+ * Ring slot for the backpressure limit).
+ */
 int lc_send(lc_node *node, int dst, const void *buf, size_t len);
 /*
  * Blocking receive from src (or LC_ANY_SOURCE) into buf of cap bytes.
  * A message larger than cap fills buf, returns LC_ERR_TRUNC and reports its
- * true size in st->len.  st may be NULL.
+ * true size in st->len.  st may be NULL.  Fails with LC_ERR_PEER_DEAD when
+ * src (for LC_ANY_SOURCE: every other node) has been dead or gone for the
+ * backpressure limit, LC_ERR_LOST when the message lost frames.
  */
 int lc_recv(lc_node *node, int src, void *buf, size_t cap, struct lc_status *st);
 
-/* Non-blocking variants: *req is completed by lc_test / lc_wait, which free it. */
+/*
+ * Non-blocking variants: same arguments and errors as above; *req is
+ * completed by lc_test / lc_wait, which free it.  Until then buf belongs to
+ * the library.  Returns 0 and *req, or a negative lc_err (*req NULL).
+ */
 int lc_isend(lc_node *node, int dst, const void *buf, size_t len, lc_req **req);
 int lc_irecv(lc_node *node, int src, void *buf, size_t cap, lc_req **req);
-/* *done = 1 when req completed (then req is freed and st filled). Returns 0 or the request's error. */
+/*
+ * One progress step, then *done = 1 when req completed (then req is freed
+ * and st, which may be NULL, filled). Returns 0 or the request's error.
+ */
 int lc_test(lc_node *node, lc_req *req, int *done, struct lc_status *st);
 /* Wait for req, then free it. Returns 0 or the request's error (st->err too). */
 int lc_wait(lc_node *node, lc_req *req, struct lc_status *st);
@@ -105,7 +147,11 @@ const char *lc_stat_name(int i);
 
 /* Static text of an error code. */
 const char *lc_strerror(int err);
-/* Text of the last error on this node, with detail; "" when none. Never NULL. */
+/*
+ * Text of the calling thread's last error, with detail ("lc_isend: node 7
+ * out of range 0..3"); "" when none.  node may be NULL (e.g. after a failed
+ * lc_open).  Never NULL.
+ */
 const char *lc_last_error(const lc_node *node);
 /* Name of the configuration this library was generated from. */
 const char *lc_config_name(void);

@@ -91,8 +91,9 @@ struct lc_req {
 	int src;                   /* receive: wanted source or LC_ANY_SOURCE */
 	void *ubuf;                /* receive: user buffer */
 	size_t ucap;               /* receive: its capacity */
-	uint64_t dead_since;       /* when the awaited peer(s) were first seen dead, or 0 */
+	uint64_t dead_since;       /* receive: peer(s) first seen dead; send: stalled since; or 0 */
 	uint32_t polls;            /* lc_test / lc_wait rounds (liveness is read every 1024) */
+	uint32_t seen_off;         /* send: s.off at the last liveness check (stall detection) */
 	int err;                   /* 0 or negative lc_err once done */
 	uint8_t kind;              /* enum lc_req_kind */
 	uint8_t done;              /* completed: lc_test/lc_wait may free it */

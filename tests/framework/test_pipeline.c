@@ -352,6 +352,20 @@ Test(pipe, send_to_dead_peer_fails)
 	cr_expect_not_null(strstr(lc_last_error(nd), "node 2"), "%s", lc_last_error(nd));
 }
 
+Test(pipe, send_without_a_slot_times_out)
+{
+	uint8_t a[8] = { 0 };
+	lc_req *r;
+
+	lc_fake_set_ring(0);
+	cr_assert_eq(lc_isend(nd, 1, a, 8, &r), 0);
+	cr_expect_eq(lc_wait(nd, r, NULL), LC_ERR_TIMEOUT);
+	/* the pipeline goes on once the ring drains */
+	lc_fake_set_ring(LC_NIC_SEND_RING);
+	cr_assert_eq(lc_isend(nd, 1, a, 8, &r), 0);
+	cr_expect_eq(lc_wait(nd, r, NULL), 0);
+}
+
 Test(pipe, dropped_frames_fail_the_pending_sends)
 {
 	uint8_t a[8] = { 0 };
