@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include "nic_test.h"
 
@@ -278,4 +280,107 @@ Test(mcp, concurrent_inline_steppers)
 	atomic_store_explicit(&stop, 1, memory_order_release);
 	pthread_join(t, NULL);
 	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_net_tx_frames), 2000);
+}
+
+/* Two processes, as in a job: the child attaches node 1 and echoes every frame back. */
+Test(mcp, two_processes_echo)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 2000, .recv_ring = 4, .send_ring = 4 });
+	static uint8_t buf[4][2000];
+	uint32_t sent = 0, got = 0, ticket = 0;
+	int status = -1;
+	pid_t pid;
+
+	lct_create(&g, "fork");
+	lct_attach(&g, 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		char err[256];
+		int rc;
+		struct lc_nic *n = lc_nic_attach(lct_name, 1, &g, err, sizeof(err), &rc);
+		uint32_t echoed = 0;
+
+		if (!n)
+			_exit(2);
+		while (echoed < 500) {
+			struct lc_frame_hdr *in = lc_nic_rx_peek(n), *out;
+
+			if (in && (out = lc_nic_tx_slot(n)) != NULL) {
+				memcpy(out, in, sizeof(*in) + in->len);
+				out->src = 1;
+				out->dst = 0;
+				lc_nic_tx_post_pio(n);
+				lc_nic_rx_release(n);
+				echoed++;
+			}
+			if (!lc_nic_step(n))
+				sched_yield();
+		}
+		while (!lc_nic_tx_idle(n))
+			lc_nic_step(n);
+		lc_nic_detach(n);
+		_exit(0);
+	}
+	while (got < 500) {
+		if (sent < 500 && sent - got < 4 && (int32_t)(lc_nic_tx_dma_done(lct_nic[0]) - ticket) >= 0 &&
+		    lct_send(lct_nic[0], 1, sent, sent * 7 % 2001, sent % 5 == 0, buf[sent & 3], &ticket) == 0)
+			sent++;
+		if (!lc_nic_step(lct_nic[0]))
+			sched_yield();
+		if (lc_nic_rx_peek(lct_nic[0])) {
+			struct lc_frame_hdr *h = lc_nic_rx_peek(lct_nic[0]);
+
+			cr_assert_eq(h->src, 1);
+			h->src = 0;
+			h->dst = 1;
+			lct_check(h, 0, 1, got, got * 7 % 2001);
+			lc_nic_rx_release(lct_nic[0]);
+			got++;
+		}
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+	cr_assert_not(lc_nic_peer_alive(lct_nic[0], 1), "child detached: exited");
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_bp_drops), 0);
+}
+
+/* A node killed without detaching: once the launcher marks it dead, frames to it stop waiting. */
+Test(mcp, killed_node_frames_dropped)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .recv_ring = 2, .send_ring = 8 });
+	uint8_t buf[256];
+	int status;
+	pid_t pid;
+
+	lct_create(&g, "kill");
+	lct_attach(&g, 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		char err[256];
+		int rc;
+
+		if (!lc_nic_attach(lct_name, 1, &g, err, sizeof(err), &rc))
+			_exit(2);
+		raise(SIGKILL);
+		_exit(3);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status));
+	cr_assert(lc_nic_peer_alive(lct_nic[0], 1), "nobody said it died yet");
+	for (uint32_t i = 0; i < 5; i++)
+		cr_assert_eq(lct_send(lct_nic[0], 1, i, 8, 0, buf, NULL), 0);
+	for (int i = 0; i < 8; i++)
+		lc_nic_step(lct_nic[0]);
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_net_tx_frames), 2, "its Receive Ring took 2");
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_bp_stalls), 1);
+	lc_seg_mark_dead(lct_name, 1);
+	cr_assert_not(lc_nic_peer_alive(lct_nic[0], 1));
+	for (int i = 0; i < 8; i++)
+		lc_nic_step(lct_nic[0]);
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_dead_drops), 3);
+	cr_assert_eq(lc_nic_dst_drops(lct_nic[0], 1), 3);
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_bp_drops), 0);
+	cr_assert(lc_nic_tx_idle(lct_nic[0]));
 }
