@@ -161,7 +161,7 @@ int lc_close(lc_node *node)
 {
 	uint64_t deadline = 0;
 	struct lc_rmsg *m, *next;
-	unsigned spins = 0;
+	unsigned rounds = 0, idle = 0;
 	int rc = lc_check(node, "lc_close");
 
 	if (rc)
@@ -171,8 +171,8 @@ int lc_close(lc_node *node)
 	atomic_store_explicit(&node->open, 0, memory_order_release);
 	/* drain the sends, bounded */
 	while (node->sendq.head || node->inflight.head || !lc_nic_tx_idle(node->nic)) {
-		lc_progress_locked(node);
-		if ((++spins & 1023) == 0) {
+		idle = lc_progress_locked(node) ? 0 : idle + 1;
+		if ((++rounds & 1023) == 0) {
 			lc_check_peers(node);
 			if (!deadline)
 				deadline = lc_now_ns() + (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u +
@@ -183,7 +183,7 @@ int lc_close(lc_node *node)
 				break;
 			}
 		}
-		if (spins > LC_SPIN_LIMIT)
+		if (idle > LC_SPIN_LIMIT)
 			sched_yield();
 	}
 	LC_PC(fini, node);
@@ -492,7 +492,9 @@ int lc_wait(lc_node *node, lc_req *req, struct lc_status *st)
 	}
 	for (;;) {
 		if (!req->done) {
-			lc_progress_locked(node);
+			/* yield only after a run of idle rounds, never while work flows */
+			if (lc_progress_locked(node))
+				spins = 0;
 			if (!req->done && (++req->polls & 1023) == 0)
 				lc_req_check(node, req);
 		}
