@@ -384,3 +384,45 @@ Test(mcp, killed_node_frames_dropped)
 	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_bp_drops), 0);
 	cr_assert(lc_nic_tx_idle(lct_nic[0]));
 }
+
+/* Many frames of changing size, PIO and DMA, in both MCP modes: order and payload kept. */
+static void stream(int thread)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024, .thread = thread, .recv_ring = 4,
+							    .staging = 4, .tx_dma = 4 });
+	static uint8_t buf[8][1024];
+	uint32_t sent = 0, got = 0, ticket = 0;
+	const uint32_t total = 20000;
+
+	lct_setup(&g, thread ? "strthr" : "strinl");
+	while (got < total) {
+		int moved = 0;
+
+		if (sent < total && sent - got < 8 && (int32_t)(lc_nic_tx_dma_done(lct_nic[0]) - ticket) >= 0 &&
+		    lct_send(lct_nic[0], 1, sent, sent * 37 % 1025, (sent / 3) & 1, buf[sent & 7], &ticket) == 0) {
+			sent++;
+			moved = 1;
+		}
+		moved += lct_step_all();
+		if (lc_nic_rx_peek(lct_nic[1])) {
+			lct_check(lc_nic_rx_peek(lct_nic[1]), 0, 1, got, got * 37 % 1025);
+			lc_nic_rx_release(lct_nic[1]);
+			got++;
+			moved = 1;
+		}
+		if (!moved)
+			sched_yield();
+	}
+	cr_assert_eq(lct_stat(lct_nic[1], LC_NIC_STAT_net_rx_frames), total);
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_bp_drops), 0);
+}
+
+Test(mcp, stream_inline)
+{
+	stream(0);
+}
+
+Test(mcp, stream_thread)
+{
+	stream(1);
+}
