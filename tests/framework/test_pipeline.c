@@ -9,6 +9,7 @@
 
 #include "comm.h"
 #include "fake_nic.h"
+#include "lc_proto.h"
 #include "node.h"
 
 static lc_node *nd;
@@ -428,4 +429,38 @@ Test(pipe, concurrent_senders)
 	}
 	for (t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
+}
+
+/* The protocol-facing control frame (lc_proto.h), called as a hook would (single thread here). */
+Test(pipe, protocol_control_frames)
+{
+	uint8_t p[16] = { 7, 8, 9 };
+	struct lc_node *n = nd;
+	const struct lc_fake_frame *f;
+
+	cr_expect_eq(lc_node_rank(n), 0);
+	cr_expect_eq(lc_node_size(n), 4);
+	cr_expect_eq(lc_proto_send_ctrl(n, 4, p, 3), LC_ERR_RANGE);
+	cr_expect_eq(lc_proto_send_ctrl(n, 1, p, LC_MTU + 1), LC_ERR_INVAL);
+	cr_expect_eq(lc_proto_send_ctrl(n, 1, NULL, 3), LC_ERR_INVAL);
+	cr_assert_eq(lc_proto_send_ctrl(n, 1, p, 3), 0);
+	cr_assert_eq(lc_proto_send_ctrl(n, 0, p, 0), 0);
+	lc_progress(nd);
+	lc_progress(nd);
+	cr_assert_eq(lc_fake_wire_count(), 1);
+	f = lc_fake_wire(0);
+	cr_expect_eq(f->hdr.magic, LC_FRAME_MAGIC);
+	cr_expect_eq(f->hdr.type, LC_FT_CTRL);
+	cr_expect_eq(f->hdr.flags, LC_FF_FIRST | LC_FF_LAST);
+	cr_expect_eq(f->hdr.src, 0);
+	cr_expect_eq(f->hdr.dst, 1);
+	cr_expect_eq(f->hdr.len, 3);
+	cr_expect_eq(f->hdr.msg_len, 3);
+	cr_expect_eq(memcmp(f->payload, p, 3), 0);
+	/* the looped-back one reached this node, and no protocol consumed it */
+	cr_expect_eq(stat(LC_STAT_rx_drops_proto), 1);
+	cr_expect_eq(stat(LC_STAT_rx_msgs), 0);
+	lc_fake_set_ring(0);
+	cr_expect_eq(lc_proto_send_ctrl(n, 1, p, 3), LC_ERR_AGAIN);
+	cr_expect_gt(lc_now_ns(), 0);
 }
