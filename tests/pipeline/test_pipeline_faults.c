@@ -175,7 +175,7 @@ Test(pipeline_faults, commrun_worst_status_prefix_and_env)
 	struct lc_t_out o;
 	lc_t_commrun(&o, 4, 30, "/bin/sh", "-c",
 		     "echo \"env $LC_NODE/$LC_NODES $LC_JOB\"; printf 'no newline'; exit $LC_NODE", NULL);
-	cr_assert_eq(o.status, 3, "worst status of 0..3 should be 3; output:\n%s", o.status, o.text);
+	cr_assert_eq(o.status, 3, "worst status of 0..3 is 3, got %d; output:\n%s", o.status, o.text);
 	char want[160];
 	for (int i = 0; i < 4; i++) {
 		snprintf(want, sizeof want, "[%d] env %d/4 %s\n", i, i, o.job);
