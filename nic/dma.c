@@ -11,7 +11,7 @@ _Static_assert(LC_DMA_CHAINS == 4, "chains 0 (Rx), 1 (Tx), 2..3 (spare)");
 int lc_nic_dma_step(struct lc_nic *nic)
 {
 	struct lc_nic_mcp *m = &nic->ctrl->mcp;
-	const struct lc_nic_dma_block *b;
+	struct lc_nic_dma_block *b;
 	uint32_t c, done = 0;
 	void *sram, *host;
 
@@ -39,7 +39,7 @@ int lc_nic_dma_step(struct lc_nic *nic)
 		memcpy(sram, host, b->len);
 	else
 		memcpy(host, sram, b->len);
-	((struct lc_nic_dma_block *)b)->status = LC_DMA_DONE;
+	b->status = LC_DMA_DONE;
 	lc_nic_count(nic, (enum lc_nic_stat)(LC_NIC_STAT_dma_blocks_c0 + c), 1);
 	if (b->flags & LC_DMA_SIGNAL) {
 		lc_nic_count(nic, LC_NIC_STAT_dma_signals, 1);

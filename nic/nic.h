@@ -75,9 +75,9 @@ void lc_nic_detach(struct lc_nic *nic);
 
 uint32_t lc_nic_node(const struct lc_nic *nic);
 uint32_t lc_nic_nodes(const struct lc_nic *nic);
-/* 1 while peer is attached and alive; 0 once it died or detached. */
+/* 1 while peer is attached and alive (or not attached yet); 0 once it died or detached. */
 int lc_nic_peer_alive(const struct lc_nic *nic, uint32_t peer);
-/* Frames to peer that the MCP dropped at the backpressure limit (free-running). */
+/* Frames to peer that the MCP dropped at the backpressure limit or because peer is dead (free-running). */
 uint32_t lc_nic_dst_drops(const struct lc_nic *nic, uint32_t peer);
 /* This node's counters (NIC part, and the host area the framework writes). */
 _Atomic uint64_t *lc_nic_stats(struct lc_nic *nic);
