@@ -265,11 +265,26 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 	rc = lc_seg_ctrl(nic, dst);
 	/* the port lock (A5) orders this load after the previous writer's store */
 	rh = atomic_load_explicit(&rc->recv_head.v, memory_order_relaxed);
-	/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
-	if (rh - atomic_load_explicit(&rc->recv_tail.v, memory_order_acquire) >= nic->g.recv_ring) {
-		lc_net_unlock(nic, r);
-		busy = r->gport[r->hops - 1];
-		goto stall;
+	/*
+	 * Room from the last recv_tail seen (stale means fewer free slots), so the
+	 * remote line is read only when the ring looks full.  Limit: a cache left
+	 * untouched while exactly 2^32..2^32+recv_ring frames from other senders
+	 * reached dst would look valid; 2^32 frames is minutes of traffic.
+	 */
+	if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
+		/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
+		nic->peer_tail[dst] = atomic_load_explicit(&rc->recv_tail.v, memory_order_acquire);
+		/*
+	 * Room from the last recv_tail seen (stale means fewer free slots), so the
+	 * remote line is read only when the ring looks full.  Limit: a cache left
+	 * untouched while exactly 2^32..2^32+recv_ring frames from other senders
+	 * reached dst would look valid; 2^32 frames is minutes of traffic.
+	 */
+	if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
+			lc_net_unlock(nic, r);
+			busy = r->gport[r->hops - 1];
+			goto stall;
+		}
 	}
 	/* the NIC-to-NIC copy: header and payload, from our Send Ring into the remote Receive Ring */
 	memcpy(recv_slot(lc_seg_sram(nic, dst), &nic->g, rh), hdr, nic->g.hdr_bytes + len);
@@ -487,6 +502,7 @@ static void nic_free(struct lc_nic *nic)
 	if (nic->seg)
 		munmap(nic->seg, nic->seg_bytes);
 	free(nic->routes);
+	free(nic->peer_tail);
 	free(nic->tx_ready);
 	free(nic->rx_done);
 	free(nic);
@@ -551,9 +567,10 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->hc_txdma_done = atomic_load_explicit(&nic->ctrl->chain_done[1].v, memory_order_acquire);
 	nic->hc_rxfifo_head = atomic_load_explicit(&nic->ctrl->rxfifo_tail.v, memory_order_acquire);
 	nic->routes = calloc(g->nodes, sizeof(*nic->routes));
+	nic->peer_tail = calloc(g->nodes, sizeof(*nic->peer_tail));
 	nic->tx_ready = calloc(g->send_ring, 1);
 	nic->rx_done = calloc(g->recv_ring, 1);
-	if (!nic->routes || !nic->tx_ready || !nic->rx_done) {
+	if (!nic->routes || !nic->peer_tail || !nic->tx_ready || !nic->rx_done) {
 		snprintf(err, errlen, "out of memory");
 		nic_free(nic);
 		*rc = LC_ERR_NOMEM;

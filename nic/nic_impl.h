@@ -250,6 +250,7 @@ struct lc_nic {
 	struct lc_nic_chain chain[LC_DMA_CHAINS];
 	uint32_t rx_room;                   /* min(rx_fifo, staging_slots) */
 	struct lc_route *routes;            /* [nodes] */
+	uint32_t *peer_tail;                /* [nodes]: last seen recv_tail of each peer (stale = fewer free slots) */
 	uint8_t *tx_ready;                  /* [send_ring]: slot may be injected */
 	uint8_t *rx_done;                   /* [recv_ring]: slot may be freed */
 	/* host side: the last seen NIC indices (reloaded only when a ring looks full / empty) */
