@@ -47,8 +47,14 @@ static inline void lc_t_path(char *out, size_t cap, const char *rel)
 	cr_assert(access(out, X_OK) == 0, "%s is not an executable: build it first (scons)", out);
 }
 
-/* Run argv (NULL-terminated) with extra environment entries env (NULL-terminated, may be NULL). */
-static inline void lc_t_exec(struct lc_t_out *o, char *const argv[], char *const env[])
+/*
+ * Run argv (NULL-terminated) with extra environment entries env
+ * (NULL-terminated, may be NULL).  alarm_s > 0 arms alarm(2) in the child
+ * (it survives exec), so a program that hangs dies of SIGALRM and the driver
+ * still reaches its clean-up instead of being killed by the test timeout.
+ */
+static inline void lc_t_exec_alarm(struct lc_t_out *o, char *const argv[], char *const env[],
+				   unsigned alarm_s)
 {
 	int p[2];
 	memset(o, 0, sizeof *o);
@@ -62,6 +68,8 @@ static inline void lc_t_exec(struct lc_t_out *o, char *const argv[], char *const
 		close(p[1]);
 		for (int i = 0; env && env[i]; i++)
 			putenv(env[i]);
+		if (alarm_s)
+			alarm(alarm_s);
 		execv(argv[0], argv);
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -92,6 +100,11 @@ static inline void lc_t_exec(struct lc_t_out *o, char *const argv[], char *const
 	const char *j = strstr(o->text, "commrun: job /lc.");
 	if (j)
 		sscanf(j + strlen("commrun: job "), "%95s", o->job);
+}
+
+static inline void lc_t_exec(struct lc_t_out *o, char *const argv[], char *const env[])
+{
+	lc_t_exec_alarm(o, argv, env, 0);
 }
 
 /* 1 when /dev/shm still holds the job's segment. */

@@ -64,7 +64,7 @@ static void lc_t_openonly(struct lc_t_out *o, char *const env[])
 	char prog[512];
 	lc_t_path(prog, sizeof prog, "tests/progs/openonly");
 	char *argv[] = { prog, NULL };
-	lc_t_exec(o, argv, env);
+	lc_t_exec_alarm(o, argv, env, 30);   /* the segment is unlinked by the caller even if it hangs */
 }
 
 /* Make a segment whose geometry or fingerprint differs (by `how`), open it, expect LC_ERR_CONFIG. */
