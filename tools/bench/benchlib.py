@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: MIT
+# Shared pieces of the benchmark matrix: the benchmark table, the CSV schema, statistics over rounds.
+import csv
+import math
+import statistics
+
+# The one table of benchmarks (add a row to add a benchmark; see tools/bench/README.md).
+# Columns: name, program (build/<cfg>/bin/<program>), kind, output column holding the figure,
+#   unit, OSU header, arguments of a full run, arguments of a quick run, smallest size,
+#   largest size (None: no cap), anchors that have a twin (shm, openmpi), better ("low"/"high").
+BENCHMARKS = [
+    dict(name='pingpong', program='pingpong', kind='latency', column=1, unit='us',
+         header='# Size  Latency (us)', full=['-i', '200', '-w', '20'],
+         quick=['-i', '50', '-w', '5'], min_size=0, max_size=None,
+         anchors=('shm', 'openmpi'), better='low'),
+    dict(name='stream', program='stream', kind='bandwidth', column=1, unit='MB/s',
+         header='# Size  Bandwidth (MB/s)', full=['-i', '20', '-w', '2'],
+         quick=['-i', '5', '-w', '1'], min_size=1, max_size=None,
+         anchors=('openmpi',), better='high'),
+    dict(name='bibw', program='bibw', kind='bandwidth', column=1, unit='MB/s',
+         header='# Size  Bandwidth (MB/s)', full=['-i', '20', '-w', '2'],
+         quick=['-i', '5', '-w', '1'], min_size=1, max_size=None,
+         anchors=('openmpi',), better='high'),
+    dict(name='msgrate', program='msgrate', kind='rate', column=2, unit='msg/s',
+         header='# Size  Messages/s', full=['-i', '50', '-w', '5'],
+         quick=['-i', '10', '-w', '2'], min_size=0, max_size=8192,
+         anchors=('openmpi',), better='high'),
+]
+BENCH = {b['name']: b for b in BENCHMARKS}
+
+# Anchors: the raw shared-memory floor and Open MPI, run in the same rounds.
+ANCHORS = ['shm', 'openmpi']
+
+# Pseudo-benchmarks recorded in the same CSV.
+INSTR = dict(name='instr', unit='Ir/msg')          # callgrind, once per config
+FAULT_BENCHES = ['fault_goodput', 'fault_latency']  # the fault sweep
+
+CSV_COLUMNS = ['config', 'benchmark', 'size', 'round', 'value', 'unit', 'status']
+
+
+def fmt_size(n):
+    n = int(n)
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return '%d MiB' % (n >> 20)
+    if n >= 1 << 10 and n % (1 << 10) == 0:
+        return '%d KiB' % (n >> 10)
+    return '%d B' % n
+
+
+def parse_size(text):
+    text = text.strip()
+    mult = 1
+    if text[-1:] in 'kK':
+        mult, text = 1 << 10, text[:-1]
+    elif text[-1:] in 'mM':
+        mult, text = 1 << 20, text[:-1]
+    return int(text) * mult
+
+
+def default_sizes():
+    return [0] + [1 << k for k in range(0, 23)]
+
+
+def summarise(values):
+    """median, min, max, q1, q3 of a list of floats (None when empty)."""
+    if not values:
+        return None
+    v = sorted(values)
+    if len(v) >= 2:
+        q = statistics.quantiles(v, n=4, method='inclusive')
+        q1, q3 = q[0], q[2]
+    else:
+        q1 = q3 = v[0]
+    return dict(median=statistics.median(v), min=v[0], max=v[-1], q1=q1, q3=q3, n=len(v))
+
+
+def load_csv(path):
+    with open(path, newline='') as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r['size'] = int(r['size'])
+        r['round'] = int(r['round'])
+        r['value'] = float(r['value']) if r['value'] not in ('', None) else None
+    return rows
+
+
+def cells(rows, benchmark=None):
+    """{(config, benchmark, size): summary} over the ok rows."""
+    acc = {}
+    for r in rows:
+        if r['status'] != 'ok' or r['value'] is None:
+            continue
+        if benchmark and r['benchmark'] != benchmark:
+            continue
+        acc.setdefault((r['config'], r['benchmark'], r['size']), []).append(r['value'])
+    return {k: summarise(v) for k, v in acc.items()}
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    if not xs:
+        return None
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))

@@ -1,0 +1,235 @@
+# SPDX-License-Identifier: MIT
+# report.md of the benchmark matrix: every figure is computed here from results.csv (no hand-written numbers).
+import os
+
+import benchlib as bl
+
+# Size ranges of "fastest config per size range": (label, lowest, highest).
+RANGES = [('0 B – 256 B', 0, 256), ('512 B – 8 KiB', 512, 8192),
+          ('16 KiB – 256 KiB', 16384, 262144), ('512 KiB – 4 MiB', 524288, 4 << 20)]
+# Sizes of the distance-to-anchors table (latency) and of the bandwidth ratios.
+LAT_POINTS = [8, 1024, 65536, 1 << 20]
+BW_POINTS = [65536, 1 << 20]
+
+SECTIONS = ['## Run', '## Fastest configuration per size range', '## Cost of each configuration '
+            'and protocol against baseline', '## Peak bandwidth and n½',
+            '## Distance to the shm floor and to Open MPI', '## Failed cells', '## Not measured']
+
+
+def flat(d, prefix=''):
+    out = {}
+    for k, v in (d or {}).items():
+        if isinstance(v, dict):
+            out.update(flat(v, prefix + k + '.'))
+        else:
+            out[prefix + k] = v
+    return out
+
+
+def differs(cj, ref):
+    """Keys of the resolved config that differ from the reference, protocol tables left out."""
+    if not cj or not ref:
+        return ['?']
+    protos = set(p['name'] if isinstance(p, dict) else p for p in cj.get('active_protocols', []))
+    protos |= set(p['name'] if isinstance(p, dict) else p for p in ref.get('active_protocols', []))
+    a, b = flat(cj.get('config')), flat(ref.get('config'))
+    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k)
+                  and k != 'protocols' and k.split('.')[0] not in protos)
+    return keys
+
+
+def med(cells, t, b, s):
+    c = cells.get((t, b, s))
+    return c['median'] if c else None
+
+
+def fmt(v, unit=''):
+    if v is None:
+        return 'n/a'
+    if abs(v) >= 1000:
+        s = '%.0f' % v
+    elif abs(v) >= 10:
+        s = '%.1f' % v
+    else:
+        s = '%.2f' % v
+    return s + (' ' + unit if unit else '')
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def fx(r):
+    return 'n/a' if r is None else '%.3g×' % r
+
+
+def write(outdir, csv_path, meta, cjs):
+    rows = bl.load_csv(csv_path)
+    cells = bl.cells(rows)
+    configs = meta['configs']
+    anchors = [a for a in bl.ANCHORS if meta['anchors'].get(a) is None]
+    ref = 'baseline' if 'baseline' in configs else (configs[0] if configs else None)
+    L = ['# libcomm benchmark report', '',
+         'Every figure below is computed by `tools/bench/report.py` from `results.csv` in this '
+         'folder (median over rounds; spread in `tables/` and `results.json`). Plots: `plots/`.', '']
+
+    # ---- run
+    L += [SECTIONS[0], '',
+          '- %s, %d round(s)%s, sizes %s to %s, %d measurements (%d failed cells).'
+          % (meta['timestamp'], meta['rounds'], ' (quick mode: a check, not a performance claim)'
+             if meta['quick'] else '', bl.fmt_size(min(meta['sizes'])), bl.fmt_size(max(meta['sizes'])),
+             len(rows), sum(1 for r in rows if r['status'] != 'ok')),
+          '- Configurations: %s. Anchors: %s.' % (', '.join(configs) or 'none',
+                                                 ', '.join(anchors) or 'none'),
+          '- Machine: %s, %s CPUs; both processes of a job run unpinned (Open MPI: `%s`).'
+          % (meta['host'], meta['cpus'], meta['mpirun'])]
+    if meta.get('wall_seconds') is not None:
+        L.append('- Wall time of the run (build, rounds, callgrind, plots): %dm%02ds.'
+                 % (meta['wall_seconds'] // 60, meta['wall_seconds'] % 60))
+    for c, why in sorted(meta['skipped'].items()):
+        L.append('- Skipped config `%s`: %s' % (c, why))
+    for a, why in sorted(meta['anchors'].items()):
+        if why:
+            L.append('- Anchor `%s` not run: %s' % (a, why))
+    L.append('')
+
+    # ---- fastest per range
+    L += [SECTIONS[1], '',
+          'Geometric mean of the median over the sizes of the range that every configuration '
+          'measured; the runner-up is given as a ratio to the winner.', '',
+          '| sizes | lowest latency (pingpong) | runner-up | highest bandwidth (stream) | runner-up |',
+          '|---|---|---|---|---|']
+    for label, lo, hi in RANGES:
+        cols = []
+        for bench, better, unit in (('pingpong', 'low', 'us'), ('stream', 'high', 'MB/s')):
+            sizes = sorted({s for (t, b, s) in cells if b == bench and lo <= s <= hi})
+            common = [s for s in sizes if all(med(cells, c, bench, s) for c in configs)]
+            scores = sorted(((bl.geomean([med(cells, c, bench, s) for s in common]), c)
+                             for c in configs if common), reverse=(better == 'high'))
+            scores = [x for x in scores if x[0] is not None]
+            if not scores:
+                cols += ['n/a', 'n/a']
+                continue
+            best = scores[0]
+            cols.append('**%s** (%s)' % (best[1], fmt(best[0], unit)))
+            if len(scores) > 1:
+                nxt = scores[1]
+                cols.append('%s (%s)' % (nxt[1], fx(ratio(nxt[0], best[0]))))
+            else:
+                cols.append('—')
+        if cols != ['n/a'] * 4:
+            L.append('| %s | %s |' % (label, ' | '.join(cols)))
+    L.append('')
+
+    # ---- cost vs baseline
+    L += [SECTIONS[2], '',
+          'Latency ratio = median latency of the config / median latency of `%s` at the same size '
+          '(measured in the same rounds); instructions = callgrind Ir of lc_tx_frame + lc_rx_frame '
+          '(inclusive, both nodes) per message.' % ref, '',
+          '| config | protocols | differs from %s in | latency ×, 8 B | latency ×, 64 KiB | '
+          'latency ×, geo-mean all sizes | Ir/msg 8 B | Ir/msg vs %s | Ir/msg 4 KiB |' % (ref, ref),
+          '|---|---|---|---|---|---|---|---|---|']
+    lat_sizes = sorted({s for (t, b, s) in cells if b == 'pingpong' and t == ref})
+    for c in configs:
+        protos = [p['name'] if isinstance(p, dict) else p
+                  for p in (cjs.get(c) or {}).get('active_protocols', [])]
+        diff = differs(cjs.get(c), cjs.get(ref))
+        rs = [ratio(med(cells, c, 'pingpong', s), med(cells, ref, 'pingpong', s)) for s in lat_sizes]
+        i8, i8r = med(cells, c, 'instr', 8), med(cells, ref, 'instr', 8)
+        d = None if i8 is None or i8r is None else i8 - i8r
+        L.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            c, ', '.join(protos) or '—',
+            '(reference)' if c == ref else ', '.join(diff) or 'nothing (protocols only)',
+            fx(ratio(med(cells, c, 'pingpong', 8), med(cells, ref, 'pingpong', 8))),
+            fx(ratio(med(cells, c, 'pingpong', 65536), med(cells, ref, 'pingpong', 65536))),
+            fx(bl.geomean(rs)), fmt(i8), 'n/a' if d is None else '%+.0f' % d,
+            fmt(med(cells, c, 'instr', 4096))))
+    L.append('')
+    prot = [c for c in configs if c != ref and not differs(cjs.get(c), cjs.get(ref))]
+    for c in prot:
+        protos = [p['name'] for p in (cjs.get(c) or {}).get('active_protocols', [])]
+        r8 = ratio(med(cells, c, 'pingpong', 8), med(cells, ref, 'pingpong', 8))
+        i8, i8r = med(cells, c, 'instr', 8), med(cells, ref, 'instr', 8)
+        if protos:
+            L.append('- Protocol%s %s (config `%s`, otherwise identical to `%s`): 8 B latency %s '
+                     'of %s, %s instructions per message (%s).'
+                     % ('s' if len(protos) > 1 else '', ' + '.join(protos), c, ref, fx(r8), ref,
+                        fmt(i8), 'n/a' if i8 is None or i8r is None else '%+.0f vs %s'
+                        % (i8 - i8r, fmt(i8r))))
+    if prot:
+        L.append('')
+
+    # ---- peak and n1/2
+    L += [SECTIONS[3], '',
+          'Peak = highest median bandwidth over the sizes; n½ = the smallest size whose median '
+          'reaches half of that peak (NetPIPE/BIP convention).', '',
+          '| config | stream peak | at | stream n½ | bibw peak | bibw n½ |', '|---|---|---|---|---|---|']
+    for t in configs + [a for a in anchors if a == 'openmpi']:
+        cols = []
+        for bench in ('stream', 'bibw'):
+            pts = sorted((s, c['median']) for (tt, b, s), c in cells.items() if tt == t and b == bench)
+            if not pts:
+                cols += ['n/a'] * (3 if bench == 'stream' else 2)
+                continue
+            ps, pv = max(pts, key=lambda x: x[1])
+            half = next(s for s, v in pts if v >= pv / 2)
+            if bench == 'stream':
+                cols += [fmt(pv, 'MB/s'), bl.fmt_size(ps), bl.fmt_size(half)]
+            else:
+                cols += [fmt(pv, 'MB/s'), bl.fmt_size(half)]
+        L.append('| %s | %s |' % (t, ' | '.join(cols)))
+    L.append('')
+
+    # ---- anchors
+    L += [SECTIONS[4], '',
+          'Ratios > 1: the config is slower than the anchor (latency) or has less bandwidth '
+          'than it has (× Open MPI of bandwidth < 1).', '']
+    head = ['config'] + ['%s latency' % bl.fmt_size(s) for s in LAT_POINTS]
+    L += ['| %s | %s |' % (' | '.join(head), ' | '.join('stream %s × Open MPI' % bl.fmt_size(s)
+                                                         for s in BW_POINTS) + ' | msgrate 8 B × Open MPI'),
+          '|' + '---|' * (len(head) + len(BW_POINTS) + 1)]
+    for c in configs:
+        cols = [c]
+        for s in LAT_POINTS:
+            v = med(cells, c, 'pingpong', s)
+            if v is None:
+                cols.append('n/a')
+                continue
+            parts = [fmt(v, 'us')]
+            for a, name in (('shm', 'shm'), ('openmpi', 'MPI')):
+                if a in anchors:
+                    parts.append('%s %s' % (fx(ratio(v, med(cells, a, 'pingpong', s))), name))
+            cols.append(', '.join(parts))
+        for s in BW_POINTS:
+            cols.append(fx(ratio(med(cells, c, 'stream', s), med(cells, 'openmpi', 'stream', s))))
+        cols.append(fx(ratio(med(cells, c, 'msgrate', 8), med(cells, 'openmpi', 'msgrate', 8))))
+        L.append('| %s |' % ' | '.join(cols))
+    for a in anchors:
+        L.append('| *%s* | %s | | | |' % (a, ' | '.join(fmt(med(cells, a, 'pingpong', s), 'us')
+                                                     for s in LAT_POINTS)))
+    L.append('')
+
+    # ---- failures
+    L += [SECTIONS[5], '']
+    fails = {}
+    for r in rows:
+        if r['status'] != 'ok':
+            fails.setdefault((r['config'], r['benchmark'], r['status']), []).append((r['round'], r['size']))
+    if not fails:
+        L.append('None: every cell of every round produced a figure.')
+    for (t, b, why), where in sorted(fails.items()):
+        rounds = sorted({w[0] for w in where})
+        sizes = sorted({w[1] for w in where})
+        L.append('- `%s` %s, round(s) %s, size(s) %s: %s'
+                 % (t, b, ','.join(map(str, rounds)), ', '.join(bl.fmt_size(s) for s in sizes),
+                    why[len('failed: '):] if why.startswith('failed: ') else why))
+    L.append('')
+
+    # ---- not measured
+    L += [SECTIONS[6], '']
+    for c, why in sorted(meta['notes'].get('broadcast', {}).items()):
+        L.append('- Broadcast latency, `%s`: %s' % (c, why))
+    L.append('- Fault sweep: %s' % meta['notes'].get('faults', 'not requested'))
+    L.append('')
+    with open(os.path.join(outdir, 'report.md'), 'w') as f:
+        f.write('\n'.join(L))

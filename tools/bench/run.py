@@ -1,0 +1,574 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# scons bench: build each config, run the benchmark matrix in interleaved rounds with anchors, write tables/CSV/JSON/plots/report.
+"""
+Usage (normally through scons):
+  python3 tools/bench/run.py [configs=a,b|all] [sizes=0,8,1K|lo:hi] [rounds=N] [quick=1]
+                             [mpi=0] [faults=1] [out=DIR]
+
+Every (round, benchmark) runs every config and then the anchors one after the
+other, so all of them see the same machine noise.  A run that fails (non-zero
+exit, timeout, a size missing from its output) is recorded as failed with its
+reason, never as a number.  Outputs: build/bench/<timestamp>/ and the link
+build/bench/latest.  stdlib only.
+"""
+import csv
+import datetime
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import benchlib as bl  # noqa: E402
+import plots  # noqa: E402
+import report  # noqa: E402
+
+LUA = 'lua5.4'
+GEN = os.path.join(ROOT, 'gen', 'main.lua')
+MPIRUN = ['mpirun.openmpi', '--allow-run-as-root', '-np', '2', '--bind-to', 'core',
+          '--mca', 'pml', 'ob1', '--mca', 'btl', 'self,vader']
+FAULT_DROPS = [0.0, 0.001, 0.01, 0.05]
+QUICK_SIZES = [8, 65536]
+DEFAULT_ROUNDS = 5
+CFLAGS = ['-std=c11', '-Wall', '-Wextra', '-Werror', '-Wundef', '-Wshadow',
+          '-Wmissing-prototypes', '-Wstrict-prototypes', '-O2', '-g']
+LINE_RE = re.compile(r'^(?:\[0\]\s+)?(\d+)\s+([-+0-9.eE]+)(?:\s+([-+0-9.eE]+))?\s*$')
+
+
+def say(msg):
+    progress.clear()
+    print(msg, flush=True)
+
+
+# ---------------------------------------------------------------- progress
+class Progress:
+    """One \\r line on a terminal, plain lines otherwise."""
+
+    def __init__(self):
+        self.tty = sys.stdout.isatty()
+        self.width = 0
+        self.total = 0
+        self.done = 0
+        self.t_start = time.time()
+        self.spent = {}      # (bench, target) -> seconds of its first run
+
+    def clear(self):
+        if self.tty and self.width:
+            sys.stdout.write('\r' + ' ' * self.width + '\r')
+            self.width = 0
+
+    def eta(self, remaining):
+        known = list(self.spent.values())
+        if not known:
+            return '?'
+        avg = sum(known) / len(known)
+        secs = sum(r if r is not None else avg for r in remaining)
+        return '%dm%02ds' % (secs // 60, secs % 60)
+
+    def show(self, text, remaining, plain=True):
+        line = '[%d/%d] %s  ETA %s' % (self.done, self.total, text, self.eta(remaining))
+        if self.tty:
+            line = line[:150]
+            sys.stdout.write('\r' + line.ljust(self.width))
+            self.width = max(self.width, len(line))
+            sys.stdout.flush()
+        elif plain:
+            print(line, flush=True)
+
+
+progress = Progress()
+
+
+# ---------------------------------------------------------------- arguments
+def parse_args(argv):
+    opts = dict(configs='', sizes='', rounds='', quick='0', mpi='1', faults='0', out='')
+    for a in argv:
+        if '=' not in a:
+            sys.exit('bench: argument %r is not KEY=VALUE' % a)
+        k, v = a.split('=', 1)
+        if k in ('config',):
+            k = 'configs'
+        if k not in opts:
+            sys.exit('bench: unknown option %s (known: %s)' % (k, ', '.join(sorted(opts))))
+        opts[k] = v
+    quick = opts['quick'] not in ('0', '', 'no', 'false')
+    o = dict(quick=quick, mpi=opts['mpi'] not in ('0', 'no', 'false'),
+             faults=opts['faults'] not in ('0', '', 'no', 'false'), out=opts['out'])
+    o['rounds'] = int(opts['rounds']) if opts['rounds'] else (1 if quick else DEFAULT_ROUNDS)
+    if o['rounds'] < 1:
+        sys.exit('bench: rounds must be at least 1')
+    if opts['sizes']:
+        s = opts['sizes']
+        if ':' in s:
+            lo, hi = (bl.parse_size(x) for x in s.split(':', 1))
+            sizes = [x for x in bl.default_sizes() if lo <= x <= hi]
+            if lo not in sizes:
+                sizes = sorted(set(sizes + [lo]))
+        else:
+            sizes = sorted(set(bl.parse_size(x) for x in re.split(r'[,\s]+', s) if x))
+    else:
+        sizes = QUICK_SIZES if quick else bl.default_sizes()
+    if not sizes:
+        sys.exit('bench: no sizes')
+    o['sizes'] = sizes
+    o['configs'] = opts['configs']
+    return o
+
+
+def run_cmd(cmd, timeout=None, env=None):
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+# ---------------------------------------------------------------- configs and builds
+def all_configs():
+    rc, out, err = run_cmd([LUA, GEN, '--list-configs'])
+    if rc != 0:
+        sys.exit('bench: %s --list-configs failed: %s' % (GEN, err.strip()))
+    return out.split()
+
+
+def select_configs(spec):
+    """[(name, None | reason it is skipped)]"""
+    names = all_configs() if spec in ('', 'all') else [c for c in re.split(r'[,\s]+', spec) if c]
+    out = []
+    for c in names:
+        rc, o, e = run_cmd([LUA, GEN, '--config', c, '--check-only'])
+        if rc == 0:
+            out.append((c, None))
+        elif rc == 3:
+            out.append((c, 'selects an unimplemented protocol: ' +
+                        ' '.join(l.split(': ', 2)[-1] for l in e.strip().splitlines())))
+        else:
+            out.append((c, 'the generator rejects it: ' + (e.strip() or o.strip())))
+    return out
+
+
+def build_configs(names):
+    """{name: None | reason the build failed}; runs scons configs=... (retried once: shared checkout)."""
+    if not names:
+        return {}
+    need = ['commrun'] + [b['program'] for b in bl.BENCHMARKS]
+    cmd = ['scons', '-Q', 'configs=' + ','.join(names)]
+    log = ''
+    for attempt in range(3):
+        say('bench: building %s (%s)%s' % (', '.join(names), ' '.join(cmd),
+                                          ' (retry)' if attempt else ''))
+        try:
+            rc, o, e = run_cmd(cmd, timeout=900)
+        except subprocess.TimeoutExpired:
+            rc, o, e = -1, '', 'scons timed out after 900 s'
+        log = (o + e)[-2000:]
+        missing = {c: [p for p in need if not os.access(os.path.join(ROOT, 'build', c, 'bin', p),
+                                                         os.X_OK)] for c in names}
+        if rc == 0 and not any(missing.values()):
+            break
+        time.sleep(2)
+    res = {}
+    for c in names:
+        if missing[c]:
+            res[c] = 'build failed (missing %s): %s' % (', '.join(missing[c]),
+                                                        log.strip().splitlines()[-1] if log.strip() else '')
+        else:
+            res[c] = None
+    if rc != 0 and not any(res.values()):
+        say('bench: scons exited %d but every program is there; continuing. Last lines:\n%s'
+            % (rc, '\n'.join(log.strip().splitlines()[-5:])))
+    return res
+
+
+def config_json(name):
+    try:
+        with open(os.path.join(ROOT, 'build', name, 'config.json')) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def active_protocols(cj):
+    if not cj:
+        return []
+    return [p['name'] if isinstance(p, dict) else p for p in cj.get('active_protocols', [])]
+
+
+def build_anchors(bindir, want_mpi):
+    """{anchor: None | reason it is skipped}; compiles shm_pingpong and the Open MPI twins."""
+    res = {}
+    os.makedirs(bindir, exist_ok=True)
+    inc = ['-I' + os.path.join(ROOT, 'examples')]
+    rc, o, e = run_cmd(['gcc'] + CFLAGS + inc + [os.path.join(HERE, 'shm_pingpong.c'),
+                                                 '-o', os.path.join(bindir, 'shm_pingpong'), '-lrt'])
+    res['shm'] = None if rc == 0 else 'shm_pingpong does not compile: ' + e.strip()[-300:]
+    if not want_mpi:
+        res['openmpi'] = 'mpi=0'
+        return res
+    if not (shutil.which('mpirun.openmpi') and shutil.which('mpicc')):
+        say('bench: Open MPI missing; installing openmpi-bin libopenmpi-dev with apt-get')
+        run_cmd(['apt-get', 'install', '-y', 'openmpi-bin', 'libopenmpi-dev'], timeout=600)
+    if not (shutil.which('mpirun.openmpi') and shutil.which('mpicc')):
+        res['openmpi'] = 'Open MPI is not installed and apt-get could not install it'
+        return res
+    why = None
+    mpidir = os.path.join(HERE, 'mpi')
+    for b in bl.BENCHMARKS:
+        if 'openmpi' not in b['anchors']:
+            continue
+        rc, o, e = run_cmd(['mpicc'] + CFLAGS + inc + ['-I' + mpidir,
+                                                       os.path.join(mpidir, b['program'] + '.c'),
+                                                       '-o', os.path.join(bindir, 'mpi_' + b['program'])])
+        if rc != 0:
+            why = 'tools/bench/mpi/%s.c does not compile: %s' % (b['program'], e.strip()[-300:])
+    res['openmpi'] = why
+    return res
+
+
+# ---------------------------------------------------------------- running one sweep
+def segments(sizes):
+    """Split sorted sizes into runs the examples sweep in one process (0, 1, 2, 4, ...)."""
+    segs, cur = [], []
+    for s in sizes:
+        if cur and s == (1 if cur[-1] == 0 else cur[-1] * 2) and cur[-1] & (cur[-1] - 1) == 0:
+            cur.append(s)
+        else:
+            if cur:
+                segs.append(cur)
+            cur = [s]
+    if cur:
+        segs.append(cur)
+    return segs
+
+
+def kill_group(p):
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def run_sweep(cmd, sizes, column, timeout, on_size):
+    """Run cmd (one process group), parse the OSU table; return ({size: value}, error or None)."""
+    got, err = {}, None
+    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    deadline = time.time() + timeout
+    import selectors
+    sel = selectors.DefaultSelector()
+    sel.register(p.stdout, selectors.EVENT_READ, 'out')
+    sel.register(p.stderr, selectors.EVENT_READ, 'err')
+    errtext, buf = [], {'out': '', 'err': ''}
+    open_streams = 2
+    while open_streams:
+        left = deadline - time.time()
+        if left <= 0:
+            kill_group(p)
+            err = 'timed out after %d s' % timeout
+            break
+        for key, _ in sel.select(timeout=min(left, 1.0)):
+            chunk = os.read(key.fileobj.fileno(), 65536).decode(errors='replace')
+            if not chunk:
+                sel.unregister(key.fileobj)
+                open_streams -= 1
+                continue
+            buf[key.data] += chunk
+            while '\n' in buf[key.data]:
+                line, buf[key.data] = buf[key.data].split('\n', 1)
+                if key.data == 'err':
+                    errtext.append(line)
+                    continue
+                m = LINE_RE.match(line)
+                if m and m.group(column + 1) is not None:
+                    got[int(m.group(1))] = float(m.group(column + 1))
+                    on_size(int(m.group(1)))
+    sel.close()
+    try:
+        rc = p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        kill_group(p)
+        rc = p.wait()
+    kill_group(p)   # nothing of the job may outlive it
+    if err is None and rc != 0:
+        tail = [l for l in errtext if l.strip() and '==' not in l[:12]][-2:]
+        err = 'exit status %d: %s' % (rc, ' | '.join(tail) or 'no message')
+    got = {s: v for s, v in got.items() if s in sizes}
+    if err is None and len(got) < len(sizes):
+        err = 'no figure for size(s) %s' % ', '.join(str(s) for s in sizes if s not in got)
+    return got, err
+
+
+def bench_cmd(target, bench, seg, args, bindir, timeout):
+    rng = ['-s', '%d:%d' % (seg[0], seg[-1])]
+    if target == 'shm':
+        return [os.path.join(bindir, 'shm_pingpong')] + rng + args
+    if target == 'openmpi':
+        return MPIRUN + [os.path.join(bindir, 'mpi_' + bench['program'])] + rng + args
+    b = os.path.join(ROOT, 'build', target, 'bin')
+    return [os.path.join(b, 'commrun'), '-n', '2', '--timeout', str(timeout),
+            os.path.join(b, bench['program'])] + rng + args
+
+
+# ---------------------------------------------------------------- callgrind
+def callgrind(cfg, size, iters, workdir):
+    """Instructions of lc_tx_frame + lc_rx_frame (inclusive) per message, both nodes; (value, err)."""
+    b = os.path.join(ROOT, 'build', cfg, 'bin')
+    os.makedirs(workdir, exist_ok=True)
+    outpat = os.path.join(workdir, 'callgrind.%s.%d.%%q{LC_NODE}.out' % (cfg, size))
+    cmd = [os.path.join(b, 'commrun'), '-n', '2', '--stats', '--timeout', '300',
+           'valgrind', '--tool=callgrind', '--callgrind-out-file=' + outpat,
+           '--toggle-collect=lc_tx_frame', '--toggle-collect=lc_rx_frame',
+           os.path.join(b, 'pingpong'), '-s', '%d:%d' % (size, size), '-i', str(iters), '-w', '10']
+    try:
+        rc, o, e = run_cmd(cmd, timeout=330)
+    except subprocess.TimeoutExpired:
+        return None, 'callgrind run timed out'
+    if rc != 0:
+        return None, 'callgrind run exited %d: %s' % (rc, e.strip().splitlines()[-1:] or '')
+    msgs = None
+    for line in o.splitlines():
+        f = line.split()
+        if f and f[0] == 'tx_msgs':
+            msgs = sum(int(x) for x in f[1:])
+    if not msgs:
+        return None, 'commrun --stats printed no tx_msgs'
+    ir = 0
+    for node in (0, 1):
+        path = outpat.replace('%q{LC_NODE}', str(node))
+        try:
+            text = open(path).read()
+        except OSError:
+            return None, 'no callgrind output %s' % path
+        m = re.search(r'^(?:summary|totals):\s*(\d+)', text, re.M)
+        if not m:
+            return None, 'no totals in %s' % path
+        ir += int(m.group(1))
+    return ir / msgs, None
+
+
+# ---------------------------------------------------------------- fault sweep
+def fault_sweep(configs, cjs, bindir, rows, note):
+    """Goodput and latency of reliable configs under drop; says plainly why it cannot run."""
+    reliable = [c for c in configs if 'reliability' in active_protocols(cjs.get(c))]
+    commrun = os.path.join(ROOT, 'build', (configs or ['baseline'])[0], 'bin', 'commrun')
+    helptext = ''
+    if os.access(commrun, os.X_OK):
+        _, o, e = run_cmd([commrun, '--help'])
+        helptext = o + e
+    reasons = []
+    if not reliable:
+        reasons.append('no config with the reliability protocol was built (the reliability '
+                       'protocol is not implemented yet, or no reliable config was selected)')
+    if '--faults' not in helptext:
+        reasons.append('commrun has no --faults option (the fault injector is not built yet)')
+    if reasons:
+        note['faults'] = 'skipped: ' + '; '.join(reasons)
+        say('bench: fault sweep skipped: ' + '; '.join(reasons))
+        return
+    note['faults'] = 'ran on %s' % ', '.join(reliable)
+    for c in reliable:
+        b = os.path.join(ROOT, 'build', c, 'bin')
+        for drop in FAULT_DROPS:
+            spec = 'drop=%g,seed=7' % drop
+            pct = drop * 100
+            for bench, prog, size, col, unit in (('fault_goodput', 'stream', 65536, 1, 'MB/s'),
+                                                 ('fault_latency', 'pingpong', 8, 1, 'us')):
+                args = ['-i', '5', '-w', '1'] if prog == 'stream' else ['-i', '200', '-w', '20']
+                cmd = [os.path.join(b, 'commrun'), '-n', '2', '--faults', spec, '--timeout', '120',
+                       os.path.join(b, prog), '-s', '%d:%d' % (size, size)] + args
+                say('bench: faults %s %s drop %g%%' % (c, prog, pct))
+                got, err = run_sweep(cmd, [size], col, 130, lambda s: None)
+                # the "size" column of a fault row is the drop rate in parts per thousand
+                rows.append(dict(config=c, benchmark=bench, size=int(round(drop * 1000)), round=1,
+                                 value=got.get(size) if not err else None, unit=unit,
+                                 status='ok' if not err else 'failed: ' + err))
+
+
+# ---------------------------------------------------------------- outputs
+def write_tables(outdir, rows, targets):
+    tdir = os.path.join(outdir, 'tables')
+    os.makedirs(tdir, exist_ok=True)
+    allcells = bl.cells(rows)
+    failed = {}
+    for r in rows:
+        if r['status'] != 'ok':
+            failed.setdefault((r['config'], r['benchmark'], r['size']), r['status'])
+    for t in targets:
+        for b in bl.BENCHMARKS + [bl.INSTR]:
+            sizes = sorted({r['size'] for r in rows if r['config'] == t and r['benchmark'] == b['name']})
+            if not sizes:
+                continue
+            path = os.path.join(tdir, '%s.%s.txt' % (t, b['name']))
+            with open(path, 'w') as f:
+                f.write('# %s %s (median over rounds, [min, max], n rounds)\n' % (t, b['name']))
+                head = b.get('header', '# Size  Instructions per message (Ir/msg)')
+                f.write('%s  [min  max]  n\n' % head)
+                for s in sizes:
+                    c = allcells.get((t, b['name'], s))
+                    if c:
+                        f.write('%-12d%16.2f  [%.2f  %.2f]  %d\n' % (s, c['median'], c['min'],
+                                                                    c['max'], c['n']))
+                    else:
+                        f.write('%-12d%16s  %s\n' % (s, 'FAILED', failed.get((t, b['name'], s), '')))
+
+
+def write_csv(path, rows):
+    with open(path, 'w', newline='') as f:
+        w = csv.DictWriter(f, fieldnames=bl.CSV_COLUMNS)
+        w.writeheader()
+        for r in rows:
+            d = dict(r)
+            d['value'] = '' if r['value'] is None else repr(float(r['value']))
+            w.writerow({k: d[k] for k in bl.CSV_COLUMNS})
+
+
+def link_latest(outdir):
+    latest = os.path.join(ROOT, 'build', 'bench', 'latest')
+    tmp = latest + '.tmp'
+    try:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        os.symlink(os.path.basename(outdir), tmp)
+        os.replace(tmp, latest)
+    except OSError as e:
+        say('bench: cannot update build/bench/latest: %s' % e)
+
+
+# ---------------------------------------------------------------- main
+def main(argv):
+    t0 = time.time()
+    o = parse_args(argv)
+    stamp = datetime.datetime.now().strftime('%Y%m%d-%H%M%S')
+    outdir = o['out'] or os.path.join(ROOT, 'build', 'bench', stamp)
+    os.makedirs(outdir, exist_ok=True)
+    bindir = os.path.join(outdir, 'bin')
+    note = {}
+
+    chosen = select_configs(o['configs'])
+    configs = [c for c, why in chosen if why is None]
+    skipped = {c: why for c, why in chosen if why}
+    for c, why in skipped.items():
+        say('bench: skipping config %s: %s' % (c, why))
+    built = build_configs(configs)
+    for c, why in built.items():
+        if why:
+            say('bench: config %s: %s' % (c, why))
+            skipped[c] = why
+    configs = [c for c in configs if not built.get(c)]
+    cjs = {c: config_json(c) for c in configs}
+    anchors = build_anchors(bindir, o['mpi'])
+    for a, why in anchors.items():
+        if why:
+            say('bench: anchor %s skipped: %s' % (a, why))
+    live_anchors = [a for a in bl.ANCHORS if anchors.get(a) is None]
+    if not configs:
+        say('bench: no config could be built; nothing to measure')
+
+    rows = []
+    timeout = 120 if o['quick'] else 300
+    # the plan of one round: for each benchmark, every config then every anchor
+    plan = []
+    for b in bl.BENCHMARKS:
+        sizes = [s for s in o['sizes'] if s >= b['min_size'] and
+                 (b['max_size'] is None or s <= b['max_size'])]
+        if not sizes:
+            continue
+        for t in configs + [a for a in live_anchors if a in b['anchors']]:
+            plan.append((b, t, sizes))
+    progress.total = len(plan) * o['rounds']
+    for rnd in range(1, o['rounds'] + 1):
+        for i, (b, t, sizes) in enumerate(plan):
+            args = b['quick'] if o['quick'] else b['full']
+            later = [progress.spent.get((b2['name'], t2)) for (b2, t2, _) in plan]
+            remaining = later[i:] + later * (o['rounds'] - rnd)
+            label = 'round %d/%d  %-16s %-9s' % (rnd, o['rounds'], t, b['name'])
+            progress.show(label, remaining)
+            start = time.time()
+            for seg in segments(sizes):
+                cmd = bench_cmd(t, b, seg, args, bindir, timeout)
+                got, err = run_sweep(cmd, seg, b['column'], timeout + 15,
+                                     lambda s, lab=label, rem=remaining:
+                                     progress.show('%s size %s' % (lab, bl.fmt_size(s)), rem,
+                                                   plain=False))
+                for s in seg:
+                    ok = s in got
+                    rows.append(dict(config=t, benchmark=b['name'], size=s, round=rnd,
+                                     value=got[s] if ok else None, unit=b['unit'],
+                                     status='ok' if ok else 'failed: ' + (err or 'no figure')))
+                if err:
+                    say('bench: FAILED %s %s round %d sizes %s..%s: %s'
+                        % (t, b['name'], rnd, seg[0], seg[-1], err))
+            progress.spent.setdefault((b['name'], t), time.time() - start)
+            progress.done += 1
+
+    # instructions per message: once per config, from a fixed-count callgrind run
+    have_vg = shutil.which('valgrind') is not None
+    isizes = [8] if o['quick'] else [8, 4096]
+    for c in configs:
+        for s in isizes:
+            say('bench: callgrind %s %s' % (c, bl.fmt_size(s)))
+            if have_vg:
+                v, err = callgrind(c, s, 100 if o['quick'] else 500, os.path.join(outdir, 'callgrind'))
+            else:
+                v, err = None, 'valgrind is not installed'
+            rows.append(dict(config=c, benchmark='instr', size=s, round=1, value=v,
+                             unit=bl.INSTR['unit'], status='ok' if err is None else 'failed: ' + err))
+            if err:
+                say('bench: FAILED callgrind %s: %s' % (c, err))
+
+    # broadcast latency: only where multicast is active (and a broadcast example exists)
+    bcast = {}
+    for c in configs:
+        if 'multicast' not in active_protocols(cjs.get(c)):
+            bcast[c] = 'skipped: multicast is not active in this config'
+        elif not os.access(os.path.join(ROOT, 'build', c, 'bin', 'bcast'), os.X_OK):
+            bcast[c] = 'skipped: multicast is active but there is no broadcast example (bin/bcast)'
+        else:
+            bcast[c] = 'skipped: the broadcast benchmark is not written yet'
+    note['broadcast'] = bcast
+
+    if o['faults']:
+        fault_sweep(configs, cjs, bindir, rows, note)
+    else:
+        note['faults'] = 'not requested (faults=1 runs it)'
+    progress.clear()
+
+    # outputs
+    csv_path = os.path.join(outdir, 'results.csv')
+    write_csv(csv_path, rows)
+    write_tables(outdir, rows, configs + live_anchors)
+    meta = dict(timestamp=stamp, rounds=o['rounds'], quick=o['quick'], sizes=o['sizes'],
+                host=os.uname().nodename, cpus=os.cpu_count(),
+                configs=configs, anchors={a: anchors.get(a) for a in bl.ANCHORS},
+                skipped=skipped, notes=note, mpirun=' '.join(MPIRUN),
+                benchmarks=[{k: v for k, v in b.items() if k != 'anchors'} for b in bl.BENCHMARKS])
+    doc = dict(meta=meta, resolved_configs=cjs,
+               measurements=[dict(r) for r in rows])
+    with open(os.path.join(outdir, 'results.json'), 'w') as f:
+        json.dump(doc, f, indent=1, sort_keys=True)
+    plot_err = plots.make_all(outdir, bl.load_csv(csv_path), configs, live_anchors)
+    for e in plot_err:
+        say('bench: plot: ' + e)
+    wall = time.time() - t0
+    meta['wall_seconds'] = round(wall, 1)
+    with open(os.path.join(outdir, 'results.json'), 'w') as f:
+        json.dump(doc, f, indent=1, sort_keys=True)
+    report.write(outdir, csv_path, meta, cjs)
+    link_latest(outdir)
+    nfail = sum(1 for r in rows if r['status'] != 'ok')
+    say('bench: %d measurements, %d failed cells; outputs in %s (build/bench/latest)'
+        % (len(rows), nfail, os.path.relpath(outdir, ROOT)))
+    say('bench: wall time %dm%02ds' % (wall // 60, wall % 60))
+    return 0
+
+
+if __name__ == '__main__':
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        progress.clear()
+        sys.exit('bench: interrupted')

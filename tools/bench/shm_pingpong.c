@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/* shm_pingpong: the floor under libcomm's latency — two processes, one shm segment, copy in + copy out. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lc_ex_pattern.h"
+
+/*
+ * Usage: shm_pingpong [-s min:max] [-i iters] [-w warmup]   (same as pingpong)
+ *
+ * The parent (node 0) and a forked child (node 1) share one POSIX shm
+ * object holding one mailbox per direction: a sequence word on its own
+ * cache line and a data area of max bytes.  A message is copied into the
+ * mailbox (copy in), published by a release store of its sequence number,
+ * seen by an acquire load on the other side and copied out (copy out);
+ * exactly the two copies every shared-memory transport pays and nothing
+ * else: no headers, no rings, no matching.  Waiting spins, yielding every
+ * 256 polls so that both processes make progress on a loaded machine.
+ * The payload is filled and checked as in pingpong, so the per-iteration
+ * work outside the transport is the same.  Output is pingpong's format.
+ */
+
+struct lc_shm_box {
+	_Alignas(64) atomic_uint_fast64_t seq;  /* last published message */
+	_Alignas(64) unsigned char data[];
+};
+
+static double lc_shm_now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static unsigned lc_shm_scaled(unsigned base, size_t size, unsigned floor)
+{
+	if (size <= 8192)
+		return base;
+	unsigned long long v = (unsigned long long)base * 8192 / size;
+	return v < floor ? floor : (unsigned)v;
+}
+
+static void lc_shm_put(struct lc_shm_box *box, const void *buf, size_t len, uint64_t seq)
+{
+	if (len)
+		memcpy(box->data, buf, len);
+	/* release: publishes data[]; pairs with the acquire in lc_shm_get() */
+	atomic_store_explicit(&box->seq, seq, memory_order_release);
+}
+
+/* A side that fails stores this into its peer's box so that the peer stops waiting. */
+#define LC_SHM_ABORT UINT64_MAX
+
+/* 0, or -1 when the peer aborted. */
+static int lc_shm_get(struct lc_shm_box *box, void *buf, size_t len, uint64_t seq)
+{
+	unsigned polls = 0;
+	uint64_t got;
+	/* acquire: pairs with the release in lc_shm_put() */
+	while ((got = atomic_load_explicit(&box->seq, memory_order_acquire)) != seq) {
+		if (got == LC_SHM_ABORT)
+			return -1;
+		if (++polls % 256 == 0)
+			sched_yield();
+	}
+	if (len)
+		memcpy(buf, box->data, len);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t lo = 0, hi = 4u << 20;
+	unsigned iters = 1000, warmup = 100;
+
+	for (int a = 1; a < argc; a++) {
+		char *end;
+		if (strcmp(argv[a], "-s") == 0 && a + 1 < argc) {
+			if (lc_ex_parse_range(argv[++a], &lo, &hi) != 0) {
+				fprintf(stderr, "shm_pingpong: bad size range '%s'\n", argv[a]);
+				return 2;
+			}
+		} else if (strcmp(argv[a], "-i") == 0 && a + 1 < argc) {
+			iters = (unsigned)strtoul(argv[++a], &end, 10);
+			if (*end || iters == 0) {
+				fprintf(stderr, "shm_pingpong: bad iteration count '%s'\n", argv[a]);
+				return 2;
+			}
+		} else if (strcmp(argv[a], "-w") == 0 && a + 1 < argc) {
+			warmup = (unsigned)strtoul(argv[++a], &end, 10);
+			if (*end) {
+				fprintf(stderr, "shm_pingpong: bad warm-up count '%s'\n", argv[a]);
+				return 2;
+			}
+		} else {
+			fprintf(stderr, "usage: shm_pingpong [-s min:max] [-i iters] [-w warmup]\n");
+			return 2;
+		}
+	}
+
+	size_t boxb = (sizeof(struct lc_shm_box) + hi + 63) & ~(size_t)63;
+	char name[64];
+	snprintf(name, sizeof name, "/lc.shmpp.%ld", (long)getpid());
+	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "shm_pingpong: shm_open %s: %s\n", name, strerror(errno));
+		return 1;
+	}
+	shm_unlink(name);       /* the mapping outlives the name; nothing is left behind */
+	if (ftruncate(fd, (off_t)(2 * boxb)) != 0) {
+		fprintf(stderr, "shm_pingpong: ftruncate: %s\n", strerror(errno));
+		return 1;
+	}
+	unsigned char *seg = mmap(NULL, 2 * boxb, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (seg == MAP_FAILED) {
+		fprintf(stderr, "shm_pingpong: mmap: %s\n", strerror(errno));
+		return 1;
+	}
+	struct lc_shm_box *to1 = (struct lc_shm_box *)seg;
+	struct lc_shm_box *to0 = (struct lc_shm_box *)(seg + boxb);
+	atomic_init(&to1->seq, 0);
+	atomic_init(&to0->seq, 0);
+
+	fflush(stdout);
+	pid_t child = fork();
+	if (child < 0) {
+		fprintf(stderr, "shm_pingpong: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	int me = child == 0;
+	unsigned char *sbuf = malloc(hi ? hi : 1), *rbuf = malloc(hi ? hi : 1);
+	if (!sbuf || !rbuf) {
+		fprintf(stderr, "shm_pingpong: out of memory for %zu bytes\n", hi);
+		return 1;
+	}
+	if (me == 0) {
+		printf("# shm_pingpong (two processes, one shm segment, copy in + copy out)\n");
+		printf("# Size  Latency (us)\n");
+		fflush(stdout);
+	}
+	uint64_t seq = 0;
+	int bad = 0;
+	for (size_t size = lo; !bad; size = lc_ex_next_size(size, lo)) {
+		if (size > hi)
+			break;
+		unsigned it_timed = lc_shm_scaled(iters, size, 10);
+		unsigned it_warm = lc_shm_scaled(warmup, size, warmup ? 2 : 0);
+		double t0 = 0;
+		for (unsigned it = 0; it < it_warm + it_timed; it++) {
+			uint64_t seed = lc_ex_seed(size, it);
+			seq++;
+			if (it == it_warm)
+				t0 = lc_shm_now_us();
+			if (me == 0) {
+				lc_ex_fill(sbuf, size, seed);
+				lc_shm_put(to1, sbuf, size, seq);
+				if (lc_shm_get(to0, rbuf, size, seq) != 0) {
+					bad = 1;
+					break;
+				}
+			} else if (lc_shm_get(to1, rbuf, size, seq) != 0) {
+				bad = 1;
+				break;
+			}
+			size_t at = lc_ex_check(rbuf, size, seed);
+			if (at != size) {
+				/* release: pairs with the acquire in the peer's lc_shm_get() */
+				atomic_store_explicit(me == 0 ? &to1->seq : &to0->seq, LC_SHM_ABORT,
+						      memory_order_release);
+				fprintf(stderr, "shm_pingpong: node %d: payload mismatch: size %zu "
+						"iteration %u: first bad byte at %zu\n", me, size, it, at);
+				bad = 1;
+				break;
+			}
+			if (me == 1)
+				lc_shm_put(to0, rbuf, size, seq);
+		}
+		if (me == 0 && !bad) {
+			printf("%-12zu%16.2f\n", size, (lc_shm_now_us() - t0) / (2.0 * it_timed));
+			fflush(stdout);
+		}
+		if (size == hi)
+			break;
+	}
+	free(sbuf);
+	free(rbuf);
+	if (me == 1)
+		_exit(bad);
+	int st = 0;
+	if (waitpid(child, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		bad = 1;
+	munmap(seg, 2 * boxb);
+	return bad;
+}
