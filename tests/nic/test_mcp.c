@@ -426,3 +426,19 @@ Test(mcp, stream_thread)
 {
 	stream(1);
 }
+
+/* While one host thread runs the inline MCP, a second caller returns 0 at once. */
+Test(mcp, second_stepper_returns_zero)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ 0 });
+	uint8_t buf[256];
+
+	lct_setup(&g, "trylock");
+	cr_assert_eq(lct_send(lct_nic[0], 1, 0, 3, 0, buf, NULL), 0);
+	atomic_store(&lct_nic[0]->step_lock, 1);      /* as if another thread were inside */
+	cr_assert_eq(lc_nic_step(lct_nic[0]), 0);
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_doorbells), 0);
+	atomic_store(&lct_nic[0]->step_lock, 0);
+	cr_assert_gt(lc_nic_step(lct_nic[0]), 0);
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_doorbells), 1);
+}
