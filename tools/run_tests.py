@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 SYNTH = re.compile(r'Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)')
-PLAIN = re.compile(r'^(\d+) passed, (\d+) failed\s*$', re.M)
+PLAIN = re.compile(r'(\d+) passed, (\d+) failed\s*$', re.M)
 SUITE_TIMEOUT = 300     # seconds for one suite; the tests set their own .timeout too
 
 
