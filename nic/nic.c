@@ -229,7 +229,7 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 	uint32_t idx = tail & (nic->g.send_ring - 1);
 	struct lc_frame_hdr *hdr;
 	const struct lc_route *r;
-	uint32_t dst, len, rh, busy = 0;
+	uint32_t dst, len, rh, rt, busy = 0;
 	uint64_t now;
 
 	if (!nic->tx_ready[idx])
@@ -310,13 +310,26 @@ done:
 	atomic_store_explicit(&ct->send_tail.v, tail + 1, memory_order_release);
 	return 1;
 stall:
-	/* backpressure: the only place the MCP reads the clock */
+	/*
+	 * Backpressure: the only place the MCP reads the clock.  The time limit
+	 * breaks deadlocks, so it runs while the destination drains nothing: a
+	 * receiver that frees Receive Ring slots (slowly, or for other senders
+	 * that win the port) restarts it.
+	 */
 	now = lc_nic_now_ns();
+	/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
+	rt = atomic_load_explicit(&lc_seg_ctrl(nic, dst)->recv_tail.v, memory_order_acquire);
 	if (!nic->tx_stalled) {
 		nic->tx_stalled = 1;
 		nic->tx_stall_start_ns = now;
+		nic->tx_stall_tail = rt;
 		lc_nic_count(nic, LC_NIC_STAT_bp_stalls, 1);
 		atomic_fetch_add_explicit(&lc_net_port(nic, busy)->stalls, 1, memory_order_relaxed);
+		return 0;
+	}
+	if (rt != nic->tx_stall_tail) {
+		nic->tx_stall_start_ns = now;
+		nic->tx_stall_tail = rt;
 		return 0;
 	}
 	if (now - nic->tx_stall_start_ns >= nic->g.backpressure_timeout_ns) {

@@ -262,6 +262,7 @@ struct lc_nic {
 	alignas(LC_LINE) int tx_pc_done;
 	int tx_stalled;
 	uint64_t tx_stall_start_ns;
+	uint32_t tx_stall_tail;             /* destination's recv_tail when the limit's clock (re)started */
 	int rx_waiting;                     /* Net-Recv waits for Rx DMA / Rx FIFO / staging room */
 	/* MCP */
 	_Atomic int step_lock;              /* inline mode; R11/A11 */

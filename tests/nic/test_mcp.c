@@ -442,3 +442,47 @@ Test(mcp, second_stepper_returns_zero)
 	cr_assert_gt(lc_nic_step(lct_nic[0]), 0);
 	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_doorbells), 1);
 }
+
+/* Spin until the clock passed t (no assertion on time: the test only needs "later than"). */
+static void wait_past(uint64_t t)
+{
+	while (lc_nic_now_ns() <= t)
+		sched_yield();
+}
+
+/* The time limit runs while the destination drains nothing: a draining receiver restarts it. */
+Test(mcp, draining_receiver_restarts_the_limit)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 3, .recv_ring = 2, .timeout_ns = 1000000 });
+	struct lc_nic *a, *r, *c;
+	uint8_t buf[256];
+
+	lct_setup(&g, "drain");
+	a = lct_nic[0];
+	r = lct_nic[1];
+	c = lct_nic[2];
+	for (uint32_t i = 0; i < 2; i++)
+		cr_assert_eq(lct_send(c, 1, i, 8, 0, buf, NULL), 0);
+	cr_assert_eq(lct_send(c, 1, 2, 8, 0, buf, NULL), 0);
+	lc_nic_step(c);
+	lc_nic_step(c);
+	cr_assert_eq(lct_stat(c, LC_NIC_STAT_net_tx_frames), 2, "node 1's Receive Ring is full");
+	cr_assert_eq(lct_send(a, 1, 0, 8, 0, buf, NULL), 0);
+	lc_nic_step(a);
+	cr_assert_eq(lct_stat(a, LC_NIC_STAT_bp_stalls), 1);
+	wait_past(lc_nic_now_ns() + g.backpressure_timeout_ns);
+	/* node 1 takes one frame; node 2 wins the freed slot before node 0 looks again */
+	lc_nic_step(r);
+	cr_assert_not_null(lc_nic_rx_peek(r));
+	lc_nic_step(c);
+	cr_assert_eq(lct_stat(c, LC_NIC_STAT_net_tx_frames), 3);
+	lc_nic_step(a);
+	cr_assert_eq(lct_stat(a, LC_NIC_STAT_bp_drops), 0, "the receiver drained: no drop");
+	cr_assert_eq(lct_stat(a, LC_NIC_STAT_net_tx_frames), 0);
+	/* now nothing drains: past the limit the frame is dropped */
+	wait_past(lc_nic_now_ns() + g.backpressure_timeout_ns);
+	lc_nic_step(a);
+	cr_assert_eq(lct_stat(a, LC_NIC_STAT_bp_drops), 1);
+	cr_assert_eq(lc_nic_dst_drops(a, 1), 1);
+	cr_assert_eq(lct_stat(a, LC_NIC_STAT_bp_stalls), 1, "one stall per stalled frame");
+}
