@@ -7,25 +7,37 @@ import statistics
 # The one table of benchmarks (add a row to add a benchmark; see tools/bench/README.md).
 # Columns: name, program (build/<cfg>/bin/<program>), kind, output column holding the figure,
 #   unit, OSU header, arguments of a full run, arguments of a quick run, smallest size,
-#   largest size (None: no cap), anchors that have a twin (shm, openmpi), better ("low"/"high").
+#   largest size (None: no cap), anchors that have a twin (shm, openmpi), better ("low"/"high"),
+#   requests a node holds per window slot (0: not windowed; the window is WINDOW, or less when
+#   the config's host.max_requests cannot hold it).
 BENCHMARKS = [
     dict(name='pingpong', program='pingpong', kind='latency', column=1, unit='us',
          header='# Size  Latency (us)', full=['-i', '200', '-w', '20'],
          quick=['-i', '50', '-w', '5'], min_size=0, max_size=None,
-         anchors=('shm', 'openmpi'), better='low'),
+         anchors=('shm', 'openmpi'), better='low', reqs=0),
     dict(name='stream', program='stream', kind='bandwidth', column=1, unit='MB/s',
          header='# Size  Bandwidth (MB/s)', full=['-i', '20', '-w', '2'],
          quick=['-i', '5', '-w', '1'], min_size=1, max_size=None,
-         anchors=('openmpi',), better='high'),
+         anchors=('openmpi',), better='high', reqs=1),
     dict(name='bibw', program='bibw', kind='bandwidth', column=1, unit='MB/s',
          header='# Size  Bandwidth (MB/s)', full=['-i', '20', '-w', '2'],
          quick=['-i', '5', '-w', '1'], min_size=1, max_size=None,
-         anchors=('openmpi',), better='high'),
+         anchors=('openmpi',), better='high', reqs=2),
     dict(name='msgrate', program='msgrate', kind='rate', column=2, unit='msg/s',
          header='# Size  Messages/s', full=['-i', '50', '-w', '5'],
          quick=['-i', '10', '-w', '2'], min_size=0, max_size=8192,
-         anchors=('openmpi',), better='high'),
+         anchors=('openmpi',), better='high', reqs=1),
 ]
+WINDOW = 64
+
+
+def window_for(bench, max_requests):
+    """The window of a windowed benchmark under a config allowing max_requests requests (None: any)."""
+    if not bench['reqs']:
+        return None
+    if not max_requests:
+        return WINDOW
+    return max(1, min(WINDOW, (int(max_requests) - 2) // bench['reqs']))
 BENCH = {b['name']: b for b in BENCHMARKS}
 
 # Anchors: the raw shared-memory floor and Open MPI, run in the same rounds.

@@ -294,7 +294,8 @@ def run_sweep(cmd, sizes, column, timeout, on_size):
         rc = p.wait()
     kill_group(p)   # nothing of the job may outlive it
     if err is None and rc != 0:
-        tail = [l for l in errtext if l.strip() and '==' not in l[:12]][-2:]
+        own = [l for l in errtext if l.strip() and not l.startswith('commrun:') and '==' not in l[:12]]
+        tail = own[-1:] + [l for l in errtext if l.startswith('commrun:')][-1:]
         err = 'exit status %d: %s' % (rc, ' | '.join(tail) or 'no message')
     got = {s: v for s, v in got.items() if s in sizes}
     if err is None and len(got) < len(sizes):
@@ -478,12 +479,18 @@ def main(argv):
         if not sizes:
             continue
         for t in configs + [a for a in live_anchors if a in b['anchors']]:
-            plan.append((b, t, sizes))
+            mr = ((cjs.get(t) or {}).get('config') or {}).get('host', {}).get('max_requests')
+            w = bl.window_for(b, mr)
+            if w is not None and w != bl.WINDOW:
+                note.setdefault('windows', {})['%s %s' % (t, b['name'])] = (
+                    'window %d instead of %d: host.max_requests = %s' % (w, bl.WINDOW, mr))
+                say('bench: %s %s: window %d (host.max_requests = %s)' % (t, b['name'], w, mr))
+            plan.append((b, t, sizes, [] if w is None else ['--window', str(w)]))
     progress.total = len(plan) * o['rounds']
     for rnd in range(1, o['rounds'] + 1):
-        for i, (b, t, sizes) in enumerate(plan):
-            args = b['quick'] if o['quick'] else b['full']
-            later = [progress.spent.get((b2['name'], t2)) for (b2, t2, _) in plan]
+        for i, (b, t, sizes, wargs) in enumerate(plan):
+            args = (b['quick'] if o['quick'] else b['full']) + wargs
+            later = [progress.spent.get((p[0]['name'], p[1])) for p in plan]
             remaining = later[i:] + later * (o['rounds'] - rnd)
             label = 'round %d/%d  %-16s %-9s' % (rnd, o['rounds'], t, b['name'])
             progress.show(label, remaining)
@@ -563,6 +570,9 @@ def main(argv):
     say('bench: %d measurements, %d failed cells; outputs in %s (build/bench/latest)'
         % (len(rows), nfail, os.path.relpath(outdir, ROOT)))
     say('bench: wall time %dm%02ds' % (wall // 60, wall % 60))
+    if o['quick']:
+        import check_outputs
+        return check_outputs.main([outdir])
     return 0
 
 

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Checks that a benchmark run's outputs are produced and well-formed; last line "bench-quick: N passed, M failed".
+"""
+Usage: python3 tools/bench/check_outputs.py [OUTDIR]     (default build/bench/latest)
+
+Checks the tidy CSV (columns, types, units, failed cells carry no number),
+that every (config, benchmark, size, round) cell of the plan is present, the
+JSON (parses, holds every measurement and each config's resolved config),
+the OSU-style tables, the plots (PNG and SVG, non-empty, right signature),
+report.md (every section, and its figures recomputed from the CSV), and that
+every cell produced a figure.  Exit status 0 when nothing failed.
+"""
+import csv
+import json
+import math
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import benchlib as bl  # noqa: E402
+import report  # noqa: E402
+
+PLOTS = ['latency', 'bandwidth', 'bibw', 'msgrate', 'heatmap', 'instructions']
+
+
+class Checker:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, ok, what):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print('FAIL: ' + what)
+        return ok
+
+
+def main(argv):
+    outdir = argv[0] if argv else os.path.join(ROOT, 'build', 'bench', 'latest')
+    c = Checker()
+    if not c.check(os.path.isdir(outdir), 'output folder %s exists' % outdir):
+        print('bench-quick: %d passed, %d failed' % (c.passed, c.failed))
+        return 1
+
+    # ---- CSV
+    csv_path = os.path.join(outdir, 'results.csv')
+    rows = []
+    if c.check(os.path.isfile(csv_path), 'results.csv exists'):
+        with open(csv_path, newline='') as f:
+            rd = csv.reader(f)
+            header = next(rd, [])
+            raw = list(rd)
+        c.check(header == bl.CSV_COLUMNS, 'CSV columns are %s (got %s)' % (bl.CSV_COLUMNS, header))
+        units = {b['name']: b['unit'] for b in bl.BENCHMARKS}
+        units[bl.INSTR['name']] = bl.INSTR['unit']
+        bad = []
+        for i, r in enumerate(raw, 2):
+            if len(r) != len(bl.CSV_COLUMNS):
+                bad.append('line %d: %d fields' % (i, len(r)))
+                continue
+            d = dict(zip(bl.CSV_COLUMNS, r))
+            try:
+                size, rnd = int(d['size']), int(d['round'])
+                val = float(d['value']) if d['value'] else None
+            except ValueError:
+                bad.append('line %d: size/round/value not numbers' % i)
+                continue
+            if size < 0 or rnd < 1:
+                bad.append('line %d: size %d round %d' % (i, size, rnd))
+            if d['benchmark'] not in units and d['benchmark'] not in bl.FAULT_BENCHES:
+                bad.append('line %d: unknown benchmark %s' % (i, d['benchmark']))
+            elif d['benchmark'] in units and d['unit'] != units[d['benchmark']]:
+                bad.append('line %d: unit %s for %s' % (i, d['unit'], d['benchmark']))
+            if d['status'] == 'ok':
+                if val is None or not math.isfinite(val) or val < 0:
+                    bad.append('line %d: ok cell with value %r' % (i, d['value']))
+            elif not d['status'].startswith('failed: ') or val is not None:
+                bad.append('line %d: a failed cell must say why and carry no number' % i)
+        c.check(not bad, 'CSV rows well-formed%s' % (': ' + '; '.join(bad[:5]) if bad else ''))
+        c.check(len(raw) > 0, 'CSV has measurements')
+        rows = bl.load_csv(csv_path)
+
+    # ---- JSON
+    meta, doc = None, None
+    jpath = os.path.join(outdir, 'results.json')
+    try:
+        with open(jpath) as f:
+            doc = json.load(f)
+        meta = doc.get('meta')
+    except (OSError, ValueError) as e:
+        c.check(False, 'results.json parses (%s)' % e)
+    if doc is not None:
+        c.check(True, 'results.json parses')
+        c.check(isinstance(meta, dict) and 'configs' in meta and 'sizes' in meta and 'rounds' in meta,
+                'JSON meta has configs, sizes, rounds')
+        c.check(len(doc.get('measurements', [])) == len(rows),
+                'JSON holds every measurement (%d vs %d CSV rows)'
+                % (len(doc.get('measurements', [])), len(rows)))
+        rc = doc.get('resolved_configs', {})
+        for cfg in (meta or {}).get('configs', []):
+            c.check(isinstance(rc.get(cfg), dict) and rc[cfg].get('name') == cfg,
+                    'JSON holds the resolved config of %s' % cfg)
+
+    if meta:
+        configs = meta['configs']
+        anchors = [a for a in bl.ANCHORS if meta['anchors'].get(a) is None]
+        # ---- the plan: every cell present
+        have = {(r['config'], r['benchmark'], r['size'], r['round']) for r in rows}
+        missing = []
+        for b in bl.BENCHMARKS:
+            sizes = [s for s in meta['sizes'] if s >= b['min_size'] and
+                     (b['max_size'] is None or s <= b['max_size'])]
+            for t in configs + [a for a in anchors if a in b['anchors']]:
+                for s in sizes:
+                    for rnd in range(1, meta['rounds'] + 1):
+                        if (t, b['name'], s, rnd) not in have:
+                            missing.append('%s/%s/%d/r%d' % (t, b['name'], s, rnd))
+        c.check(not missing, 'every planned cell is in the CSV%s'
+                % (' (missing ' + ', '.join(missing[:5]) + ')' if missing else ''))
+        c.check(all(any(r['config'] == cfg and r['benchmark'] == 'instr' for r in rows)
+                    for cfg in configs), 'instructions per message recorded for every config')
+        fails = sorted({'%s %s %s' % (r['config'], r['benchmark'], bl.fmt_size(r['size']))
+                        for r in rows if r['status'] != 'ok'})
+        c.check(not fails, 'every cell produced a figure%s'
+                % (' (failed: ' + '; '.join(fails[:6]) + ')' if fails else ''))
+
+        # ---- tables
+        for t in configs + anchors:
+            for b in bl.BENCHMARKS:
+                want = sorted({r['size'] for r in rows if r['config'] == t and r['benchmark'] == b['name']})
+                if not want:
+                    continue
+                path = os.path.join(outdir, 'tables', '%s.%s.txt' % (t, b['name']))
+                ok = os.path.isfile(path)
+                if ok:
+                    lines = open(path).read().splitlines()
+                    data = [l for l in lines if l and not l.startswith('#')]
+                    ok = (len(lines) >= 2 and lines[1].startswith(b['header'])
+                          and [int(l.split()[0]) for l in data] == want)
+                c.check(ok, 'table %s.%s has the OSU header and one line per size' % (t, b['name']))
+
+        # ---- plots
+        for p in PLOTS:
+            for ext, magic in (('png', b'\x89PNG'), ('svg', b'<svg')):
+                path = os.path.join(outdir, 'plots', '%s.%s' % (p, ext))
+                ok = os.path.isfile(path) and os.path.getsize(path) > 1000
+                if ok:
+                    head = open(path, 'rb').read(4096)
+                    ok = head.startswith(magic) if ext == 'png' else magic in head
+                c.check(ok, 'plot %s.%s exists, non-empty, is a %s' % (p, ext, ext.upper()))
+
+        # ---- report: sections and figures recomputed from the CSV
+        rpath = os.path.join(outdir, 'report.md')
+        text = open(rpath).read() if os.path.isfile(rpath) else ''
+        c.check(bool(text), 'report.md exists')
+        for sec in report.SECTIONS:
+            c.check(sec in text, 'report.md has section "%s"' % sec)
+        cells = bl.cells(rows)
+        for t in configs:
+            pts = sorted((s, x['median']) for (tt, b, s), x in cells.items()
+                         if tt == t and b == 'stream')
+            if not pts:
+                continue
+            ps, pv = max(pts, key=lambda x: x[1])
+            m = re.search(r'^\| %s \| ([^|]+) \| ([^|]+) \|' % re.escape(t),
+                          text.split(report.SECTIONS[3])[-1], re.M)
+            c.check(bool(m) and m.group(1).strip() == report.fmt(pv, 'MB/s')
+                    and m.group(2).strip() == bl.fmt_size(ps),
+                    'report peak bandwidth of %s matches the CSV (%s at %s)'
+                    % (t, report.fmt(pv, 'MB/s'), bl.fmt_size(ps)))
+            i8 = cells.get((t, 'instr', 8))
+            if i8:
+                m = re.search(r'^\| %s \|(?:[^|]*\|){5} ([^|]+) \|' % re.escape(t),
+                              text.split(report.SECTIONS[2])[-1], re.M)
+                c.check(bool(m) and m.group(1).strip() == report.fmt(i8['median']),
+                        'report instructions per 8 B message of %s match the CSV (%s)'
+                        % (t, report.fmt(i8['median'])))
+        if meta.get('wall_seconds') is not None:
+            c.check('Wall time' in text, 'report.md gives the wall time')
+
+    print('bench-quick: %d passed, %d failed' % (c.passed, c.failed))
+    return 1 if c.failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
