@@ -100,7 +100,7 @@ def heatmap(pdir, stem, bench, cells, configs, errors, invert):
                 a, r = cells.get((c, bench, s)), cells.get((ref, bench, s))
                 if a and r and a['median'] > 0 and r['median'] > 0:
                     ratio = (r['median'] / a['median']) if invert else (a['median'] / r['median'])
-                    f.write('%d %d %g %s\n' % (xi, yi, math.log2(ratio), q('%.2f' % ratio)))
+                    f.write('%d %d %g %s\n' % (xi, yi, math.log2(ratio), q('%.3g' % ratio)))
                     any_cell = True
                 else:
                     f.write('%d %d NaN "n/a"\n' % (xi, yi))

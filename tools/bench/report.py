@@ -86,6 +86,8 @@ def write(outdir, csv_path, meta, cjs):
     if meta.get('wall_seconds') is not None:
         L.append('- Wall time of the run (build, rounds, callgrind, plots): %dm%02ds.'
                  % (meta['wall_seconds'] // 60, meta['wall_seconds'] % 60))
+    if meta['notes'].get('rounds'):
+        L.append('- Rounds %s.' % meta['notes']['rounds'])
     for k, why in sorted(meta['notes'].get('windows', {}).items()):
         L.append('- `%s`: %s.' % (k, why))
     for c, why in sorted(meta['skipped'].items()):
