@@ -30,6 +30,14 @@
  *    holds at -O1 and above with inlining on; the proof compares the hot
  *    functions of framework/hot.c against a build with -DLC_ZEROCOST_REFERENCE=1.
  *
+ * Order: every composite calls the protocols in composition order (registry
+ * `order`, lowest first) except send_frame, which runs in reverse
+ * (framework/pointcuts.lua, combine "verdict_reverse"): on send a frame goes
+ * down the stack, so checksum seals the header after every field is set, and
+ * a protocol that answers LC_RETRY (flow control without a credit) does so
+ * before the protocols below it commit anything.  A send_frame hook may be
+ * called again for the same frame after a RETRY: commit state at after_send.
+ *
  * Verdicts at each host pointcut, as the pipeline honours them:
  *   send_msg     CONTINUE: frames go out;  RETRY: the message stays at the head
  *                of the send queue (later messages wait behind it) and the

@@ -11,6 +11,11 @@
 --   combine  how the composite folds the protocols' results:
 --            "verdict"  call in composition order, stop at the first verdict
 --                       other than LC_CONTINUE and return it
+--            "verdict_reverse"  the same in reverse composition order: a frame
+--                       goes DOWN the stack on send (the last protocol fills
+--                       its fields first, checksum seals the header last, and a
+--                       protocol that says LC_RETRY does so before the lower
+--                       ones commit anything) and UP the stack on receive
 --            "status"   call in composition order, stop at the first non-zero
 --                       (negative lc_err) and return it
 --            "all"      call every protocol in composition order
@@ -30,7 +35,7 @@ return {
     params = { { "struct lc_node *", "node" }, { "struct lc_sreq *", "req" } },
     help = "a message enters send, before it is split into frames; "
         .. "LC_RETRY keeps it queued (e.g. no credit yet), LC_CONSUMED takes it over" },
-  { name = "send_frame", ret = "lc_verdict", combine = "verdict", side = "host",
+  { name = "send_frame", ret = "lc_verdict", combine = "verdict_reverse", side = "host",
     params = { { "struct lc_node *", "node" }, { "struct lc_frame_hdr *", "hdr" },
                { "const void *", "payload" } },
     help = "a frame header is being filled (payload is the frame's data in host "

@@ -27,11 +27,11 @@ local function composite(body, pc, order)
   local args = common.args(pc)
   local seq = {}
   for _, p in ipairs(order) do seq[#seq + 1] = p end
-  if pc.combine == "reverse" then
+  if pc.combine == "reverse" or pc.combine == "verdict_reverse" then
     for i = 1, #seq // 2 do seq[i], seq[#seq + 1 - i] = seq[#seq + 1 - i], seq[i] end
   end
   if #seq == 0 then void_params(body, pc) end
-  if pc.combine == "verdict" or pc.combine == "status" then
+  if pc.combine == "verdict" or pc.combine == "verdict_reverse" or pc.combine == "status" then
     local var, ctype, ok = "v", "lc_verdict", "LC_CONTINUE"
     if pc.combine == "status" then var, ctype, ok = "rc", "int", "0" end
     if pc.ret ~= (pc.combine == "status" and "int" or "lc_verdict") then

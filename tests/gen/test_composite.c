@@ -24,18 +24,22 @@ static void reset(void)
 
 TestSuite(composite, .init = reset);
 
-/* Table rows: what alpha and beta return, the composite's result, the calls made. */
+/*
+ * Table rows: what alpha and beta return, the composite's result, the calls
+ * made.  send_frame folds "verdict_reverse": beta (order after alpha) first.
+ */
 static const struct {
 	int alpha, beta, want;
 	const char *trace;
 } verdict_rows[] = {
-	{ LC_CONTINUE, LC_CONTINUE, LC_CONTINUE, "asbs" },
-	{ LC_DROP, LC_CONTINUE, LC_DROP, "as" },
-	{ LC_CONTINUE, LC_RETRY, LC_RETRY, "asbs" },
-	{ LC_CONSUMED, LC_DROP, LC_CONSUMED, "as" },
+	{ LC_CONTINUE, LC_CONTINUE, LC_CONTINUE, "bsas" },
+	{ LC_DROP, LC_CONTINUE, LC_DROP, "bsas" },
+	{ LC_CONTINUE, LC_RETRY, LC_RETRY, "bs" },
+	{ LC_CONSUMED, LC_DROP, LC_DROP, "bs" },
+	{ LC_CONSUMED, LC_CONTINUE, LC_CONSUMED, "bsas" },
 };
 
-Test(composite, verdict_stops_at_first_non_continue_in_order)
+Test(composite, verdict_reverse_stops_at_first_non_continue_in_reverse_order)
 {
 	for (size_t i = 0; i < sizeof(verdict_rows) / sizeof(verdict_rows[0]); i++) {
 		reset();
