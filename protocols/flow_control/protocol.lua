@@ -3,7 +3,7 @@
 return {
   name = "flow_control",
   order = 30,
-  implemented = false,
+  implemented = true,
   help = "credit-based flow control: a sender spends a credit per frame and waits (LC_RETRY) "
     .. "when it has none; the receiver returns credits as it frees staging slots",
   order_why = "after reliability, because a frame must be accepted as intact and in order "
@@ -13,10 +13,11 @@ return {
       help = "frames a sender may have in flight to one peer before it waits for credits" },
   },
   header = {
-    { "uint16_t", "credit", "credits returned to the destination (piggybacked)" },
+    { "uint16_t", "credit", "low 16 bits of the data frames drained from the destination "
+      .. "(cumulative; piggybacked credit return)" },
   },
-  pointcuts = { "init", "send_msg", "send_frame", "recv_frame", "poll" },
+  pointcuts = { "init", "send_frame", "after_send", "recv_frame", "poll" },
   requires = {},
   conflicts = {},
-  sources = {},
+  sources = { "flow_control.c" },
 }

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* flow_control protocol, cold paths: the init capacity check and the poll work (credit frames, probes). */
+#include <stdint.h>
+
+#include "lc_config.h"
+#include "node.h"
+#include "flow_control/hooks.h"
+
+int lc_flow_control_check(uint32_t nodes, uint32_t credits)
+{
+	uint64_t need = (uint64_t)nodes * (credits + LC_FC_RESERVE);
+
+	if (need <= LC_FC_CAPACITY)
+		return 0;
+	return lc_proto_fail(LC_ERR_CONFIG,
+			     "flow_control: %u nodes x (%u credits + %u reserved for control "
+			     "frames) = %llu frames in flight to one receiver, but it holds only "
+			     "%u (nic.recv_ring %u + min(nic.rx_fifo %u, staging slots %u)): "
+			     "lower flow_control.credits to %u or enlarge those buffers",
+			     nodes, credits, LC_FC_RESERVE, (unsigned long long)need,
+			     LC_FC_CAPACITY, (unsigned)LC_NIC_RECV_RING, (unsigned)LC_NIC_RX_FIFO,
+			     (unsigned)LC_HOST_STAGING_SLOTS,
+			     LC_FC_CAPACITY / nodes > LC_FC_RESERVE ? LC_FC_CAPACITY / nodes - LC_FC_RESERVE : 0);
+}
+
+/* Send a control frame of kind to peer: 0 or LC_ERR_AGAIN (Send Ring full). */
+static int lc_fc_send(struct lc_node *node, uint32_t peer, enum lc_fc_kind kind)
+{
+	struct lc_fc_ctrl c = { .tag = LC_FC_TAG, .kind = (uint32_t)kind };
+	int rc = lc_proto_send_ctrl(node, peer, &c, sizeof(c));
+
+	return rc == LC_ERR_AGAIN ? rc : 0;
+}
+
+void lc_flow_control_poll_slow(struct lc_node *node, uint64_t now_ns)
+{
+	struct lc_flow_control_state *st = &node->proto.flow_control;
+	uint32_t i = 0;
+
+	while (i < st->ntodo) {
+		uint32_t peer = st->todo[i];
+		struct lc_flow_control_peer *p = &st->peer[peer];
+
+		if (p->flags & LC_FC_F_BLOCKED) {
+			if (p->sent - p->adv < st->credits) {
+				p->flags &= (uint8_t)~LC_FC_F_BLOCKED;
+			} else if (!p->probe_at) {
+				if (!p->probe_gap)
+					p->probe_gap = LC_FC_PROBE_US;
+				p->probe_at = now_ns + (uint64_t)p->probe_gap * 1000u;
+			} else if (now_ns >= p->probe_at) {
+				if (lc_fc_send(node, peer, LC_FC_PROBE))
+					return;
+				st->probes++;
+				if (p->probe_gap < LC_FC_PROBE_MAX_US)
+					p->probe_gap *= 2;
+				p->probe_at = now_ns + (uint64_t)p->probe_gap * 1000u;
+			}
+		}
+		if (p->flags & (LC_FC_F_CREDIT | LC_FC_F_ANSWER)) {
+			if ((p->flags & LC_FC_F_ANSWER) || p->drained - p->told >= st->threshold) {
+				if (lc_fc_send(node, peer, LC_FC_CREDIT))
+					return;   /* Send Ring full: the next poll tries again */
+				st->ctrl_sent++;
+			}
+			/* sent now, or a reverse frame already carried the count */
+			p->flags &= (uint8_t)~(LC_FC_F_CREDIT | LC_FC_F_ANSWER);
+		}
+		if (!p->flags) {
+			p->listed = 0;
+			st->todo[i] = st->todo[--st->ntodo];
+			continue;
+		}
+		i++;
+	}
+}

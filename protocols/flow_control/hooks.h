@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/* flow_control protocol: credit-based flow control per peer, so no receiver's staging overflows. */
+#ifndef LC_FLOW_CONTROL_HOOKS_H
+#define LC_FLOW_CONTROL_HOOKS_H
+
+/*
+ * Parameter (configs: flow_control = { credits = N }, docs/config-reference.md):
+ *   credits  data frames a sender may have in flight to one peer, seen here as
+ *            LC_FLOW_CONTROL_CREDITS.
+ * Header field: flow_control_credit (uint16_t): the low 16 bits of the
+ *   sender's `drained` counter for the destination (below), carried by EVERY
+ *   frame it sends (data and control), so credits ride on reverse traffic.
+ * Pointcuts:
+ *   init        checks that the receiver's buffers hold what the credits allow
+ *               (below) and refuses lc_open with the numbers otherwise;
+ *   send_frame  a data frame without a credit for its destination answers
+ *               LC_RETRY: the pipeline keeps the message at the head of its
+ *               ordered send queue and asks again on a later progress step
+ *               (nothing is committed, so the protocols below run only for a
+ *               frame that goes); every frame gets the piggybacked counter;
+ *   after_send  commits: sent++ for a new data frame, told = drained;
+ *   recv_frame  absorbs the piggybacked counter of every frame; counts an
+ *               accepted data frame as drained; consumes our control frames;
+ *   poll        sends explicit credit frames (and, with reliability, probes).
+ *
+ * THE CREDIT RULE.  Per ordered pair (sender S, receiver R), all uint32_t
+ * free-running:  sent    data frames S injected to R,
+ *                drained data frames from S that R accepted (R's staging slot is
+ *                        freed right after recv_frame returns),
+ *                adv     the newest `drained` S heard from R.
+ * S may inject a new data frame to R only while sent - adv < credits.  Since
+ * adv <= drained, R holds at most `credits` undrained data frames from S.
+ * `drained` travels as its low 16 bits; S rebuilds it as
+ * adv + (uint16_t)(field - adv), kept only when that advance is at most
+ * sent - adv (credits <= 4096 < 2^15, so reordered or duplicated old values
+ * are recognised and ignored).
+ *
+ * WHERE THE FRAMES WAIT.  A frame not yet drained by R sits in R's Receive
+ * Ring (LC_NIC_RECV_RING) or in host staging (at most min(LC_NIC_RX_FIFO,
+ * LC_HOST_STAGING_SLOTS) frames handed over, not released).  Net-Send stalls
+ * (and, after backpressure_timeout_us, drops: bp_drops) only when the Receive
+ * Ring is full, so nothing stalls while the frames in flight to R fit
+ *     C = recv_ring + min(rx_fifo, staging_slots).
+ * Senders are all nodes (a node may send to itself), so init requires
+ *     nodes * (credits + LC_FC_RESERVE) <= C
+ * and otherwise fails lc_open (LC_ERR_CONFIG) with the numbers.
+ *
+ * CONTROL FRAMES BYPASS CREDITS (else credits could deadlock: a receiver
+ * waiting for a credit to send the credit return).  Their room is the
+ * reserve of LC_FC_RESERVE frames per peer above, computed so:
+ *   - explicit credit frames R -> S: R sends one only when drained - told >=
+ *     threshold = ceil(credits / 2).  Each one in flight covers at least
+ *     `threshold` frames S has not heard of, and S cannot have more than
+ *     `credits` such frames, so at most 2 are in flight: 2 slots;
+ *   - with reliability: one credit probe from a blocked sender and its answer
+ *     (2 slots), and 2 slots for reliability's own explicit acks, which it
+ *     sends cumulative and coalesced (at most 2 unprocessed per peer).
+ * Data frames carry their credit field at no cost.
+ *
+ * LOSS, DUPLICATES, RETRANSMISSIONS (with reliability; flow_control runs
+ * after it on receive, composition order 30 > 20).  recv_frame counts a data
+ * frame only when every protocol below accepted it: reliability passes each
+ * frame exactly once and in order, so a duplicate or damaged copy never
+ * counts.  A data frame lost in the network is never drained, but it stays
+ * counted in `sent` only until reliability's retransmission is accepted,
+ * which counts it then: sent and drained converge, no credit leaks.  A
+ * retransmission is not a new frame: it needs no credit and after_send does
+ * not count it (it carries a reliability sequence number below rseq_next);
+ * reliability must re-post its kept copy without calling send_frame.
+ * Because every counter is cumulative, a lost credit frame is repaired by the
+ * next frame R sends to S.  If none comes (R drained everything, S is
+ * blocked), S sends a probe after LC_FC_PROBE_US blocked, doubling up to
+ * LC_FC_PROBE_MAX_US while unanswered, and R answers each probe with an
+ * explicit credit frame.  Without reliability a lost data frame is a lost
+ * message for the application anyway (the baseline reports LC_ERR_LOST), and
+ * no probes are sent, so the reserve stays at 2.
+ *
+ * ORDER.  send_frame runs in reverse composition order (lc_proto.h): this
+ * hook sees the frame before reliability gives it a sequence number and
+ * before checksum seals the header, so its RETRY commits nothing below, and
+ * its header field is inside the CRC.  The pipeline's send queue is a FIFO
+ * and a RETRY stops lc_tx_push at that request, so frames and messages keep
+ * their order; the wait is driven by progress calls (which yield after a run
+ * of idle rounds), never by a spin inside this protocol.
+ *
+ * Group frames (LC_FF_GROUP: dst is a group id) are not credit-checked here:
+ * a NIC-replicated multicast frame would need a credit at every member.
+ */
+#include <stdint.h>
+
+#include "lc_config.h"
+#include "lc_frame_hdr.h"
+#include "lc_proto.h"
+#include "lc_verdict.h"
+
+#ifndef LC_FLOW_CONTROL_CREDITS
+#error "lc_config.h does not define LC_FLOW_CONTROL_CREDITS: flow_control needs its credits parameter"
+#endif
+#if LC_FLOW_CONTROL_CREDITS >= 32768
+#error "flow_control.credits must stay below 2^15 (the credit field is 16 bits)"
+#endif
+
+/* Control frames per peer the receiver reserves room for (see above). */
+#define LC_FC_RESERVE (2u + 4u * (unsigned)LC_PROTO_RELIABILITY)
+/* Frames a receiver can hold undrained without stalling a sender's Net-Send. */
+#define LC_FC_CAPACITY                                                           \
+	((unsigned)LC_NIC_RECV_RING +                                            \
+	 ((unsigned)LC_NIC_RX_FIFO < (unsigned)LC_HOST_STAGING_SLOTS ? (unsigned)LC_NIC_RX_FIFO \
+								     : (unsigned)LC_HOST_STAGING_SLOTS))
+/* Blocked this long before the first probe, and the largest probe interval (us). */
+#define LC_FC_PROBE_US 2000u
+#define LC_FC_PROBE_MAX_US 256000u
+/* Probes are useful only when the network may lose frames that are then recovered. */
+#define LC_FC_PROBES LC_PROTO_RELIABILITY
+
+/* What poll owes a peer. */
+#define LC_FC_F_CREDIT 1u   /* drained - told reached the threshold: send a credit frame */
+#define LC_FC_F_ANSWER 2u   /* the peer probed: send a credit frame whatever the threshold */
+#define LC_FC_F_BLOCKED 4u  /* we wait for credits from the peer: probe on timeout */
+
+/* Payload of a flow_control control frame: a tag (so no other protocol's frame is taken) and a kind. */
+#define LC_FC_TAG 0x4346434cu   /* "LCFC" */
+enum lc_fc_kind { LC_FC_CREDIT = 1, LC_FC_PROBE = 2 };
+struct lc_fc_ctrl {
+	uint32_t tag;
+	uint32_t kind;
+};
+
+/* Out of line, cold (flow_control.c). */
+int lc_flow_control_check(uint32_t nodes, uint32_t credits);
+void lc_flow_control_poll_slow(struct lc_node *node, uint64_t now_ns);
+
+static inline void lc_fc_list(struct lc_flow_control_state *st, uint32_t peer)
+{
+	if (!st->peer[peer].listed) {
+		st->peer[peer].listed = 1;
+		st->todo[st->ntodo++] = (uint16_t)peer;
+	}
+}
+
+/* 1 when hdr (a data frame of ours) is a reliability retransmission. */
+static inline int lc_fc_is_resend(const struct lc_flow_control_peer *p, const struct lc_frame_hdr *hdr)
+{
+#if LC_PROTO_RELIABILITY
+	return (int32_t)(hdr->reliability_seq - p->rseq_next) < 0;
+#else
+	(void)p;
+	(void)hdr;
+	return 0;
+#endif
+}
+
+static inline int lc_flow_control_init(struct lc_node *node)
+{
+	struct lc_flow_control_state *st = &node->proto.flow_control;
+	int rc = lc_flow_control_check(lc_node_size(node), LC_FLOW_CONTROL_CREDITS);
+
+	if (rc)
+		return rc;
+	st->credits = LC_FLOW_CONTROL_CREDITS;
+	st->threshold = (LC_FLOW_CONTROL_CREDITS + 1) / 2;
+	return 0;
+}
+
+static inline lc_verdict lc_flow_control_send_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
+						    const void *payload)
+{
+	struct lc_flow_control_state *st = &node->proto.flow_control;
+	struct lc_flow_control_peer *p;
+
+	(void)payload;
+	if (hdr->flags & LC_FF_GROUP)
+		return LC_CONTINUE;
+	p = &st->peer[hdr->dst];
+	if (hdr->type == LC_FT_DATA && p->sent - p->adv >= st->credits) {
+		st->waits++;
+#if LC_FC_PROBES
+		if (!(p->flags & LC_FC_F_BLOCKED)) {
+			p->flags |= LC_FC_F_BLOCKED;
+			p->probe_at = 0;
+			lc_fc_list(st, hdr->dst);
+		}
+#endif
+		return LC_RETRY;
+	}
+	hdr->flow_control_credit = (uint16_t)p->drained;
+	return LC_CONTINUE;
+}
+
+static inline void lc_flow_control_after_send(struct lc_node *node, const struct lc_frame_hdr *hdr,
+					      const void *payload)
+{
+	struct lc_flow_control_state *st = &node->proto.flow_control;
+	struct lc_flow_control_peer *p;
+
+	(void)payload;
+	if (hdr->flags & LC_FF_GROUP)
+		return;
+	p = &st->peer[hdr->dst];
+	p->told = p->drained;
+	if (hdr->type == LC_FT_DATA && !lc_fc_is_resend(p, hdr)) {
+		p->sent++;
+#if LC_PROTO_RELIABILITY
+		p->rseq_next = hdr->reliability_seq + 1;
+#endif
+	}
+}
+
+static inline lc_verdict lc_flow_control_recv_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
+						    void *payload)
+{
+	struct lc_flow_control_state *st = &node->proto.flow_control;
+	struct lc_flow_control_peer *p = &st->peer[hdr->src];
+	uint32_t adv = p->adv + (uint16_t)(hdr->flow_control_credit - (uint16_t)p->adv);
+	struct lc_fc_ctrl c;
+
+	/* the pipeline checked hdr->src < size before recv_frame */
+	if (adv != p->adv) {
+		if (adv - p->adv <= p->sent - p->adv) {
+			p->adv = adv;
+			p->probe_gap = 0;
+		} else {
+			st->stale++;
+		}
+	}
+	if (hdr->type == LC_FT_DATA) {
+		if (!(hdr->flags & LC_FF_GROUP) && ++p->drained - p->told >= st->threshold &&
+		    !(p->flags & LC_FC_F_CREDIT)) {
+			p->flags |= LC_FC_F_CREDIT;
+			lc_fc_list(st, hdr->src);
+		}
+		return LC_CONTINUE;
+	}
+	if (hdr->len != sizeof(c))
+		return LC_CONTINUE;
+	__builtin_memcpy(&c, payload, sizeof(c));
+	if (c.tag != LC_FC_TAG)
+		return LC_CONTINUE;
+	if (c.kind == LC_FC_PROBE) {
+		p->flags |= LC_FC_F_ANSWER;
+		lc_fc_list(st, hdr->src);
+	}
+	return LC_CONSUMED;
+}
+
+static inline void lc_flow_control_poll(struct lc_node *node, uint64_t now_ns)
+{
+	if (node->proto.flow_control.ntodo)
+		lc_flow_control_poll_slow(node, now_ns);
+}
+
+#endif /* LC_FLOW_CONTROL_HOOKS_H */
