@@ -39,6 +39,17 @@ static int lc_fail(int err, const char *fmt, ...)
 	return err;
 }
 
+/* The protocol-facing twin of lc_fail (lc_proto.h): a hook that refuses explains why. */
+int lc_proto_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(lc_err_text, sizeof(lc_err_text), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
 /* 0 when node is the open node, else a negative lc_err with a message. */
 static int lc_check(const lc_node *node, const char *fn)
 {
@@ -143,12 +154,17 @@ int lc_open(lc_node **out)
 	node->size = size;
 	for (i = 0; i < size; i++)
 		node->tx_drops_seen[i] = lc_nic_dst_drops(node->nic, i);
+	lc_err_text[0] = '\0';
 	rc = LC_PC(init, node);
 	if (rc) {
+		char why[sizeof(lc_err_text)];
+
 		lc_nic_detach(node->nic);
 		node->nic = NULL;
 		lc_unlock(node);
-		return lc_fail(rc, "lc_open: a protocol refused to start: %s", lc_strerror(rc));
+		/* a hook that called lc_proto_fail left its reason in lc_err_text */
+		snprintf(why, sizeof(why), "%s", lc_err_text[0] ? lc_err_text : lc_strerror(rc));
+		return lc_fail(rc, "lc_open: a protocol refused to start: %s", why);
 	}
 	/* release pairs with the acquire in lc_check */
 	atomic_store_explicit(&node->open, 1, memory_order_release);

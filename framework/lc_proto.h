@@ -84,6 +84,13 @@ int lc_proto_send_ctrl(struct lc_node *node, uint32_t dst, const void *payload, 
  */
 void lc_proto_sreq_done(struct lc_node *node, struct lc_sreq *s, int err);
 
+/*
+ * Leave the text of the error err (printf format) as the node's last error
+ * (lc_last_error) and return err: for control-path hooks such as init that
+ * refuse, so that lc_open's message names the reason.  Never on the fast path.
+ */
+int lc_proto_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Monotonic time in ns (vDSO clock, no system call); for poll and timers. */
 uint64_t lc_now_ns(void);
 
