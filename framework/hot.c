@@ -46,6 +46,7 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 		LC_STAT_ADD(node, tx_bytes, len);
 		LC_PC(after_send, node, &hdr, payload);
 	} else if (v == LC_RETRY) {
+		r->held = 1;
 		return LC_ERR_AGAIN;
 	}
 	s->off = off + len;
