@@ -91,6 +91,24 @@ void lc_proto_sreq_done(struct lc_node *node, struct lc_sreq *s, int err);
  */
 int lc_proto_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Re-inject a frame a protocol kept (header as it was posted, then len bytes
+ * of payload) into the Send Ring by PIO, without running send_frame or
+ * after_send again: retransmission.  From a host hook (not send_frame /
+ * after_send).  Returns 0, LC_ERR_AGAIN (Send Ring full: try on a later poll)
+ * or LC_ERR_INVAL (hdr->len > LC_MTU).
+ */
+int lc_proto_resend(struct lc_node *node, const struct lc_frame_hdr *hdr, const void *payload);
+
+/*
+ * A protocol gave up on peer dst (it stopped answering): every send to dst
+ * still queued fails with err (e.g. LC_ERR_PEER_DEAD) and every send in
+ * flight to it completes with err.  From poll or recv_frame only (not while
+ * the pipeline walks its send queue: send_msg, send_frame, after_send).
+ * Returns the queued sends failed.
+ */
+int lc_proto_peer_failed(struct lc_node *node, uint32_t dst, int err);
+
 /* Monotonic time in ns (vDSO clock, no system call); for poll and timers. */
 uint64_t lc_now_ns(void);
 

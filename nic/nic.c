@@ -229,7 +229,7 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 	uint32_t idx = tail & (nic->g.send_ring - 1);
 	struct lc_frame_hdr *hdr;
 	const struct lc_route *r;
-	uint32_t dst, len, rh, rt, busy = 0;
+	uint32_t dst, len, rh, rt, n, busy = 0;
 	uint64_t now;
 
 	if (!nic->tx_ready[idx])
@@ -259,6 +259,15 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 		count_dst_drop(nic, dst);
 		goto done;
 	}
+	if (nic->faults) {
+		/* the fault injector (faults.h): one predictable branch when no fault is set */
+		int f = lc_faults_tx(nic, hdr, dst, nic->g.hdr_bytes + len);
+
+		if (f > 0)
+			goto done;
+		if (f < 0)
+			return 0;
+	}
 	r = &nic->routes[dst];
 	if (!lc_net_lock(nic, r, &busy))
 		goto stall;
@@ -274,13 +283,7 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 	if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
 		/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
 		nic->peer_tail[dst] = atomic_load_explicit(&rc->recv_tail.v, memory_order_acquire);
-		/*
-	 * Room from the last recv_tail seen (stale means fewer free slots), so the
-	 * remote line is read only when the ring looks full.  Limit: a cache left
-	 * untouched while exactly 2^32..2^32+recv_ring frames from other senders
-	 * reached dst would look valid; 2^32 frames is minutes of traffic.
-	 */
-	if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
+		if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
 			lc_net_unlock(nic, r);
 			busy = r->gport[r->hops - 1];
 			goto stall;
@@ -288,8 +291,12 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 	}
 	/* the NIC-to-NIC copy: header and payload, from our Send Ring into the remote Receive Ring */
 	memcpy(recv_slot(lc_seg_sram(nic, dst), &nic->g, rh), hdr, nic->g.hdr_bytes + len);
+	n = 1;
+	if (nic->faults)
+		n = lc_faults_wire(nic, dst, hdr, nic->g.hdr_bytes + len, rh,
+				   nic->g.recv_ring - (rh - nic->peer_tail[dst]));
 	/* release (R7): pairs with the remote Net-Recv's acquire of recv_head (A7) */
-	atomic_store_explicit(&rc->recv_head.v, rh + 1, memory_order_release);
+	atomic_store_explicit(&rc->recv_head.v, rh + n, memory_order_release);
 	for (uint32_t i = 0; i < r->hops; i++) {
 		struct lc_net_port *p = lc_net_port(nic, r->gport[i]);
 
@@ -445,6 +452,8 @@ static int step_all(struct lc_nic *nic)
 	w += lc_nic_net_recv_step(nic);
 	w += lc_nic_dma_step(nic);
 	w += lc_nic_net_send_step(nic);
+	if (nic->faults)
+		w += lc_faults_step(nic);
 	return w;
 }
 
@@ -512,6 +521,7 @@ static void *mcp_main(void *arg)
 
 static void nic_free(struct lc_nic *nic)
 {
+	lc_faults_detach(nic);
 	if (nic->seg)
 		munmap(nic->seg, nic->seg_bytes);
 	free(nic->routes);
@@ -566,6 +576,7 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->stats = (_Atomic uint64_t *)(area + nic->nl.nic_stats);
 	nic->host_stats = (_Atomic uint64_t *)(area + nic->nl.host_stats);
 	nic->dst_drops = (_Atomic uint32_t *)(area + nic->nl.dst_drops);
+	nic->fault_stats = (_Atomic uint64_t *)(area + nic->nl.fault_stats);
 	nic->ports = (struct lc_net_port *)(nic->seg + off_net);
 	nic->txfifo = (struct lc_nic_fifo_entry *)(nic->sram + g->off_tx_fifo);
 	nic->rxfifo = (struct lc_nic_fifo_entry *)(nic->sram + g->off_rx_fifo);
@@ -583,7 +594,8 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->peer_tail = calloc(g->nodes, sizeof(*nic->peer_tail));
 	nic->tx_ready = calloc(g->send_ring, 1);
 	nic->rx_done = calloc(g->recv_ring, 1);
-	if (!nic->routes || !nic->peer_tail || !nic->tx_ready || !nic->rx_done) {
+	if (!nic->routes || !nic->peer_tail || !nic->tx_ready || !nic->rx_done ||
+	    lc_faults_attach(nic) != 0) {
 		snprintf(err, errlen, "out of memory");
 		nic_free(nic);
 		*rc = LC_ERR_NOMEM;

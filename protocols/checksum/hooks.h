@@ -18,14 +18,15 @@
  * are in memory (padding included): the receiver sees the same bytes.  Every
  * header field a protocol sets after this hook would be outside the CRC, so
  * checksum must run after the protocols that write header fields on send.
- * The CRC code itself is out of line (crc32c.c): SSE4.2 crc32 instructions
- * when the CPU has them, a table otherwise.
+ * The CRC code itself is shared and out of line (framework/lc_crc32c.c):
+ * SSE4.2 crc32 instructions when the CPU has them, a table otherwise.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "lc_config.h"
+#include "lc_crc32c.h"
 #include "lc_frame_hdr.h"
 #include "lc_proto.h"
 #include "lc_verdict.h"
@@ -33,19 +34,6 @@
 #ifndef LC_CHECKSUM_COVER_FRAME
 #error "lc_config.h does not define LC_CHECKSUM_COVER_FRAME: checksum needs its cover parameter"
 #endif
-
-/*
- * CRC32C (Castagnoli, reflected, init and final xor ~0) of len bytes at buf,
- * continuing from crc (0 to start): lc_crc32c(0, "123456789", 9) == 0xE3069283,
- * and lc_crc32c(lc_crc32c(0, a, n), b, m) is the CRC of a followed by b.
- */
-uint32_t lc_crc32c(uint32_t crc, const void *buf, size_t len);
-/* The table-driven version (any CPU). */
-uint32_t lc_crc32c_sw(uint32_t crc, const void *buf, size_t len);
-/* The SSE4.2 version when lc_crc32c_hw_available(), else the table. */
-uint32_t lc_crc32c_hw(uint32_t crc, const void *buf, size_t len);
-/* 1 when this CPU has SSE4.2 (probed once, then cached). */
-int lc_crc32c_hw_available(void);
 
 /* CRC of a frame: header with checksum_crc taken as 0, then the payload when covered. */
 static inline uint32_t lc_checksum_frame_crc(const struct lc_frame_hdr *hdr, const void *payload)

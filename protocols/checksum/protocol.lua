@@ -18,5 +18,5 @@ return {
   pointcuts = { "send_frame", "recv_frame" },
   requires = {},
   conflicts = {},
-  sources = { "crc32c.c" },
+  sources = {},
 }

@@ -3,29 +3,33 @@
 return {
   name = "reliability",
   order = 20,
-  implemented = false,
-  help = "per-peer sequence numbers, cumulative acks piggybacked or sent alone, retransmission "
-    .. "after a timeout; turns loss and reordering into in-order, exactly-once delivery",
+  implemented = true,
+  help = "per-peer frame sequence numbers, CRC32C over header and payload, cumulative acks "
+    .. "piggybacked or sent alone, go-back-N retransmission after a timeout with backoff; turns "
+    .. "loss, damage, duplication and reordering into in-order, exactly-once delivery",
   order_why = "after checksum, so only intact frames are acknowledged; before flow control, "
     .. "because a frame must be accepted as intact and in order before it returns a credit",
   params = {
     { name = "timeout_us", type = "integer", default = 200, min = 10, max = 10000000,
-      help = "retransmission timeout in microseconds (doubled on each retry of the same frame)" },
+      help = "retransmission timeout in microseconds (doubled on each retry of the same frame, "
+        .. "up to 64 times)" },
     { name = "window", type = "integer", default = 32, min = 1, max = 4096, pow2 = true,
-      help = "frames a sender may have unacknowledged per peer (copies kept for retransmission)" },
+      help = "frames a sender may have unacknowledged per peer (copies kept for retransmission: "
+        .. "window x (header + mtu) bytes per peer)" },
     { name = "max_retries", type = "integer", default = 8, min = 1, max = 1000,
       help = "retransmissions of one frame before the peer is declared dead (LC_ERR_PEER_DEAD)" },
     { name = "mode", type = "string", default = "window", values = { "window", "stop_and_wait" },
       help = "\"window\": sliding window of up to window frames; \"stop_and_wait\": one "
-        .. "unacknowledged frame per peer" },
+        .. "unacknowledged frame per peer (the naive variant, for comparison)" },
   },
   header = {
     { "uint32_t", "seq", "frame sequence number per (src, dst) pair" },
     { "uint32_t", "ack", "cumulative ack: next frame sequence number expected from dst" },
-    { "uint32_t", "crc", "CRC32C of the reliability fields, so a damaged ack is never trusted" },
+    { "uint16_t", "flags", "1: an ack-only frame (not sequenced, never acknowledged)" },
+    { "uint32_t", "crc", "CRC32C of the header (this field and checksum_crc as 0) and payload" },
   },
   pointcuts = { "init", "fini", "send_frame", "after_send", "recv_frame", "poll" },
   requires = {},
   conflicts = {},
-  sources = {},
+  sources = { "reliability.c" },
 }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* CRC32C (Castagnoli) for the checksum protocol: SSE4.2 when the CPU has it, a table otherwise. */
+/* CRC32C (Castagnoli) shared by the protocols: SSE4.2 when the CPU has it, a table otherwise. */
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "checksum/hooks.h"
+#include "lc_crc32c.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <nmmintrin.h>

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/* The fault injector: spec parsing, per-link PRNG and the faults Net-Send applies (see faults.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "faults.h"
+#include "nic_impl.h"
+
+/* Per-link state, private to the sending NIC's MCP. */
+struct lc_fault_link {
+	uint64_t s[4];          /* xoshiro256** state */
+	uint8_t *held;          /* a reordered frame (slot_bytes), or NULL */
+	uint32_t held_bytes;
+	uint64_t held_ns;       /* when it was held back */
+};
+
+struct lc_fault_state {
+	struct lc_fault_cfg cfg;
+	/* the decision for the frame at send_tail == tail (drawn once, kept while it stalls) */
+	uint32_t tail;
+	int valid;
+	int drop, corrupt, dup, reorder;
+	uint64_t release_ns;    /* delay: the frame may go at this time */
+	uint32_t held_n;        /* links holding a frame */
+	struct lc_fault_link link[];
+};
+
+/* ---- PRNG: splitmix64 seeds xoshiro256** (Blackman, Vigna) ---- */
+
+static uint64_t lc_splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t lc_rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t lc_fault_next(struct lc_fault_link *l)
+{
+	uint64_t *s = l->s, r = lc_rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = lc_rotl(s[3], 45);
+	return r;
+}
+
+/* 1 with probability p32 / 2^32 (one draw whatever p32 is, so the sequence stays aligned). */
+static int lc_fault_hit(struct lc_fault_link *l, uint64_t p32)
+{
+	return (lc_fault_next(l) >> 32) < p32;
+}
+
+/* ---- spec ---- */
+
+static const char *const lc_fault_names[] = {
+#define LC_X_NAME(name, ...) [LC_FAULT_##name] = #name,
+	LC_FAULT_LIST(LC_X_NAME)
+#undef LC_X_NAME
+};
+_Static_assert(sizeof(lc_fault_names) / sizeof(lc_fault_names[0]) == LC_FAULT_COUNT,
+	       "one name per fault");
+
+const char *lc_fault_name(int f)
+{
+	return f >= 0 && f < LC_FAULT_COUNT ? lc_fault_names[f] : NULL;
+}
+
+int lc_faults_parse(const char *spec, struct lc_fault_cfg *cfg, char *err, size_t errlen)
+{
+	char buf[512], *save = NULL, *item;
+
+	if (!spec || !cfg || !err)
+		return LC_ERR_INVAL;
+	*cfg = (struct lc_fault_cfg){ .seed = 1 };
+	if (strlen(spec) >= sizeof buf) {
+		snprintf(err, errlen, "fault spec longer than %zu characters", sizeof buf - 1);
+		return LC_ERR_INVAL;
+	}
+	strcpy(buf, spec);
+	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '='), *end;
+		int f;
+
+		if (strcmp(item, "none") == 0)
+			continue;
+		if (!eq) {
+			snprintf(err, errlen, "fault spec: '%s' is not key=value", item);
+			return LC_ERR_INVAL;
+		}
+		*eq = '\0';
+		errno = 0;
+		if (strcmp(item, "delay_us") == 0 || strcmp(item, "seed") == 0) {
+			unsigned long long v = strtoull(eq + 1, &end, 0);
+
+			if (errno || end == eq + 1 || *end || eq[1] == '-' ||
+			    (item[0] == 'd' && v > 10000000ull)) {
+				snprintf(err, errlen, "fault spec: %s=%s: want an integer%s", item, eq + 1,
+					 item[0] == 'd' ? " 0..10000000" : "");
+				return LC_ERR_INVAL;
+			}
+			if (item[0] == 'd')
+				cfg->delay_us = (uint32_t)v;
+			else
+				cfg->seed = v;
+			continue;
+		}
+		for (f = 0; f < LC_FAULT_COUNT; f++)
+			if (f != LC_FAULT_delay && strcmp(item, lc_fault_names[f]) == 0)
+				break;
+		if (f == LC_FAULT_COUNT) {
+			snprintf(err, errlen, "fault spec: unknown key '%s' (drop, corrupt, dup, reorder, "
+				 "delay_us, seed)", item);
+			return LC_ERR_INVAL;
+		}
+		double p = strtod(eq + 1, &end);
+
+		if (errno || end == eq + 1 || *end || !(p >= 0.0 && p <= 1.0)) {
+			snprintf(err, errlen, "fault spec: %s=%s: want a probability 0..1", item, eq + 1);
+			return LC_ERR_INVAL;
+		}
+		cfg->p32[f] = (uint64_t)(p * 4294967296.0);
+	}
+	for (int f = 0; f < LC_FAULT_COUNT; f++)
+		if (cfg->p32[f])
+			cfg->on = 1;
+	if (cfg->delay_us)
+		cfg->on = 1;
+	return 0;
+}
+
+/* ---- attach ---- */
+
+int lc_faults_attach(struct lc_nic *nic)
+{
+	const struct lc_fault_cfg *c = &nic->hdr->faults;
+	struct lc_fault_state *fs;
+
+	nic->faults = NULL;
+	if (!c->on)
+		return 0;
+	fs = calloc(1, sizeof(*fs) + sizeof(fs->link[0]) * nic->g.nodes);
+	if (!fs)
+		return LC_ERR_NOMEM;
+	fs->cfg = *c;
+	for (uint32_t d = 0; d < nic->g.nodes; d++) {
+		uint64_t x = c->seed ^ ((uint64_t)nic->node << 32) ^ d;
+
+		for (int i = 0; i < 4; i++)
+			fs->link[d].s[i] = lc_splitmix64(&x);
+	}
+	nic->faults = fs;
+	return 0;
+}
+
+void lc_faults_detach(struct lc_nic *nic)
+{
+	struct lc_fault_state *fs = nic->faults;
+
+	if (!fs)
+		return;
+	for (uint32_t d = 0; d < nic->g.nodes; d++)
+		free(fs->link[d].held);
+	free(fs);
+	nic->faults = NULL;
+}
+
+/* ---- the MCP side ---- */
+
+static void lc_fault_count(struct lc_nic *nic, uint32_t dst, enum lc_fault f)
+{
+	_Atomic uint64_t *c = &nic->fault_stats[(size_t)dst * LC_FAULT_COUNT + f];
+
+	/* single writer: this MCP; readers (--stats) only need the value eventually */
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+static uint8_t *lc_fault_recv_slot(struct lc_nic *nic, uint32_t dst, uint32_t i)
+{
+	return lc_seg_sram(nic, dst) + nic->g.off_recv_ring +
+	       (size_t)(i & (nic->g.recv_ring - 1)) * nic->g.slot_bytes;
+}
+
+int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr *hdr, uint32_t dst, uint32_t bytes)
+{
+	struct lc_fault_state *fs = nic->faults;
+	struct lc_fault_link *l = &fs->link[dst];
+	uint32_t tail = atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_relaxed);
+
+	if (!fs->valid || fs->tail != tail) {
+		uint64_t d = lc_fault_next(l);
+
+		fs->valid = 1;
+		fs->tail = tail;
+		fs->drop = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_drop]);
+		fs->corrupt = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_corrupt]);
+		fs->dup = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_dup]);
+		fs->reorder = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_reorder]);
+		fs->release_ns = 0;
+		if (fs->cfg.delay_us) {
+			uint64_t wait = (d % ((uint64_t)fs->cfg.delay_us + 1)) * 1000u;
+
+			if (wait) {
+				fs->release_ns = lc_nic_now_ns() + wait;
+				lc_fault_count(nic, dst, LC_FAULT_delay);
+			}
+		}
+	}
+	if (fs->release_ns) {
+		if (lc_nic_now_ns() < fs->release_ns)
+			return -1;
+		fs->release_ns = 0;
+	}
+	if (fs->drop) {
+		lc_fault_count(nic, dst, LC_FAULT_drop);
+		return 1;
+	}
+	if (fs->reorder && !l->held_bytes) {
+		if (!l->held && !(l->held = malloc(nic->g.slot_bytes)))
+			return 0;       /* no memory: the frame goes in order */
+		memcpy(l->held, hdr, bytes);
+		l->held_bytes = bytes;
+		l->held_ns = lc_nic_now_ns();
+		fs->held_n++;
+		lc_fault_count(nic, dst, LC_FAULT_reorder);
+		return 1;
+	}
+	return 0;
+}
+
+uint32_t lc_faults_wire(struct lc_nic *nic, uint32_t dst, const void *src, uint32_t bytes,
+			uint32_t rh, uint32_t room)
+{
+	struct lc_fault_state *fs = nic->faults;
+	struct lc_fault_link *l = &fs->link[dst];
+	uint32_t n = 1;
+
+	if (fs->corrupt && bytes) {
+		uint8_t *p = lc_fault_recv_slot(nic, dst, rh);
+		uint32_t flips = 1 + (uint32_t)(lc_fault_next(l) % 3);
+
+		for (uint32_t i = 0; i < flips; i++) {
+			uint64_t bit = lc_fault_next(l) % ((uint64_t)bytes * 8);
+
+			p[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		}
+		lc_fault_count(nic, dst, LC_FAULT_corrupt);
+	}
+	if (fs->dup && n < room) {
+		memcpy(lc_fault_recv_slot(nic, dst, rh + n), src, bytes);
+		n++;
+		lc_fault_count(nic, dst, LC_FAULT_dup);
+	}
+	if (l->held_bytes && n < room) {
+		memcpy(lc_fault_recv_slot(nic, dst, rh + n), l->held, l->held_bytes);
+		n++;
+		l->held_bytes = 0;
+		fs->held_n--;
+	}
+	return n;
+}
+
+int lc_faults_step(struct lc_nic *nic)
+{
+	struct lc_fault_state *fs = nic->faults;
+	uint64_t now;
+	int work = 0;
+
+	if (!fs->held_n)
+		return 0;
+	now = lc_nic_now_ns();
+	for (uint32_t dst = 0; dst < nic->g.nodes && fs->held_n; dst++) {
+		struct lc_fault_link *l = &fs->link[dst];
+		const struct lc_route *r = &nic->routes[dst];
+		struct lc_nic_ctrl *rc;
+		uint32_t rh, busy = 0;
+
+		if (!l->held_bytes || now - l->held_ns < LC_FAULT_HOLD_NS)
+			continue;
+		if (lc_seg_node_state(nic, dst) >= LC_NODE_EXITED) {
+			l->held_bytes = 0;
+			fs->held_n--;
+			continue;
+		}
+		if (!lc_net_lock(nic, r, &busy))
+			continue;
+		rc = lc_seg_ctrl(nic, dst);
+		/* the port lock (A5) orders this load after the previous writer's store */
+		rh = atomic_load_explicit(&rc->recv_head.v, memory_order_relaxed);
+		if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
+			/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
+			nic->peer_tail[dst] = atomic_load_explicit(&rc->recv_tail.v, memory_order_acquire);
+			if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
+				lc_net_unlock(nic, r);
+				continue;
+			}
+		}
+		memcpy(lc_fault_recv_slot(nic, dst, rh), l->held, l->held_bytes);
+		/* release (R7): pairs with the remote Net-Recv's acquire of recv_head (A7) */
+		atomic_store_explicit(&rc->recv_head.v, rh + 1, memory_order_release);
+		lc_net_unlock(nic, r);
+		l->held_bytes = 0;
+		fs->held_n--;
+		work++;
+	}
+	return work;
+}

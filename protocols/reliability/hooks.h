@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/* reliability protocol: sequence numbers, CRC32C, cumulative acks, go-back-N retransmission. */
+#ifndef LC_RELIABILITY_HOOKS_H
+#define LC_RELIABILITY_HOOKS_H
+
+/*
+ * Parameters (configs: reliability = { ... }, see docs/config-reference.md):
+ *   timeout_us   retransmission timeout of the oldest unacknowledged frame;
+ *                doubled after each timeout of the same frame (up to 64x),
+ *                reset when an ack moves the window.
+ *   window       frames kept unacknowledged per peer (power of two).
+ *   max_retries  timeouts of one frame in a row before the peer is declared
+ *                dead: every send queued or in flight to it fails with
+ *                LC_ERR_PEER_DEAD (lc_proto_peer_failed), later sends too.
+ *   mode         "window" or "stop_and_wait" (a window of one frame: the
+ *                paper's naive "wait for the ack after each send").
+ * Header fields: reliability_seq (frame number per (src, dst)),
+ * reliability_ack (cumulative: every frame below it arrived), reliability_flags
+ * (LC_REL_F_ACK: an ack-only control frame, not sequenced; LC_REL_F_UNSEQ: a
+ * frame to a group id, passed through unsequenced), reliability_crc (CRC32C of
+ * the header with this field and checksum_crc as 0, then the payload).
+ *
+ * Pointcuts:
+ *   init        allocates per-peer state and window x (header + mtu) bytes of
+ *               kept copies per peer.
+ *   send_frame  (runs after the protocols above it, send_frame is composed in
+ *               reverse) LC_RETRY when the window is full, a go-back-N resend is
+ *               still under way or the peer is dead; else stamps seq, the
+ *               piggybacked ack and the CRC.  Commits nothing: a RETRY from a
+ *               protocol below it would leave no trace.
+ *   after_send  commits: keeps a copy of header and payload (so the user's
+ *               buffer may be released: a send completes when its frames are
+ *               handed to the protocol), arms the timer, records the ack sent.
+ *   recv_frame  drops (counted) a frame whose CRC does not match, takes its
+ *               ack, accepts only the next expected frame: a duplicate or a
+ *               frame beyond a gap is dropped (counted) and asks for an ack.
+ *   poll        timers: retransmission (go-back-N from the oldest frame),
+ *               explicit acks when no reverse frame carried one within
+ *               timeout/4, or at once after a gap/duplicate or when half a
+ *               window is unacknowledged.
+ *   fini        drains: waits (bounded by the retry budget) until every frame
+ *               is acknowledged or its peer is dead, then frees.
+ *
+ * Why go-back-N and not selective repeat: the receiver keeps nothing.  A
+ * frame lives in a host staging slot only during recv_frame, and the pipeline
+ * assembles messages from in-order frames, so a selective-repeat receiver
+ * would copy every out-of-order frame into buffers of its own and replay
+ * them.  Losses are rare on this network (the fault injector is a test), the
+ * sender already keeps copies, and a resend by PIO into the Send Ring is
+ * cheap; go-back-N keeps the receive path at one compare.  A gap makes the
+ * receiver ack at once, and three acks that do not move the window start the
+ * resend before the timer (fast retransmit).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lc_config.h"
+#include "lc_crc32c.h"
+#include "lc_frame_hdr.h"
+#include "lc_proto.h"
+#include "lc_verdict.h"
+
+#ifndef LC_RELIABILITY_MODE_STOP_AND_WAIT
+#error "lc_config.h does not define LC_RELIABILITY_MODE_STOP_AND_WAIT: reliability needs its mode"
+#endif
+
+/* Frames kept unacknowledged per peer. */
+#define LC_RELIABILITY_W (LC_RELIABILITY_MODE_STOP_AND_WAIT ? 1u : (uint32_t)LC_RELIABILITY_WINDOW)
+/* One kept copy: header then up to mtu bytes of payload. */
+#define LC_RELIABILITY_SLOT (sizeof(struct lc_frame_hdr) + (size_t)LC_MTU)
+/* Unacknowledged frames received that make poll ack at once (half a window, at least 1). */
+#define LC_RELIABILITY_ACK_BATCH (LC_RELIABILITY_W / 2 ? LC_RELIABILITY_W / 2 : 1u)
+#define LC_RELIABILITY_RTO_NS ((uint64_t)LC_RELIABILITY_TIMEOUT_US * 1000u)
+#define LC_RELIABILITY_ACK_DELAY_NS (LC_RELIABILITY_RTO_NS / 4)
+
+#define LC_REL_F_ACK 1u      /* ack-only control frame */
+#define LC_REL_F_UNSEQ 2u    /* to a group id: not sequenced */
+
+_Static_assert((LC_RELIABILITY_W & (LC_RELIABILITY_W - 1)) == 0, "window is a power of two");
+
+/* Cold paths (reliability.c). */
+int lc_reliability_setup(struct lc_node *node);
+void lc_reliability_drain(struct lc_node *node);
+void lc_reliability_timers(struct lc_node *node, uint64_t now_ns);
+
+/* CRC32C of a frame: header with reliability_crc (and checksum_crc) as 0, then len payload bytes. */
+static inline uint32_t lc_reliability_crc(const struct lc_frame_hdr *hdr, const void *payload)
+{
+	struct lc_frame_hdr h;
+	uint32_t crc;
+
+	memcpy(&h, hdr, sizeof h);
+	h.reliability_crc = 0;
+#if LC_PROTO_CHECKSUM
+	h.checksum_crc = 0;     /* checksum seals the header after us (send_frame is reversed) */
+#endif
+	crc = lc_crc32c(0, &h, sizeof h);
+	if (h.len)
+		crc = lc_crc32c(crc, payload, h.len);
+	return crc;
+}
+
+/* The kept copy of frame seq to peer p. */
+static inline struct lc_frame_hdr *lc_reliability_kept(struct lc_reliability_peer *p, uint32_t seq)
+{
+	return (struct lc_frame_hdr *)(void *)(p->slots +
+					       (size_t)(seq & (LC_RELIABILITY_W - 1)) * LC_RELIABILITY_SLOT);
+}
+
+static inline int lc_reliability_init(struct lc_node *node)
+{
+	return lc_reliability_setup(node);
+}
+
+static inline void lc_reliability_fini(struct lc_node *node)
+{
+	lc_reliability_drain(node);
+}
+
+static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
+						   const void *payload)
+{
+	struct lc_reliability_state *st = &node->proto.reliability;
+	struct lc_reliability_peer *p;
+
+	if (hdr->dst >= node->size) {
+		hdr->reliability_flags = LC_REL_F_UNSEQ;
+	} else {
+		p = &st->peer[hdr->dst];
+		if (st->sending_ack) {
+			hdr->reliability_flags = LC_REL_F_ACK;
+		} else {
+			if (p->dead) {
+				st->failed = 1;
+				return LC_RETRY;
+			}
+			if (p->next - p->una >= LC_RELIABILITY_W || p->rsnd != p->next)
+				return LC_RETRY;
+			hdr->reliability_seq = p->next;
+		}
+		hdr->reliability_ack = p->expect;
+	}
+	hdr->reliability_crc = lc_reliability_crc(hdr, payload);
+	return LC_CONTINUE;
+}
+
+static inline void lc_reliability_after_send(struct lc_node *node, const struct lc_frame_hdr *hdr,
+					     const void *payload)
+{
+	struct lc_reliability_state *st = &node->proto.reliability;
+	struct lc_reliability_peer *p;
+	struct lc_frame_hdr *k;
+
+	if (hdr->reliability_flags & LC_REL_F_UNSEQ)
+		return;
+	p = &st->peer[hdr->dst];
+	p->acked = hdr->reliability_ack;
+	p->ack_now = 0;
+	if (p->acked == p->expect)
+		p->ack_due_ns = 0;
+	if (hdr->reliability_flags & LC_REL_F_ACK)
+		return;
+	k = lc_reliability_kept(p, p->next);
+	memcpy(k, hdr, sizeof(*hdr));
+	if (hdr->len)
+		memcpy(k + 1, payload, hdr->len);
+	if (p->una == p->next) {
+		p->deadline_ns = st->now_ns + p->rto_ns;
+		p->retries = 0;
+	}
+	p->next++;
+	p->rsnd = p->next;
+}
+
+/* A cumulative ack from peer p: every frame below ack arrived. */
+static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct lc_reliability_peer *p,
+					 uint32_t ack, int ack_only)
+{
+	uint32_t adv = ack - p->una;
+
+	if (adv == 0 || adv > p->next - p->una) {
+		/* fast retransmit: the third ack-only frame that leaves the window where it is */
+		if (adv == 0 && ack_only && p->una != p->next && ++p->dupacks == 3)
+			p->rsnd = p->una;
+		return;
+	}
+	p->una = ack;
+	p->retries = 0;
+	p->dupacks = 0;
+	p->rto_ns = LC_RELIABILITY_RTO_NS;
+	if ((int32_t)(p->rsnd - ack) < 0)
+		p->rsnd = ack;
+	p->deadline_ns = p->una != p->next ? st->now_ns + p->rto_ns : 0;
+}
+
+static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
+						   void *payload)
+{
+	struct lc_reliability_state *st = &node->proto.reliability;
+	struct lc_reliability_peer *p;
+	uint32_t d;
+
+	if (lc_reliability_crc(hdr, payload) != hdr->reliability_crc) {
+		LC_STAT_ADD(node, rel_crc_drops, 1);
+		return LC_DROP;
+	}
+	if (hdr->reliability_flags & LC_REL_F_UNSEQ)
+		return LC_CONTINUE;
+	p = &st->peer[hdr->src];
+	lc_reliability_ack_in(st, p, hdr->reliability_ack, hdr->reliability_flags & LC_REL_F_ACK);
+	if (hdr->reliability_flags & LC_REL_F_ACK)
+		return LC_CONSUMED;
+	d = hdr->reliability_seq - p->expect;
+	if (d == 0) {
+		p->expect++;
+		if (!p->ack_due_ns)
+			p->ack_due_ns = st->now_ns + LC_RELIABILITY_ACK_DELAY_NS;
+		return LC_CONTINUE;
+	}
+	if ((int32_t)d < 0)
+		LC_STAT_ADD(node, rel_dup_drops, 1);
+	else
+		LC_STAT_ADD(node, rel_ooo_drops, 1);
+	p->ack_now = 1;
+	return LC_DROP;
+}
+
+static inline void lc_reliability_poll(struct lc_node *node, uint64_t now_ns)
+{
+	lc_reliability_timers(node, now_ns);
+}
+
+#endif /* LC_RELIABILITY_HOOKS_H */

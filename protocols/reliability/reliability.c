@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* reliability protocol, cold paths: setup, timers (retransmission, explicit acks), drain at close. */
+#define _POSIX_C_SOURCE 200809L
+#include <sched.h>
+#include <stdlib.h>
+
+#include "node.h"
+#include "reliability/hooks.h"
+
+/* Backoff ceiling: the timeout doubles up to this many times the base. */
+#define LC_RELIABILITY_RTO_MAX_NS (LC_RELIABILITY_RTO_NS * 64u)
+
+int lc_reliability_setup(struct lc_node *node)
+{
+	struct lc_reliability_state *st = &node->proto.reliability;
+	size_t per = (size_t)LC_RELIABILITY_W * LC_RELIABILITY_SLOT;
+
+	st->peer = calloc(node->size, sizeof(*st->peer));
+	st->mem = malloc(per * node->size);
+	if (!st->peer || !st->mem) {
+		free(st->peer);
+		free(st->mem);
+		st->peer = NULL;
+		st->mem = NULL;
+		return lc_proto_fail(LC_ERR_NOMEM, "reliability: no memory for %u windows of %zu bytes",
+				     node->size, per);
+	}
+	for (uint32_t i = 0; i < node->size; i++) {
+		st->peer[i].slots = st->mem + per * i;
+		st->peer[i].rto_ns = LC_RELIABILITY_RTO_NS;
+	}
+	st->now_ns = lc_now_ns();
+	return 0;
+}
+
+/* Frame una timed out: back off and go back to it, or give the peer up. */
+static void lc_reliability_timeout(struct lc_node *node, struct lc_reliability_peer *p, uint32_t i,
+				   uint64_t now_ns)
+{
+	if (++p->retries > LC_RELIABILITY_MAX_RETRIES) {
+		p->dead = 1;
+		p->una = p->rsnd = p->next;
+		p->deadline_ns = 0;
+		LC_STAT_ADD(node, rel_peers_dead, 1);
+		lc_proto_peer_failed(node, i, LC_ERR_PEER_DEAD);
+		return;
+	}
+	p->rto_ns = p->rto_ns * 2 < LC_RELIABILITY_RTO_MAX_NS ? p->rto_ns * 2 : LC_RELIABILITY_RTO_MAX_NS;
+	p->deadline_ns = now_ns + p->rto_ns;
+	p->rsnd = p->una;
+}
+
+/* Send the kept frames from rsnd on, as far as the Send Ring takes them. */
+static void lc_reliability_resend(struct lc_node *node, struct lc_reliability_peer *p)
+{
+	while (p->rsnd != p->next) {
+		const struct lc_frame_hdr *k = lc_reliability_kept(p, p->rsnd);
+
+		if (lc_proto_resend(node, k, k + 1) != 0)
+			return;
+		p->rsnd++;
+		LC_STAT_ADD(node, rel_retransmits, 1);
+	}
+}
+
+static void lc_reliability_send_ack(struct lc_node *node, uint32_t i)
+{
+	struct lc_reliability_state *st = &node->proto.reliability;
+	int rc;
+
+	st->sending_ack = 1;
+	rc = lc_proto_send_ctrl(node, i, NULL, 0);
+	st->sending_ack = 0;
+	if (rc == 0)
+		LC_STAT_ADD(node, rel_acks_sent, 1);
+}
+
+void lc_reliability_timers(struct lc_node *node, uint64_t now_ns)
+{
+	struct lc_reliability_state *st = &node->proto.reliability;
+
+	st->now_ns = now_ns;
+	for (uint32_t i = 0; i < node->size; i++) {
+		struct lc_reliability_peer *p = &st->peer[i];
+
+		if (p->deadline_ns && now_ns >= p->deadline_ns && p->una != p->next)
+			lc_reliability_timeout(node, p, i, now_ns);
+		if (p->rsnd != p->next)
+			lc_reliability_resend(node, p);
+		if (p->ack_now || (p->acked != p->expect &&
+				   (now_ns >= p->ack_due_ns || p->expect - p->acked >= LC_RELIABILITY_ACK_BATCH)))
+			lc_reliability_send_ack(node, i);
+		if (st->failed && p->dead)
+			lc_proto_peer_failed(node, i, LC_ERR_PEER_DEAD);
+	}
+	st->failed = 0;
+}
+
+static int lc_reliability_outstanding(const struct lc_reliability_state *st, uint32_t size)
+{
+	for (uint32_t i = 0; i < size; i++)
+		if (st->peer[i].una != st->peer[i].next && !st->peer[i].dead)
+			return 1;
+	return 0;
+}
+
+void lc_reliability_drain(struct lc_node *node)
+{
+	struct lc_reliability_state *st = &node->proto.reliability;
+	/* the retry budget of one frame bounds the wait: every timeout at the ceiling */
+	uint64_t end = lc_now_ns() + LC_RELIABILITY_RTO_MAX_NS * (LC_RELIABILITY_MAX_RETRIES + 1u);
+	unsigned idle = 0;
+
+	if (!st->peer)
+		return;
+	while (lc_reliability_outstanding(st, node->size) && lc_now_ns() < end) {
+		idle = lc_progress_locked(node) ? 0 : idle + 1;
+		if (idle > 64)
+			sched_yield();
+	}
+	free(st->peer);
+	free(st->mem);
+	st->peer = NULL;
+	st->mem = NULL;
+}
