@@ -28,8 +28,7 @@ static uint8_t lc_empty[1];
 /* Text of the last error, per thread (many threads may call the API at once). */
 static _Thread_local char lc_err_text[256];
 
-__attribute__((format(printf, 2, 3)))
-static int lc_fail(int err, const char *fmt, ...)
+int lc_fail(int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -51,7 +50,7 @@ int lc_proto_fail(int err, const char *fmt, ...)
 }
 
 /* 0 when node is the open node, else a negative lc_err with a message. */
-static int lc_check(const lc_node *node, const char *fn)
+int lc_check(const lc_node *node, const char *fn)
 {
 	if (!node)
 		return lc_fail(LC_ERR_INVAL, "%s: node is NULL", fn);
@@ -74,7 +73,7 @@ static void lc_lock(struct lc_node *node)
 }
 
 /* Take the lock of a node that lc_check found open; fails if it was closed meanwhile. */
-static int lc_lock_open(struct lc_node *node, const char *fn)
+int lc_lock_open(struct lc_node *node, const char *fn)
 {
 	lc_lock(node);
 	if (!atomic_load_explicit(&node->open, memory_order_relaxed)) {
@@ -397,14 +396,8 @@ static void lc_req_check(struct lc_node *node, struct lc_req *r)
 		if (r->s.consumed)
 			return;
 		lc_check_peers(node);
-		/*
-		 * the head of the send queue gets no Send Ring slot: backpressure time
-		 * limit; a send a protocol holds back (flow control waiting for
-		 * credits from a live peer) is not stalled on the ring
-		 */
-		if (r->done || node->sendq.head != r || !r->s.admitted || r->s.off != r->seen_off ||
-		    r->held) {
-			r->held = 0;
+		/* the head of the send queue gets no Send Ring slot: backpressure time limit */
+		if (r->done || node->sendq.head != r || !r->s.admitted || r->s.off != r->seen_off) {
 			r->seen_off = r->s.off;
 			r->dead_since = 0;
 			return;

@@ -47,6 +47,7 @@
 #define LC_RUN_EXIT_TIMEOUT 124
 #define LC_RUN_EXIT_USAGE 2
 #define LC_RUN_EXIT_FAIL 1
+#define LC_RUN_MAX_GROUPS 64            /* --group options of one run */
 
 struct lc_run_stream {
 	int fd;                 /* read end of the node's pipe, -1 once closed */
@@ -102,11 +103,65 @@ static void lc_run_msg(const char *fmt, ...)
 	}
 }
 
+/*
+ * Create the static multicast group `spec` ("0,1,2", "0-3,6") in the job
+ * segment; it must get id `want` (groups are made in command-line order).
+ * 0 or -1 with a message.
+ */
+static int lc_run_group(const char *job, const struct lc_nic_geom *g, const char *spec, uint32_t want)
+{
+	uint32_t m[LC_MAX_NODES], n = 0, gid = 0;
+	char err[256] = "";
+	const char *p = spec;
+
+	while (*p) {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi;
+
+		if (end == p)
+			goto bad;
+		hi = lo;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtoul(p, &end, 10);
+			if (end == p || hi < lo)
+				goto bad;
+		}
+		for (unsigned long i = lo; i <= hi; i++) {
+			if (i >= g->nodes) {
+				lc_run_msg("--group %s: node %lu out of range 0..%u", spec, i, g->nodes - 1);
+				return -1;
+			}
+			if (n < LC_MAX_NODES)
+				m[n++] = (uint32_t)i;
+		}
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	if (g->groups == 0) {
+		lc_run_msg("--group %s: config %s has no multicast protocol", spec, lc_config_name());
+		return -1;
+	}
+	if (lc_seg_group_create(job, g, m, n, &gid, err, sizeof err) != 0 || gid != want) {
+		lc_run_msg("--group %s: %s", spec, err[0] ? err : "not given the next group id");
+		return -1;
+	}
+	return 0;
+bad:
+	lc_run_msg("--group %s: expected node numbers and ranges, e.g. 0,1,2 or 0-3,6", spec);
+	return -1;
+}
+
 static void lc_run_usage(void)
 {
 	fprintf(stderr,
-		"usage: commrun -n N [--stats] [--timeout SEC] [--show-job] [--] PROG [ARGS...]\n"
+		"usage: commrun -n N [--stats] [--group LIST]... [--timeout SEC] [--show-job] [--] PROG [ARGS...]\n"
 		"  -n N           number of node processes (1..%d)\n"
+		"  --group LIST   a static multicast group of nodes LIST (e.g. 0,1,2 or 0-3,6); repeat\n"
+		"                 for more: group ids 0, 1, ... in order (configs with multicast only)\n"
 		"  --stats        print every NIC and pipeline counter of every node at exit\n"
 		"  --timeout SEC  kill the job after SEC seconds (exit status 124)\n"
 		"  --show-job     print the job's segment name on stderr before starting\n"
@@ -339,6 +394,8 @@ int main(int argc, char **argv)
 {
 	uint32_t nodes = 0;
 	int want_stats = 0, show_job = 0;
+	const char *groups[LC_RUN_MAX_GROUPS];
+	uint32_t n_groups = 0;
 	uint64_t timeout_ns = 0;
 	int a = 1;
 
@@ -370,6 +427,14 @@ int main(int argc, char **argv)
 		} else if (strcmp(o, "--stats") == 0) {
 			want_stats = 1;
 			a++;
+		} else if (strcmp(o, "--group") == 0) {
+			if (a + 1 >= argc || n_groups >= LC_RUN_MAX_GROUPS) {
+				lc_run_msg("--group needs a list of nodes (at most %d groups)",
+					   LC_RUN_MAX_GROUPS);
+				return LC_RUN_EXIT_USAGE;
+			}
+			groups[n_groups++] = argv[a + 1];
+			a += 2;
 		} else if (strcmp(o, "--show-job") == 0) {
 			show_job = 1;
 			a++;
@@ -440,6 +505,11 @@ int main(int argc, char **argv)
 			   err[0] ? ": " : "", err);
 		return LC_RUN_EXIT_FAIL;
 	}
+	for (uint32_t i = 0; i < n_groups; i++)
+		if (lc_run_group(job, &geom, groups[i], i) != 0) {
+			lc_seg_unlink(job);
+			return LC_RUN_EXIT_FAIL;
+		}
 	if (show_job)
 		lc_run_msg("job %s", job);
 

@@ -36,6 +36,10 @@ int lc_geom_from_config(struct lc_nic_geom *g, uint32_t nodes)
 		.backpressure_timeout_ns = (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u,
 		.fingerprint = LC_CONFIG_FINGERPRINT,
 		.mcp_thread = LC_NIC_MCP_THREAD,
+#if LC_PROTO_MULTICAST
+		/* the group table in the job segment (nic/mcast.c); one entry per group id */
+		.groups = LC_MULTICAST_MAX_GROUPS,
+#endif
 	};
 	return 0;
 }

@@ -95,8 +95,6 @@ struct lc_req {
 	uint32_t polls;            /* lc_test / lc_wait rounds (liveness is read every 1024) */
 	uint32_t seen_off;         /* send: s.off at the last liveness check (stall detection) */
 	int err;                   /* 0 or negative lc_err once done */
-	uint8_t held;              /* send: a send_frame hook said LC_RETRY (e.g. no credit) since
-				    * the last check: a protocol holds it back, not a full Send Ring */
 	uint8_t kind;              /* enum lc_req_kind */
 	uint8_t done;              /* completed: lc_test/lc_wait may free it */
 };
@@ -280,5 +278,14 @@ LC_INTERNAL void lc_send_done(struct lc_node *node, struct lc_req *r, int err);
 LC_INTERNAL int lc_progress_locked(struct lc_node *node);
 /* Read peers' liveness and drop counters; fail the pending sends they doom. Lock held. */
 LC_INTERNAL void lc_check_peers(struct lc_node *node);
+
+/* ---- helpers of the public calls, for API files beside comm.c (framework/comm.c) ---- */
+
+/* Record the calling thread's error text (lc_last_error); returns err. */
+LC_INTERNAL int lc_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 0 when node is the open node, else a negative lc_err with a message naming fn. */
+LC_INTERNAL int lc_check(const struct lc_node *node, const char *fn);
+/* Take the progress lock of a node lc_check found open; fails (unlocked) if it was closed meanwhile. */
+LC_INTERNAL int lc_lock_open(struct lc_node *node, const char *fn);
 
 #endif /* LC_NODE_H */

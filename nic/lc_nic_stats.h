@@ -22,6 +22,7 @@
 	X(nic_drops_proto,  "frames dropped by a protocol's NIC verdict")     \
 	X(staging_hwm,      "host staging slots in use, high-water mark")     \
 	X(rx_fifo_full,     "times Net-Recv waited on a full Rx FIFO/staging")\
-	X(dead_drops,       "frames dropped because their destination is dead")
+	X(dead_drops,       "frames dropped because their destination is dead")\
+	X(mcast_frames,     "group frames replicated to their members by the MCP")
 
 #endif /* LC_NIC_STATS_H */

@@ -45,6 +45,7 @@ struct lc_nic_geom {
 	uint64_t backpressure_timeout_ns;
 	uint64_t fingerprint;      /* of the resolved config; the segment must match */
 	int mcp_thread;            /* 0: MCP stepped inline by lc_nic_step(); 1: own thread */
+	uint32_t groups;           /* multicast group table entries in the segment (0: none) */
 };
 
 struct lc_nic;                  /* one per node process; defined in nic/nic_impl.h */
@@ -110,6 +111,54 @@ int lc_nic_tx_idle(const struct lc_nic *nic);
 struct lc_frame_hdr *lc_nic_rx_peek(struct lc_nic *nic);
 /* Release the frame returned by lc_nic_rx_peek (its staging slot and Rx FIFO entry). */
 void lc_nic_rx_release(struct lc_nic *nic);
+
+/*
+ * ---- multicast groups (nic/mcast.c) ----
+ *
+ * The group table lives in the job segment (geometry field `groups`
+ * entries), so every NIC and host of the job sees each join and leave.
+ * An entry is a member bitmap of LC_MAX_NODES bits and a state.  Members
+ * change with atomic read-modify-writes (release); readers snapshot the
+ * bitmap with acquire loads.  Group ids are 0 .. groups-1; id `groups`
+ * names the whole job (LC_NIC_GROUP_WORLD(nic)), it needs no entry.
+ * A frame whose dst is LC_NIC_GROUP_DST(gid) is a group frame: the MCP
+ * (nic_tx hook of the multicast protocol) sends one copy to every member
+ * but the sender, with dst = member and LC_FF_GROUP set.
+ */
+#define LC_NIC_GROUP_WORDS (LC_MAX_NODES / 64)
+#define LC_NIC_GROUP_DST(gid) (LC_MAX_NODES + (uint32_t)(gid))
+#define LC_NIC_GROUP_WORLD(nic) (lc_nic_groups(nic))
+
+/* Entries of the group table (0 when the config has no multicast). */
+uint32_t lc_nic_groups(const struct lc_nic *nic);
+/*
+ * Take a free entry and make it the group of members[0..n-1] (each < nodes,
+ * duplicates allowed).  Returns 0 and *gid, LC_ERR_AGAIN (table full),
+ * LC_ERR_RANGE (a member out of range) or LC_ERR_INVAL.
+ */
+int lc_nic_group_create(struct lc_nic *nic, const uint32_t *members, uint32_t n, uint32_t *gid);
+/* The same on a segment by name, for the launcher (static groups). */
+int lc_seg_group_create(const char *name, const struct lc_nic_geom *g, const uint32_t *members,
+			uint32_t n, uint32_t *gid, char *err, size_t errlen);
+/* Free entry gid. 0, LC_ERR_RANGE (no such group). */
+int lc_nic_group_destroy(struct lc_nic *nic, uint32_t gid);
+/* Add / remove node to / from group gid. 0 or LC_ERR_RANGE (no such group or node). */
+int lc_nic_group_join(struct lc_nic *nic, uint32_t gid, uint32_t node);
+int lc_nic_group_leave(struct lc_nic *nic, uint32_t gid, uint32_t node);
+/*
+ * Snapshot of the members of gid (the world group included) into
+ * out[LC_NIC_GROUP_WORDS].  Returns the member count, or LC_ERR_RANGE.
+ */
+int lc_nic_group_members(const struct lc_nic *nic, uint32_t gid, uint64_t out[LC_NIC_GROUP_WORDS]);
+/*
+ * MCP: send the group frame at hdr (in the Send Ring) to every member of
+ * group gid but its source.  Called by the nic_tx hook for frames with dst >= LC_MAX_NODES,
+ * possibly several times for one frame: returns LC_RETRY (int) while some
+ * member's Receive Ring is full, LC_CONSUMED once every member has its copy
+ * (members that died, or stalled for the backpressure limit, are skipped and
+ * counted as drops to them), LC_DROP for an unknown group.
+ */
+int lc_nic_mcast_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t gid);
 
 /* ---- the MCP ---- */
 

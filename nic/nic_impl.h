@@ -178,7 +178,7 @@ enum lc_node_state {
 	X(send_ring) X(recv_ring) X(tx_dma) X(rx_dma) X(tx_fifo) X(rx_fifo) \
 	X(off_ctrl) X(off_send_ring) X(off_recv_ring) X(off_tx_dma)         \
 	X(off_rx_dma) X(off_tx_fifo) X(off_rx_fifo) X(staging_slots)        \
-	X(switch_ports) X(backpressure_timeout_ns) X(fingerprint)
+	X(switch_ports) X(backpressure_timeout_ns) X(fingerprint) X(groups)
 
 struct lc_seg_node {
 	_Atomic int32_t pid;
@@ -203,6 +203,17 @@ struct lc_seg_hdr {
 /* Offsets inside one node area. */
 struct lc_seg_node_layout {
 	uint64_t sram, staging, nic_stats, host_stats, dst_drops, bytes;
+};
+
+/*
+ * One multicast group (nic/mcast.c), after the switch ports.  state: 0 free,
+ * 1 in use; taken with a CAS (acq_rel), members written after it.  members:
+ * fetch_or / fetch_and release -> snapshot acquire in lc_nic_group_members.
+ */
+struct lc_nic_group {
+	alignas(LC_LINE) _Atomic uint32_t state;
+	uint32_t pad;
+	_Atomic uint64_t members[LC_MAX_NODES / 64];
 };
 
 /* A switch output port: the wormhole lock and its counters. */
@@ -264,6 +275,12 @@ struct lc_nic {
 	uint64_t tx_stall_start_ns;
 	uint32_t tx_stall_tail;             /* destination's recv_tail when the limit's clock (re)started */
 	int rx_waiting;                     /* Net-Recv waits for Rx DMA / Rx FIFO / staging room */
+	/* MCP: multicast replication of the group frame at send_tail (nic/mcast.c) */
+	uint64_t mc_msg[LC_MAX_NODES / 64]; /* members of the message in flight (snapshot at its first frame) */
+	uint64_t mc_left[LC_MAX_NODES / 64];/* members still to get the current frame */
+	int mc_busy;                        /* mc_left is set for the frame at send_tail */
+	uint64_t mc_stall_ns;               /* a member's ring full since (0: not stalled) */
+	uint32_t mc_stall_dst, mc_stall_tail;
 	/* MCP */
 	_Atomic int step_lock;              /* inline mode; R11/A11 */
 	_Atomic int stop;

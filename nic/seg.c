@@ -82,6 +82,11 @@ int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen)
 			 g->switch_ports * (g->switch_ports - 1));
 		return LC_ERR_CONFIG;
 	}
+	if (g->groups > UINT16_MAX - LC_MAX_NODES) {
+		snprintf(err, errlen, "geometry: groups %" PRIu32 " above %d (group ids share the 16-bit dst)",
+			 g->groups, UINT16_MAX - LC_MAX_NODES);
+		return LC_ERR_CONFIG;
+	}
 	if (g->backpressure_timeout_ns == 0) {
 		snprintf(err, errlen, "geometry: backpressure_timeout_ns must be > 0");
 		return LC_ERR_CONFIG;
@@ -107,7 +112,9 @@ void lc_seg_layout(const struct lc_nic_geom *g, struct lc_seg_node_layout *nl,
 	nl->bytes = align_up(o, 4096);
 	*off_nodes = align_up(sizeof(struct lc_seg_hdr), 4096);
 	*off_net = *off_nodes + nl->bytes * g->nodes;
-	*total = *off_net + (uint64_t)lc_net_ports(g) * sizeof(struct lc_net_port);
+	/* the multicast group table (nic/mcast.c) follows the ports; none without multicast */
+	*total = *off_net + (uint64_t)lc_net_ports(g) * sizeof(struct lc_net_port) +
+		 (uint64_t)g->groups * sizeof(struct lc_nic_group);
 }
 
 int lc_seg_create(const char *name, const struct lc_nic_geom *g, char *err, size_t errlen)
@@ -251,8 +258,8 @@ fail:
 
 /* Every geometry field but mcp_thread is compared: a field added to the struct must join the list. */
 #define LC_X_SIZE(f) + sizeof(((struct lc_nic_geom *)0)->f)
-_Static_assert(sizeof(struct lc_nic_geom) == 0 LC_GEOM_FIELDS(LC_X_SIZE) + sizeof(uint64_t),
-	       "LC_GEOM_FIELDS lists every field of struct lc_nic_geom (mcp_thread and padding aside)");
+_Static_assert(sizeof(struct lc_nic_geom) == 0 LC_GEOM_FIELDS(LC_X_SIZE) + sizeof(int),
+	       "LC_GEOM_FIELDS lists every field of struct lc_nic_geom (mcp_thread aside, no padding)");
 #undef LC_X_SIZE
 
 struct lc_nic_ctrl *lc_seg_ctrl(const struct lc_nic *nic, uint32_t node)

@@ -3,23 +3,28 @@
 return {
   name = "multicast",
   order = 40,
-  implemented = false,
-  help = "send one message to a group of nodes; replicated on the host (one send per member) "
-    .. "or on the NIC along a spanning tree",
-  order_why = "last: it replicates frames that earlier protocols have already sequenced, "
-    .. "checksummed and paid credits for, and forwards only messages they accepted",
+  implemented = true,
+  help = "send one message to a group of nodes (lc_mcast, lc_bcast); replicated on the host "
+    .. "(one unicast send per member) or by the sender's NIC (the host sends once)",
+  order_why = "last: in host mode each copy is an ordinary unicast message, so the protocols "
+    .. "before it (checksum, reliability, flow control) sequence, protect and pay credits for "
+    .. "every copy; in nic mode its recv_frame hook maps group frames into the per-source "
+    .. "sequence space after every other protocol has seen the frame as sent",
   params = {
     { name = "mode", type = "string", default = "host", values = { "host", "nic" },
-      help = "\"host\": the sender's host sends one copy per member; \"nic\": the MCP "
-        .. "replicates along a spanning tree (nic_tx, nic_rx)" },
+      help = "\"host\": lc_mcast sends one unicast copy per member through the whole pipeline "
+        .. "(composes with every protocol); \"nic\": the host posts the message once and the "
+        .. "sender's MCP copies each frame to every member at nic_tx (flat tree); nic mode "
+        .. "cannot be combined with checksum, reliability or flow_control (the MCP rewrites "
+        .. "the destination of each copy after their send hooks ran: the build stops with #error)" },
     { name = "max_groups", type = "integer", default = 16, min = 1, max = 4096,
-      help = "groups a job may define (group ids 0 .. max_groups-1)" },
+      help = "entries of the group table in the job segment (group ids 0 .. max_groups-1)" },
   },
   header = {
-    { "uint16_t", "group", "destination group id (frames with LC_FF_GROUP)" },
+    { "uint16_t", "group", "group id of a replicated frame (nic mode, frames with LC_FF_GROUP)" },
   },
-  pointcuts = { "send_msg", "deliver_msg", "nic_tx", "nic_rx" },
+  pointcuts = { "recv_frame", "nic_tx" },
   requires = {},
   conflicts = {},
-  sources = {},
+  sources = { "group.c" },
 }

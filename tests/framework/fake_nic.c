@@ -222,3 +222,40 @@ int lc_nic_step(struct lc_nic *nic)
 	}
 	return work;
 }
+
+/* The fake NIC has no group table (protocols/multicast links against these). */
+uint32_t lc_nic_groups(const struct lc_nic *nic)
+{
+	(void)nic;
+	return 0;
+}
+
+int lc_nic_group_create(struct lc_nic *nic, const uint32_t *members, uint32_t n, uint32_t *gid)
+{
+	(void)nic, (void)members, (void)n, (void)gid;
+	return LC_ERR_AGAIN;
+}
+
+int lc_nic_group_destroy(struct lc_nic *nic, uint32_t gid)
+{
+	(void)nic, (void)gid;
+	return LC_ERR_RANGE;
+}
+
+int lc_nic_group_join(struct lc_nic *nic, uint32_t gid, uint32_t node)
+{
+	(void)nic, (void)gid, (void)node;
+	return LC_ERR_RANGE;
+}
+
+int lc_nic_group_leave(struct lc_nic *nic, uint32_t gid, uint32_t node)
+{
+	(void)nic, (void)gid, (void)node;
+	return LC_ERR_RANGE;
+}
+
+int lc_nic_group_members(const struct lc_nic *nic, uint32_t gid, uint64_t out[LC_NIC_GROUP_WORDS])
+{
+	(void)nic, (void)gid, (void)out;
+	return LC_ERR_RANGE;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* multicast protocol, host side: group frames of nic mode share the per-source order of unicast. */
+#ifndef LC_MULTICAST_HOOKS_H
+#define LC_MULTICAST_HOOKS_H
+
+/*
+ * Parameters (configs: multicast = { mode = ..., max_groups = ... }):
+ *   mode        LC_MULTICAST_MODE_HOST / LC_MULTICAST_MODE_NIC (0/1)
+ *   max_groups  LC_MULTICAST_MAX_GROUPS: entries of the group table in the
+ *               job segment (nic/mcast.c, geometry field `groups`)
+ * Header field: multicast_group (uint16_t): group id of a replicated frame.
+ * API: lc_group_create/destroy/join/leave/members, lc_mcast, lc_bcast
+ *   (framework/comm.h, implemented in group.c).
+ *
+ * host mode: lc_mcast is a loop of lc_isend, one per member; no hook does
+ *   anything (every hook here compiles to LC_CONTINUE), each copy is a
+ *   unicast message that every other protocol handles as usual.
+ * nic mode: lc_mcast posts one send request whose dst is
+ *   LC_NIC_GROUP_DST(gid); the nic_tx hook (nic_hooks.h) marks each frame
+ *   LC_FF_GROUP and the sender's MCP copies it to every member with
+ *   dst = member.  At a member, frames from one root arrive in the order the
+ *   root's Send Ring held them (one route, FIFO links), messages whole, but
+ *   group messages are not numbered in the (root, member) space that
+ *   lc_rx_frame checks.  recv_frame (below) therefore maps sequence numbers
+ *   per root: with g = group messages begun from root so far, a unicast
+ *   frame's seq becomes seq + g, and a group message takes the next number
+ *   (expect, or past the message still in assembly) and bumps g.  The
+ *   mapped numbers are contiguous and increasing, so lc_rx_frame keeps its
+ *   checks unchanged: group and unicast messages of one root are delivered
+ *   in the order the root sent them.
+ */
+#include <stdint.h>
+
+#include "lc_config.h"
+#include "lc_frame_hdr.h"
+#include "lc_proto.h"
+#include "lc_verdict.h"
+
+#if LC_MULTICAST_MODE_NIC && (LC_PROTO_CHECKSUM || LC_PROTO_RELIABILITY || LC_PROTO_FLOW_CONTROL)
+#error "multicast.mode = \"nic\" rewrites dst in the MCP after the send hooks of checksum, reliability and flow_control ran: use mode = \"host\" with them"
+#endif
+
+static inline lc_verdict lc_multicast_recv_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
+						 void *payload)
+{
+	(void)payload;
+#if LC_MULTICAST_MODE_NIC
+	struct lc_multicast_state *st = &node->proto.multicast;
+	struct lc_rx_src *rs;
+	uint32_t src = hdr->src, s;
+
+	if (hdr->type != LC_FT_DATA || src >= LC_MAX_NODES)
+		return LC_CONTINUE;
+	if (!(hdr->flags & LC_FF_GROUP)) {
+		hdr->seq += st->gshift[src];
+		return LC_CONTINUE;
+	}
+	rs = &node->rx[src];
+	if (hdr->flags & LC_FF_FIRST) {
+		s = rs->expect;
+		if (rs->cur && (int32_t)(rs->cur->seq + 1 - s) > 0)
+			s = rs->cur->seq + 1;
+		hdr->seq = s;
+		st->gshift[src]++;
+		st->rx_group_msgs++;
+	} else if (rs->cur) {
+		hdr->seq = rs->cur->seq;
+	}
+#else
+	(void)node;
+	(void)hdr;
+#endif
+	return LC_CONTINUE;
+}
+
+#endif /* LC_MULTICAST_HOOKS_H */

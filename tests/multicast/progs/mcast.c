@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/* Node program of the multicast tests: broadcast sizes, order with unicast, join/leave under traffic. */
+#include "../../pipeline/progs/lc_tprog.h"
+
+#if LC_PROTO_MULTICAST
+/*
+ * mcast bcast N       node 0 broadcasts N messages (sizes cycle over every
+ *                     frame boundary), every other node checks each one.
+ * mcast order N       node 0 interleaves broadcasts with unicasts to each
+ *                     node (k % 3 == 0: broadcast, else unicast to
+ *                     1 + (k/3 + k%3) % (n-1)); each node checks it gets exactly its
+ *                     messages, in the order sent.
+ * mcast joinleave N   group 0 = {0,1,2} comes from the launcher (--group);
+ *                     node 0 sends N group messages, node 2 leaves after N/4,
+ *                     node 3 joins at once; each tells node 0, which then
+ *                     sends N more: node 2 must get none of those, node 3
+ *                     all of them, node 1 all 2N; then an end unicast.
+ * Every message: uint32 kind (G group, U unicast, E end), uint32 k, pattern.
+ */
+enum { K_GROUP = 'G', K_UNI = 'U', K_END = 'E', K_NOTE = 'N' };
+
+static size_t msg_len(uint32_t k)
+{
+	const size_t sizes[] = { 8, 9, LC_MTU - 1, LC_MTU, LC_MTU + 1, 3 * LC_MTU + 7, 100, 65536 };
+
+	return sizes[k % (sizeof(sizes) / sizeof(sizes[0]))];
+}
+
+static void make(uint8_t *buf, size_t len, uint32_t kind, uint32_t k)
+{
+	memcpy(buf, &kind, 4);
+	memcpy(buf + 4, &k, 4);
+	lc_ex_fill(buf + 8, len - 8, lc_ex_seed(kind, k));
+}
+
+/* Receive one message from src; check its pattern; return kind, set *k. */
+static uint32_t take(lc_node *node, int src, uint8_t *buf, size_t cap, uint32_t *k)
+{
+	struct lc_status st;
+	uint32_t kind;
+
+	LC_TP_OK(node, lc_recv(node, src, buf, cap, &st));
+	if (st.len < 8)
+		lc_tp_fail("message of %zu bytes from %d", st.len, st.src);
+	memcpy(&kind, buf, 4);
+	memcpy(k, buf + 4, 4);
+	if (kind != K_END && kind != K_NOTE && st.len != msg_len(*k))
+		lc_tp_fail("message k %u kind %c: %zu bytes, expected %zu", *k, kind, st.len,
+			   msg_len(*k));
+	if (lc_ex_check(buf + 8, st.len - 8, lc_ex_seed(kind, *k)) != st.len - 8)
+		lc_tp_fail("message k %u kind %c from %d: payload damaged", *k, kind, st.src);
+	return kind;
+}
+
+static int run_bcast(lc_node *node, int me, int n, uint32_t count, uint8_t *buf, size_t cap)
+{
+	uint32_t k, got;
+
+	if (me == 0) {
+		for (k = 0; k < count; k++) {
+			make(buf, msg_len(k), K_GROUP, k);
+			LC_TP_OK(node, lc_bcast(node, buf, msg_len(k)));
+		}
+		printf("[0] mcast ok: node 0 broadcast %u messages to %d nodes\n", count, n - 1);
+		return 0;
+	}
+	for (got = 0; got < count; got++)
+		if (take(node, 0, buf, cap, &k) != K_GROUP || k != got)
+			lc_tp_fail("broadcast %u arrived as k %u", got, k);
+	printf("[%d] mcast ok: node %d received %u broadcasts intact in order\n", me, me, got);
+	return 0;
+}
+
+static int run_order(lc_node *node, int me, int n, uint32_t count, uint8_t *buf, size_t cap)
+{
+	uint32_t k, got = 0, want = 0;
+
+	if (n < 2)
+		lc_tp_fail("order needs 2 nodes");
+	if (me == 0) {
+		for (k = 0; k < count; k++) {
+			if (k % 3 == 0) {
+				make(buf, msg_len(k), K_GROUP, k);
+				LC_TP_OK(node, lc_mcast(node, LC_GROUP_WORLD, buf, msg_len(k)));
+			} else {
+				make(buf, msg_len(k), K_UNI, k);
+				LC_TP_OK(node, lc_send(node, 1 + (int)((k / 3 + k % 3) % (uint32_t)(n - 1)), buf,
+						       msg_len(k)));
+			}
+		}
+		printf("[0] mcast ok: node 0 sent %u messages\n", count);
+		return 0;
+	}
+	for (k = 0; k < count; k++) {
+		uint32_t kind = k % 3 == 0 ? K_GROUP : K_UNI, rk;
+
+		if (kind == K_UNI && 1 + (int)((k / 3 + k % 3) % (uint32_t)(n - 1)) != me)
+			continue;
+		want++;
+		if (take(node, LC_ANY_SOURCE, buf, cap, &rk) != kind || rk != k)
+			lc_tp_fail("expected k %u kind %c, got k %u", k, kind, rk);
+		got++;
+	}
+	printf("[%d] mcast ok: node %d received %u of %u messages in order\n", me, me, got, want);
+	return 0;
+}
+
+static int run_joinleave(lc_node *node, int me, int n, uint32_t count, uint8_t *buf, size_t cap)
+{
+	int members[8], m;
+	uint32_t k, rk, kind, got = 0, last = 0, first = UINT32_MAX, mark = UINT32_MAX;
+
+	if (n != 4)
+		lc_tp_fail("joinleave needs 4 nodes");
+	m = lc_group_members(node, 0, members, 8);
+	if (me == 0) {
+		uint8_t note[8];
+		struct lc_status st;
+
+		if (m < 3)
+			lc_tp_fail("group 0 has %d members at the start (launcher --group 0,1,2)", m);
+		for (k = 0; k < count; k++) {
+			make(buf, msg_len(k), K_GROUP, k);
+			LC_TP_OK(node, lc_mcast(node, 0, buf, msg_len(k)));
+		}
+		/* the notes of nodes 2 and 3: both changes are done before what follows */
+		for (int i = 0; i < 2; i++) {
+			LC_TP_OK(node, lc_recv(node, LC_ANY_SOURCE, note, sizeof note, &st));
+		}
+		m = lc_group_members(node, 0, members, 8);
+		if (m != 3 || members[0] != 0 || members[1] != 1 || members[2] != 3)
+			lc_tp_fail("group 0 after the changes: %d members", m);
+		for (k = count; k < 2 * count; k++) {
+			make(buf, msg_len(k), K_GROUP, k);
+			LC_TP_OK(node, lc_mcast(node, 0, buf, msg_len(k)));
+		}
+		for (int i = 1; i < 4; i++) {
+			make(buf, 8, K_END, 2 * count);
+			LC_TP_OK(node, lc_send(node, i, buf, 8));
+		}
+		printf("[0] mcast ok: node 0 sent %u group messages\n", 2 * count);
+		return 0;
+	}
+	if (me == 3) {
+		LC_TP_OK(node, lc_group_join(node, 0));
+		LC_TP_OK(node, lc_group_join(node, 0));   /* idempotent */
+		LC_TP_OK(node, lc_send(node, 0, "joined..", 8));
+	}
+	for (;;) {
+		kind = take(node, 0, buf, cap, &rk);
+		if (kind == K_END)
+			break;
+		if (kind != K_GROUP || (got && rk <= last))
+			lc_tp_fail("k %u kind %c after k %u", rk, kind, last);
+		if (first == UINT32_MAX)
+			first = rk;
+		last = rk;
+		got++;
+		if (me == 2 && got == count / 4) {
+			LC_TP_OK(node, lc_group_leave(node, 0));
+			LC_TP_OK(node, lc_send(node, 0, "left....", 8));
+			mark = rk;
+		}
+	}
+	if (me == 1 && (got != 2 * count || first != 0))
+		lc_tp_fail("node 1 got %u of %u", got, 2 * count);
+	if (me == 2 && (last >= count || mark == UINT32_MAX || first != 0 || got != last + 1))
+		lc_tp_fail("node 2 got %u, last k %u after leaving at k %u", got, last, mark);
+	if (me == 3 && (got == 0 || last != 2 * count - 1 || got != last - first + 1 || first > count))
+		lc_tp_fail("node 3 got %u, k %u..%u", got, first, last);
+	printf("[%d] mcast ok: node %d received %u group messages, k %u..%u\n", me, me, got,
+	       got ? first : 0, last);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int me, n;
+	lc_node *node = lc_tp_open(&me, &n);
+	uint32_t count = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 100;
+	size_t cap = 65536 + 64;
+	uint8_t *buf = lc_tp_alloc(cap);
+	int rc = 2;
+
+	if (argc < 2)
+		lc_tp_fail("usage: mcast bcast|order|joinleave [N]");
+	if (strcmp(argv[1], "bcast") == 0)
+		rc = run_bcast(node, me, n, count, buf, cap);
+	else if (strcmp(argv[1], "order") == 0)
+		rc = run_order(node, me, n, count, buf, cap);
+	else if (strcmp(argv[1], "joinleave") == 0)
+		rc = run_joinleave(node, me, n, count, buf, cap);
+	else
+		lc_tp_fail("unknown test %s", argv[1]);
+	LC_TP_OK(node, lc_close(node));
+	free(buf);
+	return rc;
+}
+#else
+int main(void)
+{
+	fprintf(stderr, "mcast: config %s has no multicast protocol\n", LC_CONFIG_NAME);
+	return 2;
+}
+#endif
