@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/* flow_control tests: credit exhaustion and return, wraparound, control frames, capacity check; end-to-end runs. */
+#include "../../tests/pipeline/lc_run.h"
+
+#include "lc_config.h"
+#include "lc_pc.h"
+#include "node.h"
+
+/* A node with no NIC: the hooks alone (poll must not need to send in these cases). */
+static struct lc_node fc_node;
+
+static void fc_setup(void)
+{
+	memset(&fc_node, 0, sizeof(fc_node));
+	fc_node.size = 4;
+	fc_node.rank = 0;
+	cr_assert_eq(lc_flow_control_init(&fc_node), 0, "%s", lc_last_error(NULL));
+}
+
+TestSuite(flow_control, .init = fc_setup, .timeout = 120);
+
+static struct lc_frame_hdr fc_data(uint32_t src, uint32_t dst)
+{
+	return (struct lc_frame_hdr){ .magic = LC_FRAME_MAGIC, .type = LC_FT_DATA,
+				      .flags = LC_FF_FIRST | LC_FF_LAST, .src = (uint16_t)src,
+				      .dst = (uint16_t)dst };
+}
+
+/* send one data frame to dst through send_frame + after_send; returns the verdict */
+static lc_verdict fc_send(uint32_t dst)
+{
+	struct lc_frame_hdr h = fc_data(0, dst);
+	lc_verdict v = lc_flow_control_send_frame(&fc_node, &h, NULL);
+
+	if (v == LC_CONTINUE) {
+#if LC_PROTO_RELIABILITY
+		h.reliability_seq = fc_node.proto.flow_control.peer[dst].rseq_next;
+#endif
+		lc_flow_control_after_send(&fc_node, &h, NULL);
+	}
+	return v;
+}
+
+/* a frame from src carrying drained count `credit` */
+static lc_verdict fc_recv(uint32_t src, uint8_t type, uint16_t credit, void *payload, uint32_t len)
+{
+	struct lc_frame_hdr h = fc_data(src, 0);
+
+	h.type = type;
+	h.flow_control_credit = credit;
+	h.len = len;
+	return lc_flow_control_recv_frame(&fc_node, &h, payload);
+}
+
+Test(flow_control, credits_exhaust_then_retry_without_committing)
+{
+	struct lc_flow_control_state *st = &fc_node.proto.flow_control;
+
+	for (unsigned i = 0; i < LC_FLOW_CONTROL_CREDITS; i++)
+		cr_assert_eq(fc_send(1), LC_CONTINUE, "frame %u", i);
+	cr_assert_eq(fc_send(1), LC_RETRY);
+	cr_assert_eq(fc_send(1), LC_RETRY);
+	cr_expect_eq(st->peer[1].sent, LC_FLOW_CONTROL_CREDITS, "a RETRY must not count a frame");
+	cr_expect_eq(st->waits, 2);
+	/* another peer's credits are independent */
+	cr_expect_eq(fc_send(2), LC_CONTINUE);
+	/* control frames bypass credits */
+	struct lc_frame_hdr c = fc_data(0, 1);
+	c.type = LC_FT_CTRL;
+	cr_expect_eq(lc_flow_control_send_frame(&fc_node, &c, NULL), LC_CONTINUE);
+}
+
+Test(flow_control, credits_return_piggybacked_and_stale_values_ignored)
+{
+	struct lc_flow_control_state *st = &fc_node.proto.flow_control;
+
+	for (unsigned i = 0; i < LC_FLOW_CONTROL_CREDITS; i++)
+		fc_send(1);
+	cr_assert_eq(fc_send(1), LC_RETRY);
+	/* node 1 drained one of ours: one frame may go, then none */
+	cr_assert_eq(fc_recv(1, LC_FT_DATA, 1, NULL, 0), LC_CONTINUE);
+	cr_assert_eq(fc_send(1), LC_CONTINUE);
+	cr_assert_eq(fc_send(1), LC_RETRY);
+	/* an older value (reordered / duplicated frame) changes nothing */
+	fc_recv(1, LC_FT_DATA, 0, NULL, 0);
+	cr_assert_eq(st->peer[1].adv, 1);
+	cr_assert_eq(st->stale, 1);
+	cr_assert_eq(fc_send(1), LC_RETRY);
+	/* a value beyond what we ever sent is garbage: ignored and counted */
+	fc_recv(1, LC_FT_DATA, (uint16_t)(LC_FLOW_CONTROL_CREDITS + 5), NULL, 0);
+	cr_assert_eq(st->peer[1].adv, 1);
+	cr_assert_eq(st->stale, 2);
+	/* everything drained: the full allowance is back */
+	fc_recv(1, LC_FT_DATA, (uint16_t)(LC_FLOW_CONTROL_CREDITS + 1), NULL, 0);
+	for (unsigned i = 0; i < LC_FLOW_CONTROL_CREDITS; i++)
+		cr_assert_eq(fc_send(1), LC_CONTINUE, "frame %u", i);
+	cr_assert_eq(fc_send(1), LC_RETRY);
+}
+
+Test(flow_control, sixteen_bit_field_wraps_past_65535_and_2_pow_32)
+{
+	static const uint32_t starts[] = { 65530u, 131070u, 0xfffffff0u };
+	struct lc_flow_control_peer *p = &fc_node.proto.flow_control.peer[3];
+
+	for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]); k++) {
+		p->sent = p->adv = starts[k];
+		for (unsigned round = 0; round < 40; round++) {
+			while (fc_send(3) == LC_CONTINUE)
+				;
+			cr_assert_eq(p->sent - p->adv, LC_FLOW_CONTROL_CREDITS);
+			fc_recv(3, LC_FT_DATA, (uint16_t)p->sent, NULL, 0);
+			cr_assert_eq(p->adv, p->sent, "start %u round %u", starts[k], round);
+		}
+	}
+}
+
+Test(flow_control, receiver_owes_a_credit_frame_at_half_and_piggyback_pays_it)
+{
+	struct lc_flow_control_state *st = &fc_node.proto.flow_control;
+	unsigned half = (LC_FLOW_CONTROL_CREDITS + 1) / 2;
+
+	for (unsigned i = 0; i + 1 < half; i++)
+		fc_recv(2, LC_FT_DATA, 0, NULL, 0);
+	cr_assert_eq(st->ntodo, 0, "no credit frame owed below the threshold");
+	fc_recv(2, LC_FT_DATA, 0, NULL, 0);
+	cr_assert_eq(st->ntodo, 1);
+	cr_assert(st->peer[2].flags & LC_FC_F_CREDIT);
+	/* reverse traffic carries the count: the owed frame is no longer needed */
+	struct lc_frame_hdr h = fc_data(0, 2);
+	cr_assert_eq(lc_flow_control_send_frame(&fc_node, &h, NULL), LC_CONTINUE);
+	cr_assert_eq(h.flow_control_credit, half);
+	lc_flow_control_after_send(&fc_node, &h, NULL);
+	/* poll finds nothing to send (no NIC here: it would crash if it tried) */
+	lc_flow_control_poll(&fc_node, 1);
+	cr_assert_eq(st->ntodo, 0);
+	cr_assert_eq(st->ctrl_sent, 0);
+	cr_assert_eq(st->peer[2].told, half);
+}
+
+Test(flow_control, own_control_frames_are_consumed_others_pass)
+{
+	struct lc_flow_control_state *st = &fc_node.proto.flow_control;
+	struct lc_fc_ctrl credit = { .tag = LC_FC_TAG, .kind = LC_FC_CREDIT };
+	struct lc_fc_ctrl probe = { .tag = LC_FC_TAG, .kind = LC_FC_PROBE };
+	struct lc_fc_ctrl other = { .tag = 0x12345678u, .kind = LC_FC_CREDIT };
+
+	fc_send(1);
+	cr_assert_eq(fc_recv(1, LC_FT_CTRL, 1, &credit, sizeof(credit)), LC_CONSUMED);
+	cr_assert_eq(st->peer[1].adv, 1, "an explicit credit frame returns credits");
+	cr_assert_eq(fc_recv(1, LC_FT_CTRL, 1, &other, sizeof(other)), LC_CONTINUE);
+	cr_assert_eq(fc_recv(1, LC_FT_CTRL, 1, &other, 3), LC_CONTINUE);
+	cr_assert_eq(st->peer[1].drained, 0, "control frames are never counted as drained");
+	cr_assert_eq(fc_recv(2, LC_FT_CTRL, 0, &probe, sizeof(probe)), LC_CONSUMED);
+	cr_assert(st->peer[2].flags & LC_FC_F_ANSWER, "a probe must be answered");
+}
+
+Test(flow_control, capacity_check_refuses_with_the_numbers)
+{
+	unsigned cap = LC_FC_CAPACITY, per = LC_FLOW_CONTROL_CREDITS + LC_FC_RESERVE;
+
+	cr_assert_eq(lc_flow_control_check(cap / per, LC_FLOW_CONTROL_CREDITS), 0);
+	cr_assert_eq(lc_flow_control_check(cap / per + 1, LC_FLOW_CONTROL_CREDITS), LC_ERR_CONFIG);
+	char want[64];
+	snprintf(want, sizeof want, "%u nodes x (%u credits", cap / per + 1, LC_FLOW_CONTROL_CREDITS);
+	cr_assert(strstr(lc_last_error(NULL), want), "message: %s", lc_last_error(NULL));
+	cr_assert_eq(lc_flow_control_check(1, cap), LC_ERR_CONFIG);
+}
+
+#if LC_PROTO_RELIABILITY
+Test(flow_control, a_retransmission_is_not_counted_again)
+{
+	struct lc_flow_control_peer *p = &fc_node.proto.flow_control.peer[1];
+	struct lc_frame_hdr h = fc_data(0, 1);
+
+	fc_send(1);
+	fc_send(1);
+	cr_assert_eq(p->sent, 2);
+	h.reliability_seq = p->rseq_next - 2;   /* the first frame, sent again */
+	lc_flow_control_after_send(&fc_node, &h, NULL);
+	cr_assert_eq(p->sent, 2);
+}
+#endif
+
+/* ---- end-to-end runs (tests/flowctl/progs/fc_traffic.c) ---- */
+
+/* Every node's "fc counters" line shows no frame dropped or truncated at the backpressure limit. */
+static void fc_expect_no_bp_loss(const struct lc_t_out *o, int nodes)
+{
+	const char *c = o->text;
+	int seen = 0;
+
+	while ((c = strstr(c, "fc counters: node "))) {
+		unsigned long long stalls, drops = 1, truncs = 1;
+		int node;
+
+		cr_assert_eq(sscanf(c, "fc counters: node %d bp_stalls %llu bp_drops %llu bp_truncs %llu",
+				    &node, &stalls, &drops, &truncs), 4, "output:\n%s", o->text);
+		cr_assert_eq(drops, 0, "node %d dropped frames at the backpressure limit:\n%s", node, o->text);
+		cr_assert_eq(truncs, 0, "node %d truncated frames:\n%s", node, o->text);
+		seen++;
+		c++;
+	}
+	cr_assert_eq(seen, nodes, "counters of %d nodes, expected %d:\n%s", seen, nodes, o->text);
+}
+
+Test(flow_control, sleeping_receiver_two_seconds_never_overflows)
+{
+	struct lc_t_out o;
+	char nap[16];
+
+	/* naps as long as the backpressure limit: without credits the link would drop */
+	snprintf(nap, sizeof nap, "%d", LC_BACKPRESSURE_TIMEOUT_US / 1000 < 500 ?
+		 LC_BACKPRESSURE_TIMEOUT_US / 1000 : 500);
+	lc_t_commrun(&o, 2, 60, "fc_traffic", "sleepy", "400", nap, "4", NULL);
+	lc_t_expect_ok(&o, "fc_traffic ok:", 1);
+	fc_expect_no_bp_loss(&o, 2);
+	free(o.text);
+}
+
+Test(flow_control, incast_seven_to_one_with_naps)
+{
+	struct lc_t_out o;
+
+	lc_t_commrun(&o, 8, 90, "fc_traffic", "incast", "100", "100", "5", NULL);
+	lc_t_expect_ok(&o, "fc_traffic ok:", 1);
+	fc_expect_no_bp_loss(&o, 8);
+	free(o.text);
+}
+
+Test(flow_control, both_directions_among_four_no_deadlock)
+{
+	struct lc_t_out o;
+
+	lc_t_commrun(&o, 4, 90, "fc_traffic", "bidir", "200", NULL);
+	lc_t_expect_ok(&o, "fc_traffic ok:", 4);
+	fc_expect_no_bp_loss(&o, 4);
+	free(o.text);
+}
