@@ -396,8 +396,14 @@ static void lc_req_check(struct lc_node *node, struct lc_req *r)
 		if (r->s.consumed)
 			return;
 		lc_check_peers(node);
-		/* the head of the send queue gets no Send Ring slot: backpressure time limit */
-		if (r->done || node->sendq.head != r || !r->s.admitted || r->s.off != r->seen_off) {
+		/*
+		 * the head of the send queue gets no Send Ring slot: backpressure time
+		 * limit; a send a protocol holds back (flow control waiting for
+		 * credits from a live peer) is not stalled on the ring
+		 */
+		if (r->done || node->sendq.head != r || !r->s.admitted || r->s.off != r->seen_off ||
+		    r->held) {
+			r->held = 0;
 			r->seen_off = r->s.off;
 			r->dead_since = 0;
 			return;

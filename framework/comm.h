@@ -131,7 +131,19 @@ int lc_progress(lc_node *node);
 	X(unexpected_msgs,  "messages that arrived before their receive")     \
 	X(send_queue_hwm,   "queued send requests, high-water mark")
 
-#define LC_STAT_LIST(X) LC_PIPE_STAT_LIST(X) LC_NIC_STAT_LIST(X)
+/*
+ * Counters of the protocols, kept in the host area like the pipeline's (zero
+ * when the protocol is not composed).  Columns: name, one line of meaning.
+ */
+#define LC_PROTO_STAT_LIST(X)                                                 \
+	X(rel_retransmits,  "reliability: frames sent again after a timeout") \
+	X(rel_crc_drops,    "reliability: frames dropped on a CRC mismatch")  \
+	X(rel_dup_drops,    "reliability: duplicate frames dropped")          \
+	X(rel_ooo_drops,    "reliability: frames ahead of a gap dropped")     \
+	X(rel_acks_sent,    "reliability: explicit ack frames sent")          \
+	X(rel_peers_dead,   "reliability: peers given up after max_retries")
+
+#define LC_STAT_LIST(X) LC_PIPE_STAT_LIST(X) LC_PROTO_STAT_LIST(X) LC_NIC_STAT_LIST(X)
 
 enum lc_stat {
 #define LC_X_ENUM(name, ...) LC_STAT_##name,

@@ -95,6 +95,8 @@ struct lc_req {
 	uint32_t polls;            /* lc_test / lc_wait rounds (liveness is read every 1024) */
 	uint32_t seen_off;         /* send: s.off at the last liveness check (stall detection) */
 	int err;                   /* 0 or negative lc_err once done */
+	uint8_t held;              /* send: a send_frame hook said LC_RETRY (e.g. no credit) since
+				    * the last check: a protocol holds it back, not a full Send Ring */
 	uint8_t kind;              /* enum lc_req_kind */
 	uint8_t done;              /* completed: lc_test/lc_wait may free it */
 };

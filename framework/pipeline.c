@@ -348,3 +348,50 @@ void lc_proto_sreq_done(struct lc_node *node, struct lc_sreq *s, int err)
 	/* s is the first member of its request */
 	lc_send_done(node, (struct lc_req *)(void *)s, err);
 }
+
+int lc_proto_resend(struct lc_node *node, const struct lc_frame_hdr *hdr, const void *payload)
+{
+	uint8_t *slot;
+
+	if (hdr->len > LC_MTU)
+		return LC_ERR_INVAL;
+	slot = lc_nic_tx_slot(node->nic);
+	if (!slot) {
+		LC_STAT_ADD(node, tx_ring_full, 1);
+		return LC_ERR_AGAIN;
+	}
+	memcpy(slot, hdr, sizeof(*hdr));
+	if (hdr->len)
+		memcpy(slot + sizeof(*hdr), payload, hdr->len);
+	lc_nic_tx_post_pio(node->nic);
+	LC_STAT_ADD(node, pio_frames, 1);
+	LC_STAT_ADD(node, tx_frames, 1);
+	LC_STAT_ADD(node, tx_bytes, hdr->len);
+	return 0;
+}
+
+int lc_proto_peer_failed(struct lc_node *node, uint32_t dst, int err)
+{
+	struct lc_req *r, *prev = NULL, *next;
+	int n = 0;
+
+	for (r = node->inflight.head; r; r = r->next)
+		if (r->s.dst == dst && !r->err)
+			r->err = err;
+	for (r = node->sendq.head; r; r = next) {
+		next = r->next;
+		if (r->s.dst != dst) {
+			prev = r;
+			continue;
+		}
+		lc_reqq_unlink(&node->sendq, prev, r);
+		n++;
+		r->err = err;
+		/* a frame of it may still be read by a DMA block: wait for that one */
+		if (r->s.dma && (int32_t)(lc_nic_tx_dma_done(node->nic) - r->s.ticket) < 0)
+			lc_reqq_push(&node->inflight, r);
+		else
+			lc_send_done(node, r, err);
+	}
+	return n;
+}
