@@ -229,6 +229,25 @@ def write(outdir, csv_path, meta, cjs):
                     why[len('failed: '):] if why.startswith('failed: ') else why))
     L.append('')
 
+    # ---- fault sweep (only when it ran)
+    frows = [r for r in rows if r['benchmark'] in bl.FAULT_BENCHES]
+    if frows:
+        L += ['## Fault sweep', '',
+              'Stream goodput at 64 KiB and pingpong latency at 8 B under dropped frames '
+              '(`commrun --faults drop=P`); the size column of these CSV rows is the drop rate '
+              'in parts per thousand.', '',
+              '| config | drop | goodput (MB/s) | × no drop | latency 8 B (us) | × no drop |',
+              '|---|---|---|---|---|---|']
+        fv = {(r['config'], r['benchmark'], r['size']): r['value'] for r in frows
+              if r['status'] == 'ok'}
+        for c in sorted({r['config'] for r in frows}):
+            for ppt in sorted({r['size'] for r in frows if r['config'] == c}):
+                g, lat = fv.get((c, 'fault_goodput', ppt)), fv.get((c, 'fault_latency', ppt))
+                L.append('| %s | %g %% | %s | %s | %s | %s |' % (
+                    c, ppt / 10.0, fmt(g), fx(ratio(g, fv.get((c, 'fault_goodput', 0)))),
+                    fmt(lat), fx(ratio(lat, fv.get((c, 'fault_latency', 0))))))
+        L.append('')
+
     # ---- not measured
     L += [SECTIONS[6], '']
     for c, why in sorted(meta['notes'].get('broadcast', {}).items()):

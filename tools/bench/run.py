@@ -4,7 +4,7 @@
 """
 Usage (normally through scons):
   python3 tools/bench/run.py [configs=a,b|all] [sizes=0,8,1K|lo:hi] [rounds=N] [quick=1]
-                             [mpi=0] [faults=1] [out=DIR]
+                             [mpi=0] [faults=1] [out=DIR] [build=0] [budget=SECONDS]
 
 Every (round, benchmark) runs every config and then the anchors one after the
 other, so all of them see the same machine noise.  A run that fails (non-zero
@@ -17,6 +17,7 @@ import datetime
 import json
 import os
 import re
+import selectors
 import shutil
 import signal
 import subprocess
@@ -42,6 +43,10 @@ DEFAULT_ROUNDS = 5
 BUDGET_SECONDS = 14 * 60
 CFLAGS = ['-std=c11', '-Wall', '-Wextra', '-Werror', '-Wundef', '-Wshadow',
           '-Wmissing-prototypes', '-Wstrict-prototypes', '-O2', '-g']
+# Where the measured programs of each config live: a copy taken right after the build
+# (<out>/cfg/<config>/bin), so that another scons in the same checkout cannot swap or
+# delete them mid-run.  Set by snapshot().
+CFG_BIN = {}
 LINE_RE = re.compile(r'^(?:\[0\]\s+)?(\d+)\s+([-+0-9.eE]+)(?:\s+([-+0-9.eE]+))?\s*$')
 
 
@@ -91,7 +96,7 @@ progress = Progress()
 
 # ---------------------------------------------------------------- arguments
 def parse_args(argv):
-    opts = dict(configs='', sizes='', rounds='', quick='0', mpi='1', faults='0', out='',
+    opts = dict(configs='', sizes='', rounds='', quick='0', mpi='1', faults='0', out='', build='1',
                 budget=str(BUDGET_SECONDS))
     for a in argv:
         if '=' not in a:
@@ -104,7 +109,8 @@ def parse_args(argv):
         opts[k] = v
     quick = opts['quick'] not in ('0', '', 'no', 'false')
     o = dict(quick=quick, mpi=opts['mpi'] not in ('0', 'no', 'false'),
-             faults=opts['faults'] not in ('0', '', 'no', 'false'), out=opts['out'])
+             faults=opts['faults'] not in ('0', '', 'no', 'false'), out=opts['out'],
+             build=opts['build'] not in ('0', 'no', 'false'))
     o['rounds'] = int(opts['rounds']) if opts['rounds'] else (1 if quick else DEFAULT_ROUNDS)
     # the budget only trims the default number of rounds; rounds=N is obeyed
     o['budget'] = 0 if opts['rounds'] else float(opts['budget'])
@@ -157,11 +163,16 @@ def select_configs(spec):
     return out
 
 
-def build_configs(names):
-    """{name: None | reason the build failed}; runs scons configs=... (retried once: shared checkout)."""
+def build_configs(names, build=True):
+    """{name: None | reason the build failed}; runs scons configs=... (retried: shared checkout).
+    build=False (build=0, e.g. from scons test) only checks that the programs are there."""
     if not names:
         return {}
     need = ['commrun'] + [b['program'] for b in bl.BENCHMARKS]
+    if not build:
+        return {c: None if all(os.access(os.path.join(ROOT, 'build', c, 'bin', p), os.X_OK)
+                               for p in need) else 'not built (build=0): run scons config=%s' % c
+                for c in names}
     cmd = ['scons', '-Q', 'configs=' + ','.join(names)]
     log = ''
     for attempt in range(3):
@@ -190,9 +201,28 @@ def build_configs(names):
     return res
 
 
+def snapshot(name, outdir):
+    """Copy build/<name>/bin/* and config.json into <out>/cfg/<name>/; None or the reason it failed."""
+    src = os.path.join(ROOT, 'build', name)
+    dst = os.path.join(outdir, 'cfg', name)
+    try:
+        os.makedirs(os.path.join(dst, 'bin'), exist_ok=True)
+        for f in os.listdir(os.path.join(src, 'bin')):
+            shutil.copy2(os.path.join(src, 'bin', f), os.path.join(dst, 'bin', f))
+        shutil.copy2(os.path.join(src, 'config.json'), os.path.join(dst, 'config.json'))
+    except OSError as e:
+        return 'cannot copy its programs out of build/%s: %s' % (name, e)
+    CFG_BIN[name] = os.path.join(dst, 'bin')
+    return None
+
+
+def cfg_bin(name):
+    return CFG_BIN.get(name, os.path.join(ROOT, 'build', name, 'bin'))
+
+
 def config_json(name):
     try:
-        with open(os.path.join(ROOT, 'build', name, 'config.json')) as f:
+        with open(os.path.join(os.path.dirname(cfg_bin(name)), 'config.json')) as f:
             return json.load(f)
     except (OSError, ValueError):
         return None
@@ -261,10 +291,12 @@ def kill_group(p):
 def run_sweep(cmd, sizes, column, timeout, on_size):
     """Run cmd (one process group), parse the OSU table; return ({size: value}, error or None)."""
     got, err = {}, None
-    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
+    try:
+        p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)
+    except OSError as e:
+        return {}, 'cannot start %s: %s' % (os.path.basename(cmd[0]), e)
     deadline = time.time() + timeout
-    import selectors
     sel = selectors.DefaultSelector()
     sel.register(p.stdout, selectors.EVENT_READ, 'out')
     sel.register(p.stderr, selectors.EVENT_READ, 'err')
@@ -315,7 +347,7 @@ def bench_cmd(target, bench, seg, args, bindir, timeout):
         return [os.path.join(bindir, 'shm_pingpong')] + rng + args
     if target == 'openmpi':
         return MPIRUN + [os.path.join(bindir, 'mpi_' + bench['program'])] + rng + args
-    b = os.path.join(ROOT, 'build', target, 'bin')
+    b = cfg_bin(target)
     return [os.path.join(b, 'commrun'), '-n', '2', '--timeout', str(timeout),
             os.path.join(b, bench['program'])] + rng + args
 
@@ -323,7 +355,7 @@ def bench_cmd(target, bench, seg, args, bindir, timeout):
 # ---------------------------------------------------------------- callgrind
 def callgrind(cfg, size, iters, workdir):
     """Instructions of lc_tx_frame + lc_rx_frame (inclusive) per message, both nodes; (value, err)."""
-    b = os.path.join(ROOT, 'build', cfg, 'bin')
+    b = cfg_bin(cfg)
     os.makedirs(workdir, exist_ok=True)
     outpat = os.path.join(workdir, 'callgrind.%s.%d.%%q{LC_NODE}.out' % (cfg, size))
     cmd = [os.path.join(b, 'commrun'), '-n', '2', '--stats', '--timeout', '300',
@@ -334,6 +366,8 @@ def callgrind(cfg, size, iters, workdir):
         rc, o, e = run_cmd(cmd, timeout=330)
     except subprocess.TimeoutExpired:
         return None, 'callgrind run timed out'
+    except OSError as e:
+        return None, 'cannot start commrun: %s' % e
     if rc != 0:
         return None, 'callgrind run exited %d: %s' % (rc, e.strip().splitlines()[-1:] or '')
     msgs = None
@@ -361,7 +395,7 @@ def callgrind(cfg, size, iters, workdir):
 def fault_sweep(configs, cjs, bindir, rows, note):
     """Goodput and latency of reliable configs under drop; says plainly why it cannot run."""
     reliable = [c for c in configs if 'reliability' in active_protocols(cjs.get(c))]
-    commrun = os.path.join(ROOT, 'build', (configs or ['baseline'])[0], 'bin', 'commrun')
+    commrun = os.path.join(cfg_bin((configs or ['baseline'])[0]), 'commrun')
     helptext = ''
     if os.access(commrun, os.X_OK):
         _, o, e = run_cmd([commrun, '--help'])
@@ -378,7 +412,7 @@ def fault_sweep(configs, cjs, bindir, rows, note):
         return
     note['faults'] = 'ran on %s' % ', '.join(reliable)
     for c in reliable:
-        b = os.path.join(ROOT, 'build', c, 'bin')
+        b = cfg_bin(c)
         for drop in FAULT_DROPS:
             spec = 'drop=%g,seed=7' % drop
             pct = drop * 100
@@ -460,12 +494,18 @@ def main(argv):
     skipped = {c: why for c, why in chosen if why}
     for c, why in skipped.items():
         say('bench: skipping config %s: %s' % (c, why))
-    built = build_configs(configs)
+    built = build_configs(configs, o['build'])
     for c, why in built.items():
         if why:
             say('bench: config %s: %s' % (c, why))
             skipped[c] = why
     configs = [c for c in configs if not built.get(c)]
+    for c in list(configs):
+        why = snapshot(c, outdir)
+        if why:
+            say('bench: config %s: %s' % (c, why))
+            skipped[c] = why
+            configs.remove(c)
     cjs = {c: config_json(c) for c in configs}
     anchors = build_anchors(bindir, o['mpi'])
     for a, why in anchors.items():
@@ -550,7 +590,7 @@ def main(argv):
     for c in configs:
         if 'multicast' not in active_protocols(cjs.get(c)):
             bcast[c] = 'skipped: multicast is not active in this config'
-        elif not os.access(os.path.join(ROOT, 'build', c, 'bin', 'bcast'), os.X_OK):
+        elif not os.access(os.path.join(cfg_bin(c), 'bcast'), os.X_OK):
             bcast[c] = 'skipped: multicast is active but there is no broadcast example (bin/bcast)'
         else:
             bcast[c] = 'skipped: the broadcast benchmark is not written yet'
