@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/* multicast tests: the group table, NIC replication, and group traffic among node processes. */
+#include "../../tests/pipeline/lc_run.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "geom.h"
+#include "lc_config.h"
+#include "lc_errors.h"
+#include "lc_frame_hdr.h"
+#include "nic.h"
+
+/* ---- in-process NICs on one segment: the group table and replication ---- */
+
+#define NODES 4
+static char seg_name[64];
+static struct lc_nic *nics[NODES];
+
+static void seg_up(void)
+{
+	struct lc_nic_geom g;
+	char err[256] = "";
+	int rc;
+
+	cr_assert_eq(lc_geom_from_config(&g, NODES), 0);
+	cr_assert_eq(g.groups, LC_MULTICAST_MAX_GROUPS, "the geometry carries the group table");
+	snprintf(seg_name, sizeof seg_name, "/lc.mctest.%d", (int)getpid());
+	lc_seg_unlink(seg_name);
+	cr_assert_eq(lc_seg_create(seg_name, &g, err, sizeof err), 0, "%s", err);
+	for (uint32_t i = 0; i < NODES; i++) {
+		nics[i] = lc_nic_attach(seg_name, i, &g, err, sizeof err, &rc);
+		cr_assert_not_null(nics[i], "attach %u: %s", i, err);
+	}
+}
+
+static void seg_down(void)
+{
+	for (uint32_t i = 0; i < NODES; i++)
+		if (nics[i])
+			lc_nic_detach(nics[i]);
+	lc_seg_unlink(seg_name);
+}
+
+TestSuite(mcast_nic, .init = seg_up, .fini = seg_down, .timeout = 30);
+
+static int members(struct lc_nic *nic, uint32_t gid, uint32_t *out)
+{
+	uint64_t bits[LC_NIC_GROUP_WORDS];
+	int n = lc_nic_group_members(nic, gid, bits), k = 0;
+
+	if (n < 0)
+		return n;
+	for (uint32_t i = 0; i < LC_MAX_NODES; i++)
+		if (bits[i / 64] >> (i % 64) & 1)
+			out[k++] = i;
+	cr_assert_eq(k, n, "count and bitmap agree");
+	return n;
+}
+
+Test(mcast_nic, create_join_leave_seen_by_every_nic)
+{
+	uint32_t m[] = { 0, 2, 2 }, out[LC_MAX_NODES], gid = 99;
+
+	cr_assert_eq(lc_nic_group_create(nics[0], m, 3, &gid), 0);
+	cr_assert_eq(gid, 0);
+	cr_assert_eq(members(nics[3], gid, out), 2, "duplicates count once");
+	cr_assert(out[0] == 0 && out[1] == 2);
+	cr_assert_eq(lc_nic_group_join(nics[3], gid, 3), 0);
+	cr_assert_eq(lc_nic_group_join(nics[3], gid, 3), 0, "join is idempotent");
+	cr_assert_eq(members(nics[1], gid, out), 3);
+	cr_assert_eq(lc_nic_group_leave(nics[2], gid, 2), 0);
+	cr_assert_eq(lc_nic_group_leave(nics[2], gid, 2), 0, "leave is idempotent");
+	cr_assert_eq(members(nics[0], gid, out), 2);
+	cr_assert(out[0] == 0 && out[1] == 3);
+	cr_assert_eq(lc_nic_group_join(nics[0], gid, NODES), LC_ERR_RANGE, "node out of range");
+	cr_assert_eq(lc_nic_group_join(nics[0], gid + 1, 1), LC_ERR_RANGE, "no such group");
+	cr_assert_eq(lc_nic_group_destroy(nics[1], gid), 0);
+	cr_assert_eq(members(nics[0], gid, out), LC_ERR_RANGE, "destroyed for everyone");
+	cr_assert_eq(lc_nic_group_destroy(nics[1], gid), LC_ERR_RANGE);
+	cr_assert_eq(members(nics[2], LC_NIC_GROUP_WORLD(nics[2]), out), NODES, "world = every node");
+}
+
+Test(mcast_nic, table_full_then_an_id_comes_back)
+{
+	uint32_t m = 1, gid, last = 0;
+
+	for (uint32_t i = 0; i < LC_MULTICAST_MAX_GROUPS; i++) {
+		cr_assert_eq(lc_nic_group_create(nics[i % NODES], &m, 1, &gid), 0, "group %u", i);
+		cr_assert_eq(gid, i);
+		last = gid;
+	}
+	cr_assert_eq(lc_nic_group_create(nics[0], &m, 1, &gid), LC_ERR_AGAIN, "table full");
+	cr_assert_eq(lc_nic_group_destroy(nics[0], last / 2), 0);
+	cr_assert_eq(lc_nic_group_create(nics[1], &m, 1, &gid), 0);
+	cr_assert_eq(gid, last / 2, "the freed id is reused");
+	m = NODES;
+	cr_assert_eq(lc_nic_group_create(nics[0], &m, 1, &gid), LC_ERR_RANGE, "member out of range");
+}
+
+#if LC_MULTICAST_MODE_NIC
+/* Post a one-frame group message of 8 bytes (tag) from nics[0] to gid. */
+static void post_group(uint32_t gid, uint32_t tag)
+{
+	uint8_t *slot = lc_nic_tx_slot(nics[0]);
+	struct lc_frame_hdr h = { .magic = LC_FRAME_MAGIC, .type = LC_FT_DATA,
+				  .flags = LC_FF_FIRST | LC_FF_LAST, .src = 0,
+				  .dst = (uint16_t)LC_NIC_GROUP_DST(gid), .len = 8, .seq = tag,
+				  .msg_len = 8 };
+	uint64_t v = tag;
+
+	cr_assert_not_null(slot);
+	memcpy(slot, &h, sizeof h);
+	memcpy(slot + sizeof h, &v, 8);
+	lc_nic_tx_post_pio(nics[0]);
+}
+
+/* Step every MCP a while. */
+static void step_all(int rounds)
+{
+	for (int r = 0; r < rounds; r++)
+		for (uint32_t i = 0; i < NODES; i++)
+			lc_nic_step(nics[i]);
+}
+
+/* Take every frame in node i's staging (stepping only its MCP); tags[] of the first cap. */
+static uint32_t drain(uint32_t i, uint32_t gid, uint32_t *tags, uint32_t cap)
+{
+	struct lc_frame_hdr *h;
+	uint32_t n = 0;
+
+	while ((h = lc_nic_rx_peek(nics[i]))) {
+		uint64_t v;
+
+		cr_assert_eq(h->dst, i, "each copy is addressed to its member");
+		cr_assert(h->flags & LC_FF_GROUP);
+		cr_assert_eq(h->multicast_group, gid);
+		memcpy(&v, (uint8_t *)h + sizeof *h, 8);
+		if (n < cap)
+			tags[n] = (uint32_t)v;
+		n++;
+		lc_nic_rx_release(nics[i]);
+		lc_nic_step(nics[i]);
+	}
+	return n;
+}
+
+Test(mcast_nic, the_sender_nic_copies_each_frame_to_every_member_but_itself)
+{
+	uint32_t m[] = { 0, 1, 3 }, gid, tags[8];
+	_Atomic uint64_t *st = lc_nic_stats(nics[0]);
+
+	cr_assert_eq(lc_nic_group_create(nics[0], m, 3, &gid), 0);
+	post_group(gid, 7);
+	step_all(8);
+	cr_assert_eq(drain(0, gid, tags, 8), 0, "the root gets no copy");
+	cr_assert_eq(drain(1, gid, tags, 8), 1);
+	cr_assert_eq(tags[0], 7);
+	cr_assert_eq(drain(2, gid, tags, 8), 0, "not a member");
+	cr_assert_eq(drain(3, gid, tags, 8), 1);
+	cr_assert_eq(atomic_load_explicit(&st[LC_NIC_STAT_mcast_frames], memory_order_relaxed), 1);
+	cr_assert_eq(atomic_load_explicit(&st[LC_NIC_STAT_net_tx_frames], memory_order_relaxed), 2, "one injection per member");
+	/* membership is read at the first frame of the next message */
+	cr_assert_eq(lc_nic_group_leave(nics[1], gid, 1), 0);
+	cr_assert_eq(lc_nic_group_join(nics[2], gid, 2), 0);
+	post_group(gid, 8);
+	step_all(8);
+	cr_assert_eq(drain(1, gid, tags, 8), 0, "left before the message");
+	cr_assert_eq(drain(2, gid, tags, 8), 1, "joined before the message");
+	cr_assert_eq(drain(3, gid, tags, 8), 1);
+}
+
+Test(mcast_nic, a_full_member_ring_holds_the_frame_others_keep_their_single_copy)
+{
+	uint32_t m[] = { 1, 2 }, gid, tags[4096], n1 = 0, n2, total = LC_NIC_RECV_RING + 4;
+
+	cr_assert_eq(lc_nic_group_create(nics[0], m, 2, &gid), 0);
+	/* node 2 never drains: its Receive Ring and staging fill up, node 1 drains */
+	for (uint32_t k = 0; k < total; k++) {
+		while (!lc_nic_tx_slot(nics[0])) {
+			lc_nic_step(nics[0]);
+			lc_nic_step(nics[1]);
+			n1 += drain(1, gid, tags + (n1 < 4000 ? n1 : 0), 4096 - n1);
+		}
+		post_group(gid, k);
+		lc_nic_step(nics[0]);
+		lc_nic_step(nics[1]);
+		n1 += drain(1, gid, tags + (n1 < 4000 ? n1 : 0), 4096 - n1);
+	}
+	for (int r = 0; r < 64; r++) {
+		lc_nic_step(nics[0]);
+		lc_nic_step(nics[1]);
+		n1 += drain(1, gid, tags + n1, 4096 - n1);
+	}
+	cr_assert_lt(n1, total, "node 1 is held back with the frame that node 2 has no room for");
+	for (uint32_t k = 0; k < n1; k++)
+		cr_assert_eq(tags[k], k, "node 1: each frame once, in order");
+	/* node 2 drains now: every frame reaches both, exactly once, in order */
+	n2 = 0;
+	for (int r = 0; r < 100000 && (n1 < total || n2 < total); r++) {
+		uint32_t t2[64], got;
+
+		step_all(1);
+		n1 += drain(1, gid, tags + n1, 4096 - n1);
+		got = drain(2, gid, t2, 64);
+		for (uint32_t k = 0; k < got && k < 64; k++)
+			cr_assert_eq(t2[k], n2 + k, "node 2: in order");
+		n2 += got;
+	}
+	cr_assert_eq(n1, total);
+	cr_assert_eq(n2, total);
+	for (uint32_t k = 0; k < n1; k++)
+		cr_assert_eq(tags[k], k);
+	cr_assert_eq(atomic_load_explicit(&lc_nic_stats(nics[0])[LC_NIC_STAT_bp_drops], memory_order_relaxed), 0);
+}
+#endif
+
+/* ---- node programs (tests/multicast/progs/mcast.c) ---- */
+
+TestSuite(mcast_run, .timeout = 200);
+
+Test(mcast_run, broadcast_to_8_nodes_intact_in_order)
+{
+	struct lc_t_out o;
+
+	lc_t_commrun(&o, 8, 150, "mcast", "bcast", "64", NULL);
+	lc_t_expect_ok(&o, "mcast ok:", 8);
+	cr_assert_eq(lc_t_count(&o, "received 64 broadcasts intact in order"), 7, "output:\n%s", o.text);
+	free(o.text);
+}
+
+Test(mcast_run, group_and_unicast_from_one_root_keep_their_order)
+{
+	struct lc_t_out o;
+
+	lc_t_commrun(&o, 4, 150, "mcast", "order", "600", NULL);
+	lc_t_expect_ok(&o, "mcast ok:", 4);
+	cr_assert_eq(lc_t_count(&o, " messages in order"), 3, "output:\n%s", o.text);
+	free(o.text);
+}
+
+/* commrun [opts...] -n nodes mcast args... (opts and args NULL-terminated lists). */
+static void run_mcast(struct lc_t_out *o, int nodes, const char *const *opts, const char *const *args)
+{
+	char crun[512], prog[512], n[16];
+	char *argv[40];
+	int a = 0;
+
+	lc_t_path(crun, sizeof crun, "bin/commrun");
+	lc_t_path(prog, sizeof prog, "tests/progs/mcast");
+	snprintf(n, sizeof n, "%d", nodes);
+	argv[a++] = crun;
+	argv[a++] = "--timeout";
+	argv[a++] = "150";
+	for (int i = 0; opts[i]; i++)
+		argv[a++] = (char *)opts[i];
+	argv[a++] = "-n";
+	argv[a++] = n;
+	argv[a++] = prog;
+	for (int i = 0; args[i]; i++)
+		argv[a++] = (char *)args[i];
+	argv[a] = NULL;
+	lc_t_exec_alarm(o, argv, NULL, 170);
+}
+
+Test(mcast_run, join_and_leave_while_traffic_flows)
+{
+	static const char *const opts[] = { "--group", "0,1,2", NULL };
+	static const char *const args[] = { "joinleave", "400", NULL };
+	struct lc_t_out o;
+
+	run_mcast(&o, 4, opts, args);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, "mcast ok:"), 4, "output:\n%s", o.text);
+	cr_assert(strstr(o.text, "node 1 received 800 group messages, k 0..799"), "output:\n%s", o.text);
+	free(o.text);
+}
+
+Test(mcast_run, launcher_refuses_a_bad_group)
+{
+	static const char *const opts[] = { "--group", "0,9", NULL };
+	static const char *const args[] = { "bcast", "1", NULL };
+	struct lc_t_out o;
+
+	run_mcast(&o, 4, opts, args);
+	cr_assert_neq(o.status, 0);
+	cr_assert(strstr(o.text, "--group 0,9: node 9 out of range 0..3"), "output:\n%s", o.text);
+	free(o.text);
+}
+
+#if LC_PROTO_RELIABILITY
+Test(mcast_run, reliable_broadcast_to_8_nodes_under_faults)
+{
+	static const char *const opts[] = {
+		"--stats", "--faults", "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,seed=7", NULL };
+	static const char *const args[] = { "bcast", "200", NULL };
+	struct lc_t_out o;
+
+	run_mcast(&o, 8, opts, args);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, "received 200 broadcasts intact in order"), 7, "output:\n%s", o.text);
+	cr_assert(strstr(o.text, "drop"), "no fault counters: were faults injected?\n%s", o.text);
+	free(o.text);
+}
+#endif
