@@ -183,6 +183,24 @@ Test(flow_control, a_retransmission_is_not_counted_again)
 
 /* ---- end-to-end runs (tests/flowctl/progs/fc_traffic.c) ---- */
 
+/*
+ * A receiver's nap in ms, at most `want`.  With reliability a silent peer is
+ * given up after about timeout_us * (2^(max_retries+1) - 1): naps stay at a
+ * quarter of that, or the sleeping receiver would be declared dead.
+ */
+static void fc_nap(char *out, size_t cap, long want)
+{
+	long ms = want;
+#if LC_PROTO_RELIABILITY
+	long give_up_ms = (long)((uint64_t)LC_RELIABILITY_TIMEOUT_US *
+				 ((2ull << (LC_RELIABILITY_MAX_RETRIES < 20 ? LC_RELIABILITY_MAX_RETRIES : 20)) - 1) /
+				 1000u);
+	if (ms > give_up_ms / 4)
+		ms = give_up_ms / 4 > 1 ? give_up_ms / 4 : 1;
+#endif
+	snprintf(out, cap, "%ld", ms);
+}
+
 /* Every node's "fc counters" line shows no frame dropped or truncated at the backpressure limit. */
 static void fc_expect_no_bp_loss(const struct lc_t_out *o, int nodes)
 {
@@ -209,8 +227,8 @@ Test(flow_control, sleeping_receiver_two_seconds_never_overflows)
 	char nap[16];
 
 	/* naps as long as the backpressure limit: without credits the link would drop */
-	snprintf(nap, sizeof nap, "%d", LC_BACKPRESSURE_TIMEOUT_US / 1000 < 500 ?
-		 LC_BACKPRESSURE_TIMEOUT_US / 1000 : 500);
+	fc_nap(nap, sizeof nap, LC_BACKPRESSURE_TIMEOUT_US / 1000 < 500 ?
+	       LC_BACKPRESSURE_TIMEOUT_US / 1000 : 500);
 	lc_t_commrun(&o, 2, 60, "fc_traffic", "sleepy", "400", nap, "4", NULL);
 	lc_t_expect_ok(&o, "fc_traffic ok:", 1);
 	fc_expect_no_bp_loss(&o, 2);
@@ -220,8 +238,10 @@ Test(flow_control, sleeping_receiver_two_seconds_never_overflows)
 Test(flow_control, incast_seven_to_one_with_naps)
 {
 	struct lc_t_out o;
+	char nap[16];
 
-	lc_t_commrun(&o, 8, 90, "fc_traffic", "incast", "100", "100", "5", NULL);
+	fc_nap(nap, sizeof nap, 100);
+	lc_t_commrun(&o, 8, 90, "fc_traffic", "incast", "100", nap, "5", NULL);
 	lc_t_expect_ok(&o, "fc_traffic ok:", 1);
 	fc_expect_no_bp_loss(&o, 8);
 	free(o.text);
