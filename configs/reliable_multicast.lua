@@ -3,5 +3,7 @@
 return {
   extends = "reliable",
   protocols = { "checksum", "reliability", "multicast" },
+  -- 8 node processes share 2 cores: a member may not run for many timeouts in a row
+  reliability = { max_retries = 40 },
   multicast = { mode = "host", max_groups = 16 },
 }
