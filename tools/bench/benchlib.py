@@ -9,24 +9,29 @@ import statistics
 #   unit, OSU header, arguments of a full run, arguments of a quick run, smallest size,
 #   largest size (None: no cap), anchors that have a twin (shm, openmpi), better ("low"/"high"),
 #   requests a node holds per window slot (0: not windowed; the window is WINDOW, or less when
-#   the config's host.max_requests cannot hold it).
+#   the config's host.max_requests cannot hold it), nodes of the job, protocol the benchmark
+#   needs active (None: runs everywhere; such a program is built by run.py from tools/bench/).
 BENCHMARKS = [
     dict(name='pingpong', program='pingpong', kind='latency', column=1, unit='us',
-         header='# Size  Latency (us)', full=['-i', '200', '-w', '20'],
+         header='# Size  Latency (us)', full=['-i', '100', '-w', '10'],
          quick=['-i', '50', '-w', '5'], min_size=0, max_size=None,
-         anchors=('shm', 'openmpi'), better='low', reqs=0),
+         anchors=('shm', 'openmpi'), better='low', reqs=0, nodes=2, needs=None),
     dict(name='stream', program='stream', kind='bandwidth', column=1, unit='MB/s',
          header='# Size  Bandwidth (MB/s)', full=['-i', '20', '-w', '2'],
          quick=['-i', '5', '-w', '1'], min_size=1, max_size=None,
-         anchors=('openmpi',), better='high', reqs=1),
+         anchors=('openmpi',), better='high', reqs=1, nodes=2, needs=None),
     dict(name='bibw', program='bibw', kind='bandwidth', column=1, unit='MB/s',
          header='# Size  Bandwidth (MB/s)', full=['-i', '20', '-w', '2'],
          quick=['-i', '5', '-w', '1'], min_size=1, max_size=None,
-         anchors=('openmpi',), better='high', reqs=2),
+         anchors=('openmpi',), better='high', reqs=2, nodes=2, needs=None),
     dict(name='msgrate', program='msgrate', kind='rate', column=2, unit='msg/s',
-         header='# Size  Messages/s', full=['-i', '50', '-w', '5'],
+         header='# Size  Messages/s', full=['-i', '30', '-w', '3'],
          quick=['-i', '10', '-w', '2'], min_size=0, max_size=8192,
-         anchors=('openmpi',), better='high', reqs=1),
+         anchors=('openmpi',), better='high', reqs=1, nodes=2, needs=None),
+    dict(name='bcast', program='bcast', kind='latency', column=1, unit='us',
+         header='# Size  Latency (us)', full=['-i', '100', '-w', '10'],
+         quick=['-i', '20', '-w', '2'], min_size=0, max_size=65536,
+         anchors=(), better='low', reqs=0, nodes=4, needs='multicast'),
 ]
 WINDOW = 64
 
@@ -113,3 +118,8 @@ def geomean(xs):
     if not xs:
         return None
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def applies(bench, active):
+    """Whether bench runs on a config whose active protocols are `active`."""
+    return bench['needs'] is None or bench['needs'] in active

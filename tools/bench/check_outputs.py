@@ -102,6 +102,10 @@ def main(argv):
         c.check(len(doc.get('measurements', [])) == len(rows),
                 'JSON holds every measurement (%d vs %d CSV rows)'
                 % (len(doc.get('measurements', [])), len(rows)))
+        cl = doc.get('cells', [])
+        c.check(bool(cl) and all({'median', 'min', 'max', 'q1', 'q3', 'n'} <= set(x) and
+                                 x['min'] <= x['median'] <= x['max'] for x in cl),
+                'JSON has a summary (median, min, max, IQR) of every cell')
         rc = doc.get('resolved_configs', {})
         for cfg in (meta or {}).get('configs', []):
             c.check(isinstance(rc.get(cfg), dict) and rc[cfg].get('name') == cfg,
@@ -117,6 +121,10 @@ def main(argv):
             sizes = [s for s in meta['sizes'] if s >= b['min_size'] and
                      (b['max_size'] is None or s <= b['max_size'])]
             for t in configs + [a for a in anchors if a in b['anchors']]:
+                rcj = (doc or {}).get('resolved_configs', {}).get(t) or {}
+                act = [p['name'] if isinstance(p, dict) else p for p in rcj.get('active_protocols', [])]
+                if t in configs and not bl.applies(b, act):
+                    continue
                 for s in sizes:
                     for rnd in range(1, meta['rounds'] + 1):
                         if (t, b['name'], s, rnd) not in have:

@@ -18,6 +18,7 @@ CURVES = [
     ('bandwidth', 'stream', 'bandwidth (MB/s)', 'Windowed one-way bandwidth (stream, window 64)'),
     ('bibw', 'bibw', 'bandwidth, both directions (MB/s)', 'Bidirectional bandwidth (bibw, window 64)'),
     ('msgrate', 'msgrate', 'messages per second', 'Message rate (msgrate, window 64)'),
+    ('bcast', 'bcast', 'broadcast + acks (us)', 'Broadcast latency, 4 nodes (configs with multicast)'),
 ]
 
 

@@ -168,12 +168,15 @@ def build_configs(names, build=True):
     build=False (build=0, e.g. from scons test) only checks that the programs are there."""
     if not names:
         return {}
-    need = ['commrun'] + [b['program'] for b in bl.BENCHMARKS]
+    need = ['commrun'] + [b['program'] for b in bl.BENCHMARKS if b['needs'] is None]
     if not build:
         return {c: None if all(os.access(os.path.join(ROOT, 'build', c, 'bin', p), os.X_OK)
                                for p in need) else 'not built (build=0): run scons config=%s' % c
                 for c in names}
-    cmd = ['scons', '-Q', 'configs=' + ','.join(names)]
+    # only what is measured: not the config's test suites
+    cmd = ['scons', '-Q', 'configs=' + ','.join(names)] + \
+        ['build/%s/%s' % (c, t) for c in names for t in ['libcomm.a', 'config.json'] +
+         ['bin/' + p for p in need]]
     log = ''
     for attempt in range(3):
         say('bench: building %s (%s)%s' % (', '.join(names), ' '.join(cmd),
@@ -213,6 +216,19 @@ def snapshot(name, outdir):
     except OSError as e:
         return 'cannot copy its programs out of build/%s: %s' % (name, e)
     CFG_BIN[name] = os.path.join(dst, 'bin')
+    active = active_protocols(config_json(name))
+    for b in bl.BENCHMARKS:
+        if b['needs'] is None or not bl.applies(b, active):
+            continue
+        # a program of tools/bench/ that needs a protocol's API: built here against the config
+        rc, o, e = run_cmd(['gcc'] + CFLAGS + ['-pthread', '-I' + os.path.join(src, 'include'),
+                                               '-I' + os.path.join(ROOT, 'examples'),
+                                               os.path.join(HERE, b['program'] + '.c'),
+                                               os.path.join(src, 'libcomm.a'), '-lrt',
+                                               '-o', os.path.join(dst, 'bin', b['program'])])
+        if rc != 0:
+            say('bench: %s: tools/bench/%s.c does not build: %s'
+                % (name, b['program'], e.strip()[-300:]))
     return None
 
 
@@ -348,7 +364,7 @@ def bench_cmd(target, bench, seg, args, bindir, timeout):
     if target == 'openmpi':
         return MPIRUN + [os.path.join(bindir, 'mpi_' + bench['program'])] + rng + args
     b = cfg_bin(target)
-    return [os.path.join(b, 'commrun'), '-n', '2', '--timeout', str(timeout),
+    return [os.path.join(b, 'commrun'), '-n', str(bench['nodes']), '--timeout', str(timeout),
             os.path.join(b, bench['program'])] + rng + args
 
 
@@ -518,12 +534,13 @@ def main(argv):
     rows = []
     # instructions per message: once per config, from a fixed-count callgrind run
     have_vg = shutil.which('valgrind') is not None
-    isizes = [8] if o['quick'] else [8, 4096]
+    isizes = [8] if o['quick'] else [8, 65536]
     for c in configs:
         for s in isizes:
             say('bench: callgrind %s %s' % (c, bl.fmt_size(s)))
             if have_vg:
-                v, err = callgrind(c, s, 100 if o['quick'] else 500, os.path.join(outdir, 'callgrind'))
+                v, err = callgrind(c, s, 100 if o['quick'] or s > 8192 else 500,
+                                   os.path.join(outdir, 'callgrind'))
             else:
                 v, err = None, 'valgrind is not installed'
             rows.append(dict(config=c, benchmark='instr', size=s, round=1, value=v,
@@ -540,6 +557,8 @@ def main(argv):
         if not sizes:
             continue
         for t in configs + [a for a in live_anchors if a in b['anchors']]:
+            if t in configs and not bl.applies(b, active_protocols(cjs.get(t))):
+                continue
             mr = ((cjs.get(t) or {}).get('config') or {}).get('host', {}).get('max_requests')
             w = bl.window_for(b, mr)
             if w is not None and w != bl.WINDOW:
@@ -585,15 +604,15 @@ def main(argv):
             progress.spent.setdefault((b['name'], t), time.time() - start)
             progress.done += 1
 
-    # broadcast latency: only where multicast is active (and a broadcast example exists)
+    # broadcast latency: only where multicast is active (bcast is built only there)
     bcast = {}
     for c in configs:
-        if 'multicast' not in active_protocols(cjs.get(c)):
+        if not bl.applies(bl.BENCH['bcast'], active_protocols(cjs.get(c))):
             bcast[c] = 'skipped: multicast is not active in this config'
         elif not os.access(os.path.join(cfg_bin(c), 'bcast'), os.X_OK):
-            bcast[c] = 'skipped: multicast is active but there is no broadcast example (bin/bcast)'
+            bcast[c] = 'failed: tools/bench/bcast.c did not build for this config'
         else:
-            bcast[c] = 'skipped: the broadcast benchmark is not written yet'
+            bcast[c] = 'measured (%d nodes)' % bl.BENCH['bcast']['nodes']
     note['broadcast'] = bcast
 
     if o['faults']:
@@ -612,8 +631,10 @@ def main(argv):
                 configs=configs, anchors={a: anchors.get(a) for a in bl.ANCHORS},
                 skipped=skipped, notes=note, mpirun=' '.join(MPIRUN),
                 benchmarks=[{k: v for k, v in b.items() if k != 'anchors'} for b in bl.BENCHMARKS])
-    doc = dict(meta=meta, resolved_configs=cjs,
-               measurements=[dict(r) for r in rows])
+    summary = [dict(config=k[0], benchmark=k[1], size=k[2], **v)
+               for k, v in sorted(bl.cells(rows).items())]
+    doc = dict(meta=meta, resolved_configs=cjs, measurements=[dict(r) for r in rows],
+               cells=summary)
     with open(os.path.join(outdir, 'results.json'), 'w') as f:
         json.dump(doc, f, indent=1, sort_keys=True)
     plot_err = plots.make_all(outdir, bl.load_csv(csv_path), configs, live_anchors)
