@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* End-to-end under injected faults: exactly-once in-order intact delivery with reliability, real damage without. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../pipeline/lc_run.h"
+#include "lc_config.h"
+
+TestSuite(rel_faults, .timeout = 240);
+
+#define LC_T_FAULTS "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,seed=7"
+
+/* commrun --stats --faults SPEC -n 2 stream ARGS --verify, output in *o. */
+static void lc_t_stream_faults(struct lc_t_out *o, const char *spec, const char *sizes, const char *iters)
+{
+	char crun[512], prog[512];
+	char *argv[] = { crun, "--show-job", "--stats", "--timeout", "200", "--faults", (char *)spec,
+			 "-n", "2", prog, "-s", (char *)sizes, "-i", (char *)iters, "--verify", NULL };
+
+	lc_t_path(crun, sizeof crun, "bin/commrun");
+	lc_t_path(prog, sizeof prog, "bin/stream");
+	lc_t_exec(o, argv, NULL);
+	cr_assert(o->job[0] == '/', "commrun did not name its job; output:\n%s", o->text);
+	cr_assert(!lc_t_seg_exists(o->job), "segment /dev/shm%s left behind", o->job);
+	cr_assert(o->status != 124, "the job hung; output:\n%s", o->text);
+}
+
+/* Sum of the fault counters of every link (the "# faults injected per link" table). */
+static unsigned long long lc_t_faults_seen(const struct lc_t_out *o)
+{
+	const char *p = strstr(o->text, "# faults injected per link");
+	unsigned long long sum = 0;
+
+	if (!p)
+		return 0;
+	p = strchr(p, '\n');
+	p = p ? strchr(p + 1, '\n') : NULL;        /* skip the column names */
+	while (p && p[1] && strstr(p + 1, "->") && strstr(p + 1, "->") < strchr(p + 1, '\n')) {
+		const char *q = strstr(p + 1, "->");
+		char *end;
+
+		q += 2;
+		strtoull(q, &end, 10);                  /* destination */
+		for (int k = 0; k < 5; k++)
+			sum += strtoull(end, &end, 10);
+		p = strchr(p + 1, '\n');
+	}
+	return sum;
+}
+
+/* Messages of 0 B .. 256 KiB (several MTUs) in both directions of the stream, under every fault kind. */
+Test(rel_faults, stream_under_faults)
+{
+	struct lc_t_out o;
+
+	lc_t_stream_faults(&o, LC_T_FAULTS, "0:262144", "4");
+	cr_assert_gt(lc_t_faults_seen(&o), 100, "the injector injected (almost) nothing:\n%s", o.text);
+#if LC_PROTO_RELIABILITY
+	unsigned long long n = 0, m = 0;
+	const char *v = strstr(o.text, "verified ");
+
+	cr_assert_eq(o.status, 0, "exit status %d; output:\n%s", o.status, o.text);
+	cr_assert_not_null(v, "no verified line:\n%s", o.text);
+	cr_assert_eq(sscanf(v, "verified %llu/%llu", &n, &m), 2);
+	cr_assert(n == m && n > 10000, "verified %llu/%llu", n, m);
+	cr_assert_not_null(strstr(v, "messages, 0 corrupt, 0 duplicate, 0 out-of-order, 0 lost"),
+			   "damage got through:\n%s", o.text);
+	cr_assert_gt(lc_t_count(&o, "rel_retransmits"), 0);
+#else
+	/* without reliability the faults are real: the run reports loss or damage */
+	cr_assert(o.status != 0 || !strstr(o.text, " 0 corrupt, 0 duplicate, 0 out-of-order, 0 lost"),
+		  "faults injected but the baseline saw no damage:\n%s", o.text);
+#endif
+	free(o.text);
+}
+
+/* The same seed gives the same faults on the link (a single one-way stream of fixed frames). */
+Test(rel_faults, same_seed_same_faults)
+{
+	struct lc_t_out a, b;
+	const char *fa, *fb;
+
+	lc_t_stream_faults(&a, "corrupt=0.05,dup=0.05,seed=11", "64:64", "2");
+	lc_t_stream_faults(&b, "corrupt=0.05,dup=0.05,seed=11", "64:64", "2");
+	fa = strstr(a.text, "0->1");
+	fb = strstr(b.text, "0->1");
+	cr_assert(fa && fb, "no fault counters on link 0->1:\n%s", a.text);
+#if LC_PROTO_RELIABILITY
+	cr_assert_eq(a.status, 0, "%s", a.text);
+	cr_assert_eq(b.status, 0, "%s", b.text);
+#endif
+	free(a.text);
+	free(b.text);
+}
