@@ -127,6 +127,7 @@ def main():
     ap.add_argument('--obj-base', action='append', default=[])
     ap.add_argument('--obj-ref', action='append', default=[])
     ap.add_argument('--proto', action='append', default=[], help='P=BUILD_DIR')
+    ap.add_argument('--skipped', action='append', default=[], help='P=why it cannot run alone')
     a = ap.parse_args()
     res = Result()
 
@@ -167,7 +168,7 @@ def main():
                                        else '  -> DIFFERENT', size, '', ''))
             base_ir[size] = got['baseline']
 
-    if a.proto:
+    if a.proto or a.skipped:
         print('\n== 3. what each protocol alone adds (baseline + P), Ir per message, node 0 / node 1')
         print('%-22s %8s %19s %19s' % ('protocol', 'bytes', 'Ir/msg', 'added'))
     for spec in a.proto:
@@ -179,6 +180,9 @@ def main():
             b = base_ir.get(size)
             added = fmt([per[0] - b[0], per[1] - b[1]]) if b else '        ?         ?'
             print('%-22s %8d %s %s' % (p, size, fmt(per), added))
+    for spec in a.skipped:
+        p, why = spec.split('=', 1)
+        print('%-22s not measured alone: %s' % (p, why))
     shutil.rmtree(tmp, ignore_errors=True)
     print('\nzerocost: %s' % ('base and reference are identical' if res.failed == 0
                               else 'FAILED'))
