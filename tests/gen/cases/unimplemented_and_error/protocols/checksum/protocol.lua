@@ -1,0 +1,22 @@
+-- SPDX-License-Identifier: MIT
+-- Registry entry of checksum: CRC32C of each frame, damaged frames dropped on receive.
+return {
+  name = "checksum",
+  order = 10,
+  implemented = true,
+  help = "CRC32C in every frame header; a frame whose CRC does not match is dropped on receive",
+  order_why = "first, so that every later protocol sees only intact frames: reliability must "
+    .. "not acknowledge, and flow control must not count, a damaged frame",
+  params = {
+    { name = "cover", type = "string", default = "frame", values = { "header", "frame" },
+      help = "what the CRC32C covers: \"header\" (the frame header only, cheap, payload "
+        .. "unprotected) or \"frame\" (header and payload)" },
+  },
+  header = {
+    { "uint32_t", "crc", "CRC32C of the header (with this field 0) and, with cover = \"frame\", the payload" },
+  },
+  pointcuts = { "send_frame", "recv_frame" },
+  requires = {},
+  conflicts = {},
+  sources = {},
+}
