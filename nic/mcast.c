@@ -246,6 +246,7 @@ int lc_nic_mcast_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t gid)
 	uint32_t w, dst;
 	uint64_t bits;
 
+	/* gid counts only for a frame seen the first time (not mc_busy) */
 	if (!nic->mc_busy) {
 		if (hdr->flags & LC_FF_FIRST) {
 			if (lc_nic_group_members(nic, gid, nic->mc_msg) < 0)

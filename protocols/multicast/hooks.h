@@ -8,7 +8,9 @@
  *   mode        LC_MULTICAST_MODE_HOST / LC_MULTICAST_MODE_NIC (0/1)
  *   max_groups  LC_MULTICAST_MAX_GROUPS: entries of the group table in the
  *               job segment (nic/mcast.c, geometry field `groups`)
- * Header field: multicast_group (uint16_t): group id of a replicated frame.
+ * Header fields: none (a group frame is dst = LC_NIC_GROUP_DST(gid) on the
+ *   sender, LC_FF_GROUP and dst = member on the wire), so host mode costs
+ *   no instruction and no header byte.
  * API: lc_group_create/destroy/join/leave/members, lc_mcast, lc_bcast
  *   (framework/comm.h, implemented in group.c).
  *

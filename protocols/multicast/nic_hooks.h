@@ -6,8 +6,7 @@
 /*
  * Pointcut nic_tx (nic mode only; in host mode it compiles to LC_CONTINUE).
  * A frame whose dst is a group (>= LC_MAX_NODES, see LC_NIC_GROUP_DST) is
- * marked LC_FF_GROUP with multicast_group = gid the first time the MCP looks
- * at it; lc_nic_mcast_tx (nic/mcast.c) then copies it to every member but
+ * marked LC_FF_GROUP the first time the MCP looks at it; lc_nic_mcast_tx (nic/mcast.c) then copies it to every member but
  * its source and answers LC_CONSUMED, or LC_RETRY while a member's Receive
  * Ring is full (Net-Send asks again; members served keep their copy).
  *
@@ -29,13 +28,16 @@
 static inline lc_verdict lc_multicast_nic_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr)
 {
 #if LC_MULTICAST_MODE_NIC
+	uint32_t gid = 0;
+
 	if (!(hdr->flags & LC_FF_GROUP)) {
 		if (hdr->dst < LC_MAX_NODES)
 			return LC_CONTINUE;
-		hdr->multicast_group = (uint16_t)(hdr->dst - LC_MAX_NODES);
+		gid = hdr->dst - LC_MAX_NODES;
 		hdr->flags |= LC_FF_GROUP;
 	}
-	return (lc_verdict)lc_nic_mcast_tx(nic, hdr, hdr->multicast_group);
+	/* a frame asked again (LC_RETRY) is already marked: the MCP kept its group */
+	return (lc_verdict)lc_nic_mcast_tx(nic, hdr, gid);
 #else
 	(void)nic;
 	(void)hdr;

@@ -20,9 +20,7 @@ return {
     { name = "max_groups", type = "integer", default = 16, min = 1, max = 4096,
       help = "entries of the group table in the job segment (group ids 0 .. max_groups-1)" },
   },
-  header = {
-    { "uint16_t", "group", "group id of a replicated frame (nic mode, frames with LC_FF_GROUP)" },
-  },
+  header = {},
   pointcuts = { "recv_frame", "nic_tx" },
   requires = {},
   conflicts = {},

@@ -129,12 +129,12 @@ static uint32_t drain(uint32_t i, uint32_t gid, uint32_t *tags, uint32_t cap)
 	struct lc_frame_hdr *h;
 	uint32_t n = 0;
 
+	(void)gid;   /* the wire carries no group id: LC_FF_GROUP and dst = member */
 	while ((h = lc_nic_rx_peek(nics[i]))) {
 		uint64_t v;
 
 		cr_assert_eq(h->dst, i, "each copy is addressed to its member");
 		cr_assert(h->flags & LC_FF_GROUP);
-		cr_assert_eq(h->multicast_group, gid);
 		memcpy(&v, (uint8_t *)h + sizeof *h, 8);
 		if (n < cap)
 			tags[n] = (uint32_t)v;
