@@ -322,7 +322,7 @@ def run_sweep(cmd, sizes, column, timeout, on_size):
         left = deadline - time.time()
         if left <= 0:
             kill_group(p)
-            err = 'timed out after %d s' % timeout
+            err = 'timed out after %d s (the run\'s share of the time budget)' % timeout
             break
         for key, _ in sel.select(timeout=min(left, 1.0)):
             chunk = os.read(key.fileobj.fileno(), 65536).decode(errors='replace')
@@ -587,9 +587,15 @@ def main(argv):
             label = 'round %d/%d  %-16s %-9s' % (rnd, o['rounds'], t, b['name'])
             progress.show(label, remaining)
             start = time.time()
+            limit = timeout
+            if o['budget']:
+                # share what is left of the budget among the runs left in this round, so that
+                # even one slow round cannot overrun it; sizes not reached say so
+                left = t0 + o['budget'] - 30 - time.time()
+                limit = int(min(timeout, max(15, left / (len(plan) - i))))
             for seg in segments(sizes):
-                cmd = bench_cmd(t, b, seg, args, bindir, timeout)
-                got, err = run_sweep(cmd, seg, b['column'], timeout + 15,
+                cmd = bench_cmd(t, b, seg, args, bindir, limit)
+                got, err = run_sweep(cmd, seg, b['column'], limit,
                                      lambda s, lab=label, rem=remaining:
                                      progress.show('%s size %s' % (lab, bl.fmt_size(s)), rem,
                                                    plain=False))
