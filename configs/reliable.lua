@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
--- reliable: checksum and reliability (retransmission) over a lossy network.
+-- reliable: reliability (CRC32C, acks, retransmission) over a lossy network; checksum is its own config.
 return {
   extends = "baseline",
-  protocols = { "checksum", "reliability" },
-  reliability = { timeout_us = 200, window = 32, max_retries = 8, mode = "window" },
+  protocols = { "reliability" },
+  reliability = { timeout_us = 200, window = 32, max_retries = 16, mode = "window" },
 }

@@ -5,19 +5,33 @@
 
 /*
  * Parameters (configs: reliability = { ... }, see docs/config-reference.md):
- *   timeout_us   retransmission timeout of the oldest unacknowledged frame;
- *                doubled after each timeout of the same frame (up to 64x),
- *                reset when an ack moves the window.
+ *   timeout_us   the initial and minimum retransmission timeout (RTO).  The
+ *                RTO follows the measured round-trip time (Jacobson/Karels:
+ *                RTO = SRTT + 4 RTTVAR, one frame per peer timed at a time,
+ *                Karn's rule: no sample from a frame that was sent again),
+ *                never below timeout_us; doubled after each timeout of the
+ *                same frame up to LC_RELIABILITY_RTO_CAP_NS = max(64 x
+ *                timeout_us, 100 ms), back to the estimate when an ack moves
+ *                the window.
  *   window       frames kept unacknowledged per peer (power of two).
- *   max_retries  timeouts of one frame in a row before the peer is declared
- *                dead: every send queued or in flight to it fails with
- *                LC_ERR_PEER_DEAD (lc_proto_peer_failed), later sends too.
+ *   max_retries  timeouts of one frame in a row AT THE CAP before the peer is
+ *                declared dead: every send queued or in flight to it fails
+ *                with LC_ERR_PEER_DEAD (lc_proto_peer_failed), later sends
+ *                too.  The doubling below the cap does not count, so a
+ *                descheduled or napping receiver is not given up early; a
+ *                silent peer is given up at most LC_RELIABILITY_GIVE_UP_NS
+ *                = (max_retries + 2) x cap after its oldest frame was sent
+ *                (default 16: 1.8 s), plus the caller's poll interval.  A
+ *                peer the job segment already marks dead (lc_nic_peer_alive
+ *                == 0) is given up at its first timeout.
  *   mode         "window" or "stop_and_wait" (a window of one frame: the
  *                paper's naive "wait for the ack after each send").
  * Header fields: reliability_seq (frame number per (src, dst)),
  * reliability_ack (cumulative: every frame below it arrived), reliability_flags
- * (LC_REL_F_ACK: an ack-only control frame, not sequenced; LC_REL_F_UNSEQ: a
- * frame to a group id, passed through unsequenced), reliability_crc (CRC32C of
+ * (LC_REL_F_ACK: an ack-only control frame, not sequenced; LC_REL_F_GAP: on
+ * an ack-only frame, sent because a frame arrived beyond a gap, the only acks
+ * fast retransmit counts; LC_REL_F_UNSEQ: a frame to a group id, passed
+ * through unsequenced), reliability_crc (CRC32C of
  * the header with this field and checksum_crc as 0, then the payload).
  *
  * Pointcuts:
@@ -73,9 +87,15 @@
 #define LC_RELIABILITY_ACK_BATCH (LC_RELIABILITY_W / 2 ? LC_RELIABILITY_W / 2 : 1u)
 #define LC_RELIABILITY_RTO_NS ((uint64_t)LC_RELIABILITY_TIMEOUT_US * 1000u)
 #define LC_RELIABILITY_ACK_DELAY_NS (LC_RELIABILITY_RTO_NS / 4)
+/* Backoff ceiling: max(64 x timeout_us, 100 ms). */
+#define LC_RELIABILITY_RTO_CAP_NS \
+	(LC_RELIABILITY_RTO_NS * 64u > 100000000u ? LC_RELIABILITY_RTO_NS * 64u : (uint64_t)100000000u)
+/* Longest silence before a peer is given up: the doubling to the cap (< 2 caps), then max_retries caps. */
+#define LC_RELIABILITY_GIVE_UP_NS (LC_RELIABILITY_RTO_CAP_NS * ((uint64_t)LC_RELIABILITY_MAX_RETRIES + 2u))
 
 #define LC_REL_F_ACK 1u      /* ack-only control frame */
 #define LC_REL_F_UNSEQ 2u    /* to a group id: not sequenced */
+#define LC_REL_F_GAP 4u      /* with LC_REL_F_ACK: sent because a frame arrived beyond a gap */
 
 _Static_assert((LC_RELIABILITY_W & (LC_RELIABILITY_W - 1)) == 0, "window is a power of two");
 
@@ -129,7 +149,7 @@ static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct 
 	} else {
 		p = &st->peer[hdr->dst];
 		if (st->sending_ack) {
-			hdr->reliability_flags = LC_REL_F_ACK;
+			hdr->reliability_flags = st->sending_ack;
 		} else {
 			if (p->dead) {
 				st->failed = 1;
@@ -169,26 +189,72 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 		p->deadline_ns = st->now_ns + p->rto_ns;
 		p->retries = 0;
 	}
+	if (!p->rtt_t0_ns) {
+		p->rtt_seq = p->next;
+		p->rtt_t0_ns = st->now_ns | 1u;
+	}
 	p->next++;
 	p->rsnd = p->next;
 }
 
+/* Go back to frame una; Karn's rule: the timed frame is sent again, its ack gives no sample. */
+static inline void lc_reliability_go_back(struct lc_reliability_peer *p)
+{
+	p->rsnd = p->una;
+	p->recover = p->next;
+	p->dupacks = 0;
+	p->rtt_t0_ns = 0;
+}
+
+/* A round-trip sample r (Jacobson/Karels, RFC 6298 gains 1/8 and 1/4): a new RTO estimate. */
+static inline void lc_reliability_rtt(struct lc_reliability_peer *p, uint64_t r)
+{
+	uint64_t rto;
+
+	if (!p->srtt_ns) {
+		p->srtt_ns = r;
+		p->rttvar_ns = r / 2;
+	} else {
+		uint64_t err = r > p->srtt_ns ? r - p->srtt_ns : p->srtt_ns - r;
+
+		p->rttvar_ns = p->rttvar_ns - p->rttvar_ns / 4 + err / 4;
+		p->srtt_ns = p->srtt_ns - p->srtt_ns / 8 + r / 8;
+	}
+	rto = p->srtt_ns + 4 * p->rttvar_ns;
+	if (rto < LC_RELIABILITY_RTO_NS)
+		rto = LC_RELIABILITY_RTO_NS;
+	if (rto > LC_RELIABILITY_RTO_CAP_NS)
+		rto = LC_RELIABILITY_RTO_CAP_NS;
+	p->rto_base_ns = rto;
+}
+
 /* A cumulative ack from peer p: every frame below ack arrived. */
 static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct lc_reliability_peer *p,
-					 uint32_t ack, int ack_only)
+					 uint32_t ack, int gap)
 {
 	uint32_t adv = ack - p->una;
 
 	if (adv == 0 || adv > p->next - p->una) {
-		/* fast retransmit: the third ack-only frame that leaves the window where it is */
-		if (adv == 0 && ack_only && p->una != p->next && ++p->dupacks == 3)
-			p->rsnd = p->una;
+		/*
+		 * fast retransmit: the third ack sent for a gap that leaves the window
+		 * where it is (acks drawn by duplicates do not count); not again
+		 * before the window passed the last go-back
+		 */
+		if (adv == 0 && gap && p->una != p->next && (int32_t)(p->una - p->recover) >= 0 &&
+		    ++p->dupacks == 3)
+			lc_reliability_go_back(p);
 		return;
 	}
+	if (p->rtt_t0_ns && p->rtt_seq - p->una < adv) {
+		if (st->now_ns > p->rtt_t0_ns)
+			lc_reliability_rtt(p, st->now_ns - p->rtt_t0_ns);
+		p->rtt_t0_ns = 0;
+		p->rto_ns = p->rto_base_ns;
+	}
+	/* else Karn: a backed-off timeout stays until a frame sent once gives a sample */
 	p->una = ack;
 	p->retries = 0;
 	p->dupacks = 0;
-	p->rto_ns = LC_RELIABILITY_RTO_NS;
 	if ((int32_t)(p->rsnd - ack) < 0)
 		p->rsnd = ack;
 	p->deadline_ns = p->una != p->next ? st->now_ns + p->rto_ns : 0;
@@ -208,7 +274,7 @@ static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct 
 	if (hdr->reliability_flags & LC_REL_F_UNSEQ)
 		return LC_CONTINUE;
 	p = &st->peer[hdr->src];
-	lc_reliability_ack_in(st, p, hdr->reliability_ack, hdr->reliability_flags & LC_REL_F_ACK);
+	lc_reliability_ack_in(st, p, hdr->reliability_ack, hdr->reliability_flags & LC_REL_F_GAP);
 	if (hdr->reliability_flags & LC_REL_F_ACK)
 		return LC_CONSUMED;
 	d = hdr->reliability_seq - p->expect;
@@ -218,11 +284,13 @@ static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct 
 			p->ack_due_ns = st->now_ns + LC_RELIABILITY_ACK_DELAY_NS;
 		return LC_CONTINUE;
 	}
-	if ((int32_t)d < 0)
+	if ((int32_t)d < 0) {
 		LC_STAT_ADD(node, rel_dup_drops, 1);
-	else
+		p->ack_now |= LC_REL_F_ACK;
+	} else {
 		LC_STAT_ADD(node, rel_ooo_drops, 1);
-	p->ack_now = 1;
+		p->ack_now |= LC_REL_F_ACK | LC_REL_F_GAP;
+	}
 	return LC_DROP;
 }
 

@@ -11,13 +11,16 @@ return {
     .. "because a frame must be accepted as intact and in order before it returns a credit",
   params = {
     { name = "timeout_us", type = "integer", default = 200, min = 10, max = 10000000,
-      help = "retransmission timeout in microseconds (doubled on each retry of the same frame, "
-        .. "up to 64 times)" },
+      help = "initial and minimum retransmission timeout in microseconds; the timeout follows "
+        .. "the measured round-trip time (SRTT + 4 RTTVAR) and doubles on each retry of the same "
+        .. "frame up to max(64 x timeout_us, 100 ms)" },
     { name = "window", type = "integer", default = 32, min = 1, max = 4096, pow2 = true,
       help = "frames a sender may have unacknowledged per peer (copies kept for retransmission: "
         .. "window x (header + mtu) bytes per peer)" },
-    { name = "max_retries", type = "integer", default = 8, min = 1, max = 1000,
-      help = "retransmissions of one frame before the peer is declared dead (LC_ERR_PEER_DEAD)" },
+    { name = "max_retries", type = "integer", default = 16, min = 1, max = 1000,
+      help = "timeouts of one frame at the backoff ceiling before the peer is declared dead "
+        .. "(LC_ERR_PEER_DEAD): a silent peer is given up after at most (max_retries + 2) x "
+        .. "max(64 x timeout_us, 100 ms)" },
     { name = "mode", type = "string", default = "window", values = { "window", "stop_and_wait" },
       help = "\"window\": sliding window of up to window frames; \"stop_and_wait\": one "
         .. "unacknowledged frame per peer (the naive variant, for comparison)" },
@@ -25,7 +28,8 @@ return {
   header = {
     { "uint32_t", "seq", "frame sequence number per (src, dst) pair" },
     { "uint32_t", "ack", "cumulative ack: next frame sequence number expected from dst" },
-    { "uint16_t", "flags", "1: an ack-only frame (not sequenced, never acknowledged)" },
+    { "uint16_t", "flags", "1: an ack-only frame (not sequenced, never acknowledged); 2: to a group id, unsequenced; "
+      .. "4: an ack drawn by a gap (fast retransmit counts these)" },
     { "uint32_t", "crc", "CRC32C of the header (this field and checksum_crc as 0) and payload" },
   },
   pointcuts = { "init", "fini", "send_frame", "after_send", "recv_frame", "poll" },

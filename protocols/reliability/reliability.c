@@ -7,9 +7,6 @@
 #include "node.h"
 #include "reliability/hooks.h"
 
-/* Backoff ceiling: the timeout doubles up to this many times the base. */
-#define LC_RELIABILITY_RTO_MAX_NS (LC_RELIABILITY_RTO_NS * 64u)
-
 int lc_reliability_setup(struct lc_node *node)
 {
 	struct lc_reliability_state *st = &node->proto.reliability;
@@ -28,16 +25,22 @@ int lc_reliability_setup(struct lc_node *node)
 	for (uint32_t i = 0; i < node->size; i++) {
 		st->peer[i].slots = st->mem + per * i;
 		st->peer[i].rto_ns = LC_RELIABILITY_RTO_NS;
+		st->peer[i].rto_base_ns = LC_RELIABILITY_RTO_NS;
 	}
 	st->now_ns = lc_now_ns();
 	return 0;
 }
 
-/* Frame una timed out: back off and go back to it, or give the peer up. */
+/*
+ * Frame una timed out: back off and go back to it, or give the peer up.  Only
+ * timeouts at the backoff cap count as retries (hooks.h: the give-up bound);
+ * a peer the job segment marks dead is given up at once.
+ */
 static void lc_reliability_timeout(struct lc_node *node, struct lc_reliability_peer *p, uint32_t i,
 				   uint64_t now_ns)
 {
-	if (++p->retries > LC_RELIABILITY_MAX_RETRIES) {
+	if (!lc_nic_peer_alive(node->nic, i) ||
+	    (p->rto_ns >= LC_RELIABILITY_RTO_CAP_NS && ++p->retries > LC_RELIABILITY_MAX_RETRIES)) {
 		p->dead = 1;
 		p->una = p->rsnd = p->next;
 		p->deadline_ns = 0;
@@ -45,9 +48,10 @@ static void lc_reliability_timeout(struct lc_node *node, struct lc_reliability_p
 		lc_proto_peer_failed(node, i, LC_ERR_PEER_DEAD);
 		return;
 	}
-	p->rto_ns = p->rto_ns * 2 < LC_RELIABILITY_RTO_MAX_NS ? p->rto_ns * 2 : LC_RELIABILITY_RTO_MAX_NS;
+	p->rto_ns = p->rto_ns * 2 < LC_RELIABILITY_RTO_CAP_NS ? p->rto_ns * 2 : LC_RELIABILITY_RTO_CAP_NS;
 	p->deadline_ns = now_ns + p->rto_ns;
-	p->rsnd = p->una;
+	LC_STAT_ADD(node, rel_timeouts, 1);
+	lc_reliability_go_back(p);
 }
 
 /* Send the kept frames from rsnd on, as far as the Send Ring takes them. */
@@ -68,7 +72,7 @@ static void lc_reliability_send_ack(struct lc_node *node, uint32_t i)
 	struct lc_reliability_state *st = &node->proto.reliability;
 	int rc;
 
-	st->sending_ack = 1;
+	st->sending_ack = (uint8_t)(LC_REL_F_ACK | st->peer[i].ack_now);
 	rc = lc_proto_send_ctrl(node, i, NULL, 0);
 	st->sending_ack = 0;
 	if (rc == 0)
@@ -78,12 +82,18 @@ static void lc_reliability_send_ack(struct lc_node *node, uint32_t i)
 void lc_reliability_timers(struct lc_node *node, uint64_t now_ns)
 {
 	struct lc_reliability_state *st = &node->proto.reliability;
+	/*
+	 * This node did not poll for longer than the minimum timeout (descheduled,
+	 * or the application computed): acks may wait in the Receive Ring, so no
+	 * timer fires before the next progress step has read them.
+	 */
+	int stalled = now_ns - st->now_ns > LC_RELIABILITY_RTO_NS;
 
 	st->now_ns = now_ns;
 	for (uint32_t i = 0; i < node->size; i++) {
 		struct lc_reliability_peer *p = &st->peer[i];
 
-		if (p->deadline_ns && now_ns >= p->deadline_ns && p->una != p->next)
+		if (p->deadline_ns && now_ns >= p->deadline_ns && p->una != p->next && !stalled)
 			lc_reliability_timeout(node, p, i, now_ns);
 		if (p->rsnd != p->next)
 			lc_reliability_resend(node, p);
@@ -107,8 +117,8 @@ static int lc_reliability_outstanding(const struct lc_reliability_state *st, uin
 void lc_reliability_drain(struct lc_node *node)
 {
 	struct lc_reliability_state *st = &node->proto.reliability;
-	/* the retry budget of one frame bounds the wait: every timeout at the ceiling */
-	uint64_t end = lc_now_ns() + LC_RELIABILITY_RTO_MAX_NS * (LC_RELIABILITY_MAX_RETRIES + 1u);
+	/* the give-up time of a silent peer bounds the wait */
+	uint64_t end = lc_now_ns() + LC_RELIABILITY_GIVE_UP_NS;
 	unsigned idle = 0;
 
 	if (!st->peer)
@@ -117,6 +127,14 @@ void lc_reliability_drain(struct lc_node *node)
 		idle = lc_progress_locked(node) ? 0 : idle + 1;
 		if (idle > 64)
 			sched_yield();
+	}
+	/* the peers wait for acks of what arrived here: send them before leaving (bounded tries) */
+	for (uint32_t i = 0; i < node->size; i++) {
+		for (unsigned t = 0; t < 1024 && st->peer[i].acked != st->peer[i].expect && !st->peer[i].dead; t++) {
+			lc_reliability_send_ack(node, i);
+			if (st->peer[i].acked != st->peer[i].expect)
+				lc_progress_locked(node);
+		}
 	}
 	free(st->peer);
 	free(st->mem);

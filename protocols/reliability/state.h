@@ -13,14 +13,20 @@ struct lc_reliability_peer {
 	uint32_t rsnd;          /* go-back-N cursor: next kept frame to send again (== next: none) */
 	uint32_t retries;       /* timeouts of frame una in a row */
 	uint32_t dupacks;       /* acks that did not move una while frames were outstanding */
+	uint32_t recover;       /* next at the last go-back: no fast retransmit before una reaches it */
 	uint8_t dead;           /* gave up after max_retries: sends to it fail */
 	uint64_t deadline_ns;   /* retransmission timer of una (0: not armed) */
-	uint64_t rto_ns;        /* current timeout (backoff) */
+	uint64_t rto_ns;        /* current timeout: rto_base_ns doubled once per timeout, capped */
+	uint64_t rto_base_ns;   /* srtt + 4 rttvar, at least timeout_us (Jacobson/Karels) */
+	uint64_t srtt_ns;       /* smoothed round-trip time (0: no sample yet) */
+	uint64_t rttvar_ns;     /* round-trip time variation */
+	uint64_t rtt_t0_ns;     /* send time of the timed frame rtt_seq (0: none timed) */
+	uint32_t rtt_seq;       /* the one frame being timed (Karn: never a resent one) */
 	uint8_t *slots;         /* window kept copies: header then payload, LC_RELIABILITY_SLOT bytes each */
 	/* receive side */
 	uint32_t expect;        /* next sequence number expected from the peer */
 	uint32_t acked;         /* the last cumulative ack that went to the peer */
-	uint8_t ack_now;        /* a duplicate or a gap arrived: ack on the next poll */
+	uint8_t ack_now;        /* a duplicate or a gap arrived: ack on the next poll (the ack's flags) */
 	uint64_t ack_due_ns;    /* an explicit ack goes at this time unless one was piggybacked (0: none) */
 };
 
@@ -28,7 +34,7 @@ struct lc_reliability_state {
 	struct lc_reliability_peer *peer;   /* [node size], from init */
 	uint8_t *mem;                       /* every peer's kept copies, one allocation */
 	uint64_t now_ns;                    /* time of the last poll (timers armed between polls use it) */
-	uint8_t sending_ack;                /* the ack-only frame being posted by poll (send_frame reads it) */
+	uint8_t sending_ack;                /* flags of the ack-only frame being posted (send_frame reads them) */
 	uint8_t failed;                     /* a send waits for a dead peer: poll fails it */
 };
 
