@@ -136,7 +136,8 @@ int lc_progress(lc_node *node);
  * when the protocol is not composed).  Columns: name, one line of meaning.
  */
 #define LC_PROTO_STAT_LIST(X)                                                 \
-	X(rel_retransmits,  "reliability: frames sent again after a timeout") \
+	X(rel_retransmits,  "reliability: frames sent again (timeout or fast retransmit)") \
+	X(rel_timeouts,     "reliability: retransmission timer expiries")     \
 	X(rel_crc_drops,    "reliability: frames dropped on a CRC mismatch")  \
 	X(rel_dup_drops,    "reliability: duplicate frames dropped")          \
 	X(rel_ooo_drops,    "reliability: frames ahead of a gap dropped")     \
