@@ -27,7 +27,22 @@
  * checked byte by byte (a mismatch counts as corrupt).  Without --verify the
  * payload after the header is filled once per slot and not re-summed, so the
  * measurement is not dominated by the check.  Exit status 1 on any error.
+ *
+ * With --verify a lossy network (commrun --faults, no reliability) does not
+ * stop the run: each receive (and node 0's wait for the ack) is waited for at
+ * most LC_ST_WAIT_MS (LC_ST_WAIT_NEXT_MS after a miss in the same window);
+ * a receive still pending stays posted and takes the slot's next message
+ * (judged by its header), failed sends and receives (LC_ERR_LOST) are
+ * counted by what never arrived, and a message never seen is lost; once the
+ * sender has left (LC_ERR_PEER_DEAD) node 1 stops waiting.
  */
+
+#define LC_ST_WAIT_MS 20
+#define LC_ST_WAIT_NEXT_MS 2
+
+/* verify: the sender left (LC_ERR_PEER_DEAD): what did not arrive is lost, no more waiting */
+static int lc_st_gone;
+static unsigned lc_st_dead_in_row;
 
 struct lc_st_counts {
 	unsigned long long total, ok, corrupt, duplicate, ooo, lost;
@@ -122,15 +137,58 @@ static void lc_st_judge(const unsigned char *buf, size_t got, size_t size, uint3
 	c->ok++;
 }
 
-/* Wait for one receive and judge its message. 0, or 1 after printing the error. */
+/*
+ * Wait for req at most ms milliseconds: 0 (completed, freed), 1 (still
+ * pending) or the request's error (freed).
+ */
+static int lc_st_wait_for(lc_node *node, lc_req *req, struct lc_status *st, unsigned ms)
+{
+	double end = lc_st_now_s() + ms / 1e3;
+	unsigned spins = 0;
+	int done = 0, rc;
+
+	for (;;) {
+		rc = lc_test(node, req, &done, st);
+		if (done || rc != 0)
+			return rc;
+		if ((++spins & 255) == 0 && lc_st_now_s() > end)
+			return 1;
+	}
+}
+
+/*
+ * Wait for one receive and judge its message. 0, or 1 after printing the
+ * error.  With verify (*pending: the request stays posted) the wait is
+ * bounded and a lost receive is not an error: what never arrives is lost.
+ */
 static int lc_st_finish(lc_node *node, lc_req *req, const unsigned char *buf, size_t size,
 			uint32_t expect, uint32_t total, int verify, unsigned char *seen, uint32_t *top,
-			struct lc_st_counts *c)
+			struct lc_st_counts *c, unsigned char *pending, int *missed)
 {
 	struct lc_status st;
-	int rc = lc_wait(node, req, &st);
-	if (rc != 0)
-		return lc_st_fail(node, "wait (recv)", rc);
+	int rc;
+
+	if (!verify) {
+		rc = lc_wait(node, req, &st);
+		if (rc != 0)
+			return lc_st_fail(node, "wait (recv)", rc);
+	} else {
+		rc = lc_st_wait_for(node, req, &st, *missed ? LC_ST_WAIT_NEXT_MS : LC_ST_WAIT_MS);
+		*pending = rc == 1;
+		if (rc == 1) {
+			*missed = 1;
+			return 0;
+		}
+		/* a stalled partial message also reads as PEER_DEAD: gone only when it lasts */
+		if (rc == LC_ERR_PEER_DEAD)
+			lc_st_gone = ++lc_st_dead_in_row >= 64;
+		else
+			lc_st_dead_in_row = 0;
+		if (rc == LC_ERR_LOST || rc == LC_ERR_PEER_DEAD)
+			return 0;
+		if (rc != 0)
+			return lc_st_fail(node, "wait (recv)", rc);
+	}
 	lc_st_judge(buf, st.len, size, expect, total, verify, seen, top, c);
 	return 0;
 }
@@ -190,7 +248,9 @@ int main(int argc, char **argv)
 	unsigned char *bufs = malloc(slot * window);
 	uint32_t *slot_sum = calloc(window, sizeof *slot_sum);
 	lc_req **req = calloc(window, sizeof *req);
-	if (!bufs || !slot_sum || !req) {
+	unsigned char *pending = calloc(window, 1);     /* verify: req[j] still posted */
+	lc_req *ack_req = NULL;                         /* verify: node 0's ack receive still posted */
+	if (!bufs || !slot_sum || !req || !pending) {
 		fprintf(stderr, "stream: out of memory for %u x %zu bytes\n", window, slot);
 		return 1;
 	}
@@ -245,31 +305,49 @@ int main(int argc, char **argv)
 						return lc_st_fail(node, "isend", rc);
 				}
 				for (unsigned j = first; j < window; j++)
-					if ((rc = lc_wait(node, req[j], NULL)) != 0)
+					if ((rc = lc_wait(node, req[j], NULL)) != 0 &&
+					    !(verify && rc == LC_ERR_LOST))
 						return lc_st_fail(node, "wait (send)", rc);
-				if ((rc = lc_recv(node, 1, &ack, 1, NULL)) != 0)
-					return lc_st_fail(node, "recv (ack)", rc);
+				if (!verify) {
+					if ((rc = lc_recv(node, 1, &ack, 1, NULL)) != 0)
+						return lc_st_fail(node, "recv (ack)", rc);
+				} else {
+					/* a lost ack: go on, the receive stays posted for the next one */
+					if (!ack_req && (rc = lc_irecv(node, 1, &ack, 1, &ack_req)) != 0)
+						return lc_st_fail(node, "irecv (ack)", rc);
+					rc = lc_st_wait_for(node, ack_req, NULL, LC_ST_WAIT_MS);
+					if (rc != 1)
+						ack_req = NULL;
+					if (rc < 0 && rc != LC_ERR_LOST)
+						return lc_st_fail(node, "recv (ack)", rc);
+				}
 			} else {
 				unsigned first = 0;     /* oldest receive not waited for */
+				int missed = 0;         /* verify: a receive of this window timed out */
+				if (lc_st_gone)
+					continue;
 				for (unsigned j = 0; j < window; j++) {
+					if (pending[j])
+						continue;       /* still posted: it takes the next message */
 					/* a config with fewer requests than the window: finish the oldest */
 					while ((rc = lc_irecv(node, 0, bufs + j * slot, size, &req[j])) ==
 						       LC_ERR_AGAIN && first < j) {
 						if ((rc = lc_st_finish(node, req[first], bufs + first * slot, size,
 								       w * window + first, total, verify, seen,
-								       &top, &cnt)) != 0)
+								       &top, &cnt, &pending[first], &missed)) != 0)
 							return rc;
 						first++;
 					}
 					if (rc != 0)
 						return lc_st_fail(node, "irecv", rc);
 				}
-				for (; first < window; first++)
+				for (; first < window && !lc_st_gone; first++)
 					if ((rc = lc_st_finish(node, req[first], bufs + first * slot, size,
 							       w * window + first, total, verify, seen, &top,
-							       &cnt)) != 0)
+							       &cnt, &pending[first], &missed)) != 0)
 						return rc;
-				if ((rc = lc_send(node, 0, &ack, 1)) != 0)
+				if (!lc_st_gone && (rc = lc_send(node, 0, &ack, 1)) != 0 &&
+				    !(verify && (rc == LC_ERR_LOST || rc == LC_ERR_PEER_DEAD)))
 					return lc_st_fail(node, "send (ack)", rc);
 			}
 		}
@@ -293,6 +371,18 @@ int main(int argc, char **argv)
 			break;
 	}
 	int bad = 0;
+	if (verify && me == 0) {
+		/* node 1 may still be receiving: leave after its last word (bounded) */
+		unsigned char bye = 0;
+		lc_req *bye_req = NULL;
+		if (ack_req)
+			lc_st_wait_for(node, ack_req, NULL, LC_ST_WAIT_MS);
+		if (lc_irecv(node, 1, &bye, 1, &bye_req) == 0)
+			lc_st_wait_for(node, bye_req, NULL, 10000);
+	} else if (verify && !lc_st_gone) {
+		unsigned char bye = 1;
+		lc_send(node, 0, &bye, 1);
+	}
 	if (me == 1) {
 		bad = cnt.corrupt || cnt.duplicate || cnt.ooo || cnt.lost;
 		if (verify) {
@@ -305,6 +395,7 @@ int main(int argc, char **argv)
 	free(bufs);
 	free(slot_sum);
 	free(req);
+	free(pending);
 	rc = lc_close(node);
 	if (rc != 0) {
 		fprintf(stderr, "stream: lc_close: %s\n", lc_strerror(rc));
