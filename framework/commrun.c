@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "comm.h"
+#include "faults.h"
 #include "geom.h"
 #include "nic.h"
 
@@ -158,8 +159,10 @@ bad:
 static void lc_run_usage(void)
 {
 	fprintf(stderr,
-		"usage: commrun -n N [--stats] [--group LIST]... [--timeout SEC] [--show-job] [--] PROG [ARGS...]\n"
+		"usage: commrun -n N [--stats] [--faults SPEC] [--group LIST]... [--timeout SEC] [--show-job] [--] PROG [ARGS...]\n"
 		"  -n N           number of node processes (1..%d)\n"
+		"  --faults SPEC  inject faults on every link, e.g. drop=0.05,corrupt=0.01,dup=0.01,\n"
+		"                 reorder=0.02,delay_us=50,seed=7 (default: $LC_FAULTS, else none)\n"
 		"  --group LIST   a static multicast group of nodes LIST (e.g. 0,1,2 or 0-3,6); repeat\n"
 		"                 for more: group ids 0, 1, ... in order (configs with multicast only)\n"
 		"  --stats        print every NIC and pipeline counter of every node at exit\n"
@@ -298,6 +301,41 @@ static int lc_run_parse_nodes(const char *s, uint32_t *n)
 	return 0;
 }
 
+/* Per-link fault counters (faults.h) of every link that saw a fault. */
+static void lc_run_print_faults(const char *job, uint32_t nodes)
+{
+	static uint64_t f[LC_MAX_NODES * LC_FAULT_COUNT];
+	int header = 0;
+
+	for (uint32_t i = 0; i < nodes; i++) {
+		uint32_t n = 0;
+
+		if (lc_seg_read_faults(job, i, f, sizeof f / sizeof f[0], &n) != 0)
+			continue;
+		for (uint32_t d = 0; d < n; d++) {
+			uint64_t any = 0;
+
+			for (int k = 0; k < LC_FAULT_COUNT; k++)
+				any |= f[d * LC_FAULT_COUNT + k];
+			if (!any)
+				continue;
+			if (!header) {
+				printf("# faults injected per link\n%-12s", "link");
+				for (int k = 0; k < LC_FAULT_COUNT; k++)
+					printf("  %10s", lc_fault_name(k));
+				printf("\n");
+				header = 1;
+			}
+			char l[32];
+			snprintf(l, sizeof l, "%u->%u", i, d);
+			printf("%-12s", l);
+			for (int k = 0; k < LC_FAULT_COUNT; k++)
+				printf("  %10llu", (unsigned long long)f[d * LC_FAULT_COUNT + k]);
+			printf("\n");
+		}
+	}
+}
+
 static void lc_run_print_stats(const char *job, uint32_t nodes)
 {
 	enum { COLS = 8 };
@@ -352,6 +390,7 @@ static void lc_run_print_stats(const char *job, uint32_t nodes)
 		if (c1 < nodes)
 			printf("\n");
 	}
+	lc_run_print_faults(job, nodes);
 	fflush(stdout);
 }
 
@@ -393,9 +432,10 @@ static void lc_run_exec_node(char **argv, const char *job, uint32_t node, uint32
 int main(int argc, char **argv)
 {
 	uint32_t nodes = 0;
-	int want_stats = 0, show_job = 0;
+	int want_stats = 0, show_job = 0, have_faults = 0;
 	const char *groups[LC_RUN_MAX_GROUPS];
 	uint32_t n_groups = 0;
+	struct lc_fault_cfg faults;
 	uint64_t timeout_ns = 0;
 	int a = 1;
 
@@ -427,6 +467,15 @@ int main(int argc, char **argv)
 		} else if (strcmp(o, "--stats") == 0) {
 			want_stats = 1;
 			a++;
+		} else if (strcmp(o, "--faults") == 0) {
+			char ferr[256] = "";
+
+			if (a + 1 >= argc || lc_faults_parse(argv[a + 1], &faults, ferr, sizeof ferr) != 0) {
+				lc_run_msg("--faults: %s", ferr[0] ? ferr : "needs a fault spec");
+				return LC_RUN_EXIT_USAGE;
+			}
+			have_faults = 1;
+			a += 2;
 		} else if (strcmp(o, "--group") == 0) {
 			if (a + 1 >= argc || n_groups >= LC_RUN_MAX_GROUPS) {
 				lc_run_msg("--group needs a list of nodes (at most %d groups)",
@@ -503,6 +552,11 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		lc_run_msg("cannot create the job segment %s: %s%s%s", job, lc_strerror(rc),
 			   err[0] ? ": " : "", err);
+		return LC_RUN_EXIT_FAIL;
+	}
+	if (have_faults && (rc = lc_seg_set_faults(job, &faults)) != 0) {
+		lc_run_msg("cannot store the fault spec in %s: %s", job, lc_strerror(rc));
+		lc_seg_unlink(job);
 		return LC_RUN_EXIT_FAIL;
 	}
 	for (uint32_t i = 0; i < n_groups; i++)

@@ -75,6 +75,7 @@
 #include <stdint.h>
 
 #include "lc_config.h"
+#include "faults.h"
 #include "lc_errors.h"
 #include "lc_frame_hdr.h"
 #include "nic.h"
@@ -197,12 +198,13 @@ struct lc_seg_hdr {
 	uint64_t off_net;          /* the switch ports */
 	uint32_t net_ports;
 	uint32_t net_switches;
+	struct lc_fault_cfg faults;  /* the run's fault injector (faults.h); set before nodes attach */
 	struct lc_seg_node node[LC_MAX_NODES];
 };
 
 /* Offsets inside one node area. */
 struct lc_seg_node_layout {
-	uint64_t sram, staging, nic_stats, host_stats, dst_drops, bytes;
+	uint64_t sram, staging, nic_stats, host_stats, dst_drops, fault_stats, bytes;
 };
 
 /*
@@ -256,6 +258,8 @@ struct lc_nic {
 	_Atomic uint64_t *stats;
 	_Atomic uint64_t *host_stats;
 	_Atomic uint32_t *dst_drops;
+	_Atomic uint64_t *fault_stats;      /* [nodes][LC_FAULT_COUNT]: faults injected per link (faults.c) */
+	struct lc_fault_state *faults;      /* the injector's MCP-private state, NULL with no fault set */
 	struct lc_net_port *ports;
 	struct lc_nic_fifo_entry *txfifo, *rxfifo;
 	struct lc_nic_chain chain[LC_DMA_CHAINS];

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -109,6 +110,8 @@ void lc_seg_layout(const struct lc_nic_geom *g, struct lc_seg_node_layout *nl,
 	o = align_up(o + sizeof(uint64_t) * LC_HOST_STATS_MAX, LC_LINE);
 	nl->dst_drops = o;
 	o = align_up(o + sizeof(uint32_t) * g->nodes, LC_LINE);
+	nl->fault_stats = o;
+	o = align_up(o + sizeof(uint64_t) * LC_FAULT_COUNT * g->nodes, LC_LINE);
 	nl->bytes = align_up(o, 4096);
 	*off_nodes = align_up(sizeof(struct lc_seg_hdr), 4096);
 	*off_net = *off_nodes + nl->bytes * g->nodes;
@@ -121,6 +124,8 @@ int lc_seg_create(const char *name, const struct lc_nic_geom *g, char *err, size
 {
 	struct lc_seg_node_layout nl;
 	uint64_t off_nodes, off_net, total;
+	struct lc_fault_cfg faults = { .seed = 1 };
+	const char *fspec = getenv("LC_FAULTS");
 	struct lc_seg_hdr *h;
 	void *p;
 	int fd, rc;
@@ -129,6 +134,9 @@ int lc_seg_create(const char *name, const struct lc_nic_geom *g, char *err, size
 		return LC_ERR_INVAL;
 	rc = lc_geom_check(g, err, errlen);
 	if (rc)
+		return rc;
+	/* programs and tests that create their own segment honour LC_FAULTS too */
+	if (fspec && *fspec && (rc = lc_faults_parse(fspec, &faults, err, errlen)) != 0)
 		return rc;
 	lc_seg_layout(g, &nl, &off_nodes, &off_net, &total);
 	fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
@@ -162,6 +170,7 @@ int lc_seg_create(const char *name, const struct lc_nic_geom *g, char *err, size
 	h->off_net = off_net;
 	h->net_ports = lc_net_ports(g);
 	h->net_switches = lc_net_switches(g);
+	h->faults = faults;
 	/* release: pairs with the acquire of magic in lc_seg_map (header complete) */
 	atomic_store_explicit(&h->magic, LC_SEG_MAGIC, memory_order_release);
 	munmap(p, (size_t)total);
@@ -333,4 +342,57 @@ int lc_seg_unlink(const char *name)
 	if (!name)
 		return LC_ERR_INVAL;
 	return shm_unlink(name) == 0 ? 0 : LC_ERR_SYS;
+}
+
+int lc_seg_set_faults(const char *name, const struct lc_fault_cfg *cfg)
+{
+	char err[256];
+	uint8_t *base;
+	size_t bytes;
+	int rc;
+
+	if (!name || !cfg)
+		return LC_ERR_INVAL;
+	rc = map_raw(name, &base, &bytes, err, sizeof(err));
+	if (rc)
+		return rc;
+	rc = check_magic(name, (struct lc_seg_hdr *)base, bytes, err, sizeof(err));
+	if (rc == 0)
+		/* read by lc_nic_attach after the launcher starts the nodes (fork/exec orders it) */
+		((struct lc_seg_hdr *)base)->faults = *cfg;
+	munmap(base, bytes);
+	return rc;
+}
+
+int lc_seg_read_faults(const char *name, uint32_t node, uint64_t *out, size_t cap, uint32_t *nodes)
+{
+	struct lc_seg_node_layout nl;
+	uint64_t off_nodes, off_net, total;
+	struct lc_seg_hdr *h;
+	char err[256];
+	uint8_t *base, *area;
+	size_t bytes;
+	int rc;
+
+	if (!name || !out || !nodes)
+		return LC_ERR_INVAL;
+	rc = map_raw(name, &base, &bytes, err, sizeof(err));
+	if (rc)
+		return rc;
+	h = (struct lc_seg_hdr *)base;
+	rc = check_magic(name, h, bytes, err, sizeof(err));
+	if (rc == 0 && node >= h->geom.nodes)
+		rc = LC_ERR_RANGE;
+	if (rc == 0 && cap < (size_t)h->geom.nodes * LC_FAULT_COUNT)
+		rc = LC_ERR_RANGE;
+	if (rc == 0) {
+		lc_seg_layout(&h->geom, &nl, &off_nodes, &off_net, &total);
+		area = base + off_nodes + nl.bytes * node;
+		*nodes = h->geom.nodes;
+		for (size_t i = 0; i < (size_t)h->geom.nodes * LC_FAULT_COUNT; i++)
+			out[i] = atomic_load_explicit((_Atomic uint64_t *)(area + nl.fault_stats) + i,
+						      memory_order_relaxed);
+	}
+	munmap(base, bytes);
+	return rc;
 }
