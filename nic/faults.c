@@ -10,21 +10,25 @@
 #include "faults.h"
 #include "nic_impl.h"
 
-/* Per-link state, private to the sending NIC's MCP. */
+/*
+ * Per-link state, private to the sending NIC's MCP.  The decision is per
+ * link, not per Send Ring slot: a multicast frame (nic/mcast.c) is one slot
+ * put on several links, and each copy draws its own faults on its own link.
+ */
 struct lc_fault_link {
 	uint64_t s[4];          /* xoshiro256** state */
 	uint8_t *held;          /* a reordered frame (slot_bytes), or NULL */
 	uint32_t held_bytes;
 	uint64_t held_ns;       /* when it was held back */
-};
-
-struct lc_fault_state {
-	struct lc_fault_cfg cfg;
-	/* the decision for the frame at send_tail == tail (drawn once, kept while it stalls) */
+	/* the decision for the frame at send_tail == tail on this link (drawn once, kept while it stalls) */
 	uint32_t tail;
 	int valid;
 	int drop, corrupt, dup, reorder;
 	uint64_t release_ns;    /* delay: the frame may go at this time */
+};
+
+struct lc_fault_state {
+	struct lc_fault_cfg cfg;
 	uint32_t held_n;        /* links holding a frame */
 	struct lc_fault_link link[];
 };
@@ -200,40 +204,42 @@ int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr *hdr, uint32_t ds
 	struct lc_fault_link *l = &fs->link[dst];
 	uint32_t tail = atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_relaxed);
 
-	if (!fs->valid || fs->tail != tail) {
+	if (!l->valid || l->tail != tail) {
 		uint64_t d = lc_fault_next(l);
 
-		fs->valid = 1;
-		fs->tail = tail;
-		fs->drop = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_drop]);
-		fs->corrupt = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_corrupt]);
-		fs->dup = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_dup]);
-		fs->reorder = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_reorder]);
-		fs->release_ns = 0;
+		l->valid = 1;
+		l->tail = tail;
+		l->drop = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_drop]);
+		l->corrupt = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_corrupt]);
+		l->dup = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_dup]);
+		l->reorder = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_reorder]);
+		l->release_ns = 0;
 		if (fs->cfg.delay_us) {
 			uint64_t wait = (d % ((uint64_t)fs->cfg.delay_us + 1)) * 1000u;
 
 			if (wait) {
-				fs->release_ns = lc_nic_now_ns() + wait;
+				l->release_ns = lc_nic_now_ns() + wait;
 				lc_fault_count(nic, dst, LC_FAULT_delay);
 			}
 		}
 	}
-	if (fs->release_ns) {
-		if (lc_nic_now_ns() < fs->release_ns)
+	if (l->release_ns) {
+		if (lc_nic_now_ns() < l->release_ns)
 			return -1;
-		fs->release_ns = 0;
+		l->release_ns = 0;
 	}
-	if (fs->drop) {
+	if (l->drop) {
+		l->valid = 0;
 		lc_fault_count(nic, dst, LC_FAULT_drop);
 		return 1;
 	}
-	if (fs->reorder && !l->held_bytes) {
+	if (l->reorder && !l->held_bytes) {
 		if (!l->held && !(l->held = malloc(nic->g.slot_bytes)))
 			return 0;       /* no memory: the frame goes in order */
 		memcpy(l->held, hdr, bytes);
 		l->held_bytes = bytes;
 		l->held_ns = lc_nic_now_ns();
+		l->valid = 0;
 		fs->held_n++;
 		lc_fault_count(nic, dst, LC_FAULT_reorder);
 		return 1;
@@ -248,7 +254,8 @@ uint32_t lc_faults_wire(struct lc_nic *nic, uint32_t dst, const void *src, uint3
 	struct lc_fault_link *l = &fs->link[dst];
 	uint32_t n = 1;
 
-	if (fs->corrupt && bytes) {
+	l->valid = 0;   /* this link's decision is spent: the link's next frame draws anew */
+	if (l->corrupt && bytes) {
 		uint8_t *p = lc_fault_recv_slot(nic, dst, rh);
 		uint32_t flips = 1 + (uint32_t)(lc_fault_next(l) % 3);
 
@@ -259,7 +266,7 @@ uint32_t lc_faults_wire(struct lc_nic *nic, uint32_t dst, const void *src, uint3
 		}
 		lc_fault_count(nic, dst, LC_FAULT_corrupt);
 	}
-	if (fs->dup && n < room) {
+	if (l->dup && n < room) {
 		memcpy(lc_fault_recv_slot(nic, dst, rh + n), src, bytes);
 		n++;
 		lc_fault_count(nic, dst, LC_FAULT_dup);

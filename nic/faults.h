@@ -13,7 +13,8 @@
  *   seed=S                                PRNG seed (default 1)
  * e.g. "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,delay_us=50,seed=7".
  *
- * Faults are drawn by the SENDING NIC's MCP, per link (src, dst), from a
+ * Faults are drawn by the SENDING NIC's MCP, per link (src, dst) -- a
+ * multicast copy made by the NIC included (lc_net_put) -- from a
  * xoshiro256** generator seeded with splitmix64(seed, src, dst).  Every frame
  * that reaches the link draws the same five numbers whatever happens to it,
  * so a given frame sequence on a link sees the same faults for a seed.
@@ -81,13 +82,14 @@ int lc_seg_read_faults(const char *name, uint32_t node, uint64_t *out, size_t ca
 int lc_faults_attach(struct lc_nic *nic);
 void lc_faults_detach(struct lc_nic *nic);
 /*
- * Net-Send, before the copy of the frame at the Send Ring's tail to dst:
+ * lc_net_put (Net-Send's frame and each multicast copy), before the copy of
+ * the frame at the Send Ring's tail to dst; the decision is drawn per link:
  * 0 go on;  1 the frame is gone (dropped or held back): retire the slot;
  * -1 not yet (delayed): try again on a later step.
  */
 int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr *hdr, uint32_t dst, uint32_t bytes);
 /*
- * Net-Send, right after the frame (bytes at src) was copied into slot rh of
+ * lc_net_put, right after the frame (bytes at src) was copied into slot rh of
  * dst's Receive Ring, with the route held and room for `room` frames from rh:
  * corrupt the copy, add a duplicate, release a held frame.  Returns the
  * frames now written from rh (>= 1): the caller publishes recv_head = rh + n.

@@ -26,6 +26,9 @@
  * members still to get a copy; a member whose Receive Ring is full makes the
  * hook return LC_RETRY (Net-Send asks again on its next step, the frame
  * stays at send_tail) and the members already served are not served again.
+ * Each copy is put on its link by lc_net_put (nic.c), the path of every
+ * unicast frame too: the fault injector draws, applies and counts faults per
+ * (root, member) link for copies as for unicast frames.
  * Copies go from the sender's NIC straight to each member (a flat tree of
  * depth 1): the sender's MCP does all the copies, no other MCP (hence no
  * other host's progress calls, in inline mode) sits on the path.
@@ -175,52 +178,6 @@ static void mc_dst_drop(struct lc_nic *nic, uint32_t dst)
 }
 
 /*
- * Copy the frame at hdr to dst's Receive Ring with hdr->dst = dst, as
- * Net-Send does for a unicast frame (port locks along the route, room from
- * the cached recv_tail).  1 sent, 0 busy (port held or ring full).
- */
-static int mc_inject(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst)
-{
-	const struct lc_route *r = &nic->routes[dst];
-	uint32_t bytes = nic->g.hdr_bytes + hdr->len, rh, busy = 0;
-	struct lc_nic_ctrl *rc;
-	uint8_t *slot;
-
-	if (!lc_net_lock(nic, r, &busy))
-		return 0;
-	rc = lc_seg_ctrl(nic, dst);
-	/* the port lock (A5) orders this load after the previous writer's store */
-	rh = atomic_load_explicit(&rc->recv_head.v, memory_order_relaxed);
-	if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
-		/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
-		nic->peer_tail[dst] = atomic_load_explicit(&rc->recv_tail.v, memory_order_acquire);
-		if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
-			lc_net_unlock(nic, r);
-			return 0;
-		}
-	}
-	hdr->dst = (uint16_t)dst;
-	slot = lc_seg_sram(nic, dst) + nic->g.off_recv_ring +
-	       (size_t)(rh & (nic->g.recv_ring - 1)) * nic->g.slot_bytes;
-	memcpy(slot, hdr, bytes);
-	/* release (R7): pairs with the remote Net-Recv's acquire of recv_head (A7) */
-	atomic_store_explicit(&rc->recv_head.v, rh + 1, memory_order_release);
-	for (uint32_t i = 0; i < r->hops; i++) {
-		struct lc_net_port *p = lc_net_port(nic, r->gport[i]);
-
-		/* the holder of the port lock is the only writer of these two */
-		atomic_store_explicit(&p->frames, atomic_load_explicit(&p->frames, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
-		atomic_store_explicit(&p->bytes, atomic_load_explicit(&p->bytes, memory_order_relaxed) + bytes,
-				      memory_order_relaxed);
-	}
-	lc_net_unlock(nic, r);
-	lc_nic_count(nic, LC_NIC_STAT_net_tx_frames, 1);
-	lc_nic_count(nic, LC_NIC_STAT_net_tx_bytes, bytes);
-	return 1;
-}
-
-/*
  * dst's ring stays full: 1 once it has been stalled, with no frame drained,
  * for the backpressure limit (the member is then skipped and counted).
  */
@@ -267,11 +224,20 @@ int lc_nic_mcast_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t gid)
 			if (lc_seg_node_state(nic, dst) >= LC_NODE_EXITED) {
 				lc_nic_count(nic, LC_NIC_STAT_dead_drops, 1);
 				mc_dst_drop(nic, dst);
-			} else if (!mc_inject(nic, hdr, dst)) {
-				if (!mc_stalled_out(nic, dst))
-					return LC_RETRY;
-				lc_nic_count(nic, LC_NIC_STAT_bp_drops, 1);
-				mc_dst_drop(nic, dst);
+			} else {
+				uint32_t busy = 0;
+				int put;
+
+				hdr->dst = (uint16_t)dst;
+				put = lc_net_put(nic, hdr, dst, &busy);
+				if (put == LC_NET_PUT_LATER)
+					return LC_RETRY;        /* a delay fault on this link */
+				if (put == LC_NET_PUT_BUSY) {
+					if (!mc_stalled_out(nic, dst))
+						return LC_RETRY;
+					lc_nic_count(nic, LC_NIC_STAT_bp_drops, 1);
+					mc_dst_drop(nic, dst);
+				}
 			}
 			nic->mc_stall_ns = 0;
 			nic->mc_left[w] &= ~(1ull << (dst % 64));

@@ -220,17 +220,77 @@ void lc_nic_tx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b
 	nic->tx_ready[b->tag & (nic->g.send_ring - 1)] = 1;
 }
 
+/* ---- the MCP: putting a frame on a link ---- */
+
+int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint32_t *busy)
+{
+	const struct lc_route *r;
+	struct lc_nic_ctrl *rc;
+	uint32_t bytes = nic->g.hdr_bytes + hdr->len, rh, n;
+
+	if (nic->faults) {
+		/* the fault injector (faults.h): one predictable branch when no fault is set */
+		int f = lc_faults_tx(nic, hdr, dst, bytes);
+
+		if (f > 0)
+			return LC_NET_PUT_SENT;
+		if (f < 0)
+			return LC_NET_PUT_LATER;
+	}
+	r = &nic->routes[dst];
+	if (!lc_net_lock(nic, r, busy))
+		return LC_NET_PUT_BUSY;
+	rc = lc_seg_ctrl(nic, dst);
+	/* the port lock (A5) orders this load after the previous writer's store */
+	rh = atomic_load_explicit(&rc->recv_head.v, memory_order_relaxed);
+	/*
+	 * Room from the last recv_tail seen (stale means fewer free slots), so the
+	 * remote line is read only when the ring looks full.  Limit: a cache left
+	 * untouched while exactly 2^32..2^32+recv_ring frames from other senders
+	 * reached dst would look valid; 2^32 frames is minutes of traffic.
+	 */
+	if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
+		/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
+		nic->peer_tail[dst] = atomic_load_explicit(&rc->recv_tail.v, memory_order_acquire);
+		if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
+			lc_net_unlock(nic, r);
+			*busy = r->gport[r->hops - 1];
+			return LC_NET_PUT_BUSY;
+		}
+	}
+	/* the NIC-to-NIC copy: header and payload, from our SRAM into the remote Receive Ring */
+	memcpy(recv_slot(lc_seg_sram(nic, dst), &nic->g, rh), hdr, bytes);
+	n = 1;
+	if (nic->faults)
+		n = lc_faults_wire(nic, dst, hdr, bytes, rh, nic->g.recv_ring - (rh - nic->peer_tail[dst]));
+	/* release (R7): pairs with the remote Net-Recv's acquire of recv_head (A7) */
+	atomic_store_explicit(&rc->recv_head.v, rh + n, memory_order_release);
+	for (uint32_t i = 0; i < r->hops; i++) {
+		struct lc_net_port *p = lc_net_port(nic, r->gport[i]);
+
+		/* the holder of the port lock is the only writer of these two */
+		atomic_store_explicit(&p->frames, atomic_load_explicit(&p->frames, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+		atomic_store_explicit(&p->bytes, atomic_load_explicit(&p->bytes, memory_order_relaxed) + bytes,
+				      memory_order_relaxed);
+	}
+	lc_net_unlock(nic, r);
+	lc_nic_count(nic, LC_NIC_STAT_net_tx_frames, 1);
+	lc_nic_count(nic, LC_NIC_STAT_net_tx_bytes, bytes);
+	return LC_NET_PUT_SENT;
+}
+
 /* ---- the MCP: Net-Send ---- */
 
 int lc_nic_net_send_step(struct lc_nic *nic)
 {
-	struct lc_nic_ctrl *ct = nic->ctrl, *rc;
+	struct lc_nic_ctrl *ct = nic->ctrl;
 	uint32_t tail = atomic_load_explicit(&ct->send_tail.v, memory_order_relaxed);
 	uint32_t idx = tail & (nic->g.send_ring - 1);
 	struct lc_frame_hdr *hdr;
-	const struct lc_route *r;
-	uint32_t dst, len, rh, rt, n, busy = 0;
+	uint32_t dst, len, rt, busy = 0;
 	uint64_t now;
+	int put;
 
 	if (!nic->tx_ready[idx])
 		return 0;
@@ -259,56 +319,11 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 		count_dst_drop(nic, dst);
 		goto done;
 	}
-	if (nic->faults) {
-		/* the fault injector (faults.h): one predictable branch when no fault is set */
-		int f = lc_faults_tx(nic, hdr, dst, nic->g.hdr_bytes + len);
-
-		if (f > 0)
-			goto done;
-		if (f < 0)
-			return 0;
-	}
-	r = &nic->routes[dst];
-	if (!lc_net_lock(nic, r, &busy))
+	put = lc_net_put(nic, hdr, dst, &busy);
+	if (put == LC_NET_PUT_LATER)
+		return 0;
+	if (put == LC_NET_PUT_BUSY)
 		goto stall;
-	rc = lc_seg_ctrl(nic, dst);
-	/* the port lock (A5) orders this load after the previous writer's store */
-	rh = atomic_load_explicit(&rc->recv_head.v, memory_order_relaxed);
-	/*
-	 * Room from the last recv_tail seen (stale means fewer free slots), so the
-	 * remote line is read only when the ring looks full.  Limit: a cache left
-	 * untouched while exactly 2^32..2^32+recv_ring frames from other senders
-	 * reached dst would look valid; 2^32 frames is minutes of traffic.
-	 */
-	if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
-		/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
-		nic->peer_tail[dst] = atomic_load_explicit(&rc->recv_tail.v, memory_order_acquire);
-		if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
-			lc_net_unlock(nic, r);
-			busy = r->gport[r->hops - 1];
-			goto stall;
-		}
-	}
-	/* the NIC-to-NIC copy: header and payload, from our Send Ring into the remote Receive Ring */
-	memcpy(recv_slot(lc_seg_sram(nic, dst), &nic->g, rh), hdr, nic->g.hdr_bytes + len);
-	n = 1;
-	if (nic->faults)
-		n = lc_faults_wire(nic, dst, hdr, nic->g.hdr_bytes + len, rh,
-				   nic->g.recv_ring - (rh - nic->peer_tail[dst]));
-	/* release (R7): pairs with the remote Net-Recv's acquire of recv_head (A7) */
-	atomic_store_explicit(&rc->recv_head.v, rh + n, memory_order_release);
-	for (uint32_t i = 0; i < r->hops; i++) {
-		struct lc_net_port *p = lc_net_port(nic, r->gport[i]);
-
-		/* the holder of the port lock is the only writer of these two */
-		atomic_store_explicit(&p->frames, atomic_load_explicit(&p->frames, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
-		atomic_store_explicit(&p->bytes, atomic_load_explicit(&p->bytes, memory_order_relaxed) +
-				      nic->g.hdr_bytes + len, memory_order_relaxed);
-	}
-	lc_net_unlock(nic, r);
-	lc_nic_count(nic, LC_NIC_STAT_net_tx_frames, 1);
-	lc_nic_count(nic, LC_NIC_STAT_net_tx_bytes, nic->g.hdr_bytes + len);
 done:
 	nic->tx_ready[idx] = 0;
 	nic->tx_pc_done = 0;

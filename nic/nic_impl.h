@@ -316,6 +316,18 @@ LC_NIC_FUNC int lc_net_route(const struct lc_nic_geom *g, uint32_t src, uint32_t
 LC_NIC_FUNC int lc_net_lock(struct lc_nic *nic, const struct lc_route *r, uint32_t *busy);
 LC_NIC_FUNC void lc_net_unlock(struct lc_nic *nic, const struct lc_route *r);
 LC_NIC_FUNC struct lc_net_port *lc_net_port(struct lc_nic *nic, uint32_t gport);
+/*
+ * Put the frame at hdr (hdr_bytes + hdr->len, dst already < nodes and alive)
+ * on the link to dst, the one path of every frame this MCP sends: Net-Send's
+ * unicast frame and each multicast copy (nic/mcast.c, hdr->dst = dst set by
+ * the caller).  The per-link fault injector (faults.h) runs here, so every
+ * copy draws its own faults and is counted on its own link.  Returns
+ * LC_NET_PUT_SENT (in dst's Receive Ring, or gone: dropped or held back by
+ * a fault), LC_NET_PUT_BUSY (port held or ring full; *busy = the port) or
+ * LC_NET_PUT_LATER (a delay fault: ask again on a later step).
+ */
+enum { LC_NET_PUT_SENT = 0, LC_NET_PUT_BUSY = 1, LC_NET_PUT_LATER = 2 };
+LC_NIC_FUNC int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint32_t *busy);
 
 /* DMA engine: one control block of the highest-priority chain with work. Returns 1 if one ran. */
 LC_NIC_FUNC int lc_nic_dma_step(struct lc_nic *nic);

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "faults.h"
 #include "geom.h"
 #include "lc_config.h"
 #include "lc_errors.h"
@@ -17,7 +18,8 @@
 static char seg_name[64];
 static struct lc_nic *nics[NODES];
 
-static void seg_up(void)
+/* A segment of NODES nodes with faults spec (NULL: none) and every NIC attached. */
+static void seg_up_faults(const char *spec)
 {
 	struct lc_nic_geom g;
 	char err[256] = "";
@@ -28,10 +30,21 @@ static void seg_up(void)
 	snprintf(seg_name, sizeof seg_name, "/lc.mctest.%d", (int)getpid());
 	lc_seg_unlink(seg_name);
 	cr_assert_eq(lc_seg_create(seg_name, &g, err, sizeof err), 0, "%s", err);
+	if (spec) {
+		struct lc_fault_cfg fc;
+
+		cr_assert_eq(lc_faults_parse(spec, &fc, err, sizeof err), 0, "%s", err);
+		cr_assert_eq(lc_seg_set_faults(seg_name, &fc), 0);
+	}
 	for (uint32_t i = 0; i < NODES; i++) {
 		nics[i] = lc_nic_attach(seg_name, i, &g, err, sizeof err, &rc);
 		cr_assert_not_null(nics[i], "attach %u: %s", i, err);
 	}
+}
+
+static void seg_up(void)
+{
+	seg_up_faults(NULL);
 }
 
 static void seg_down(void)
@@ -212,6 +225,54 @@ Test(mcast_nic, a_full_member_ring_holds_the_frame_others_keep_their_single_copy
 	for (uint32_t k = 0; k < n1; k++)
 		cr_assert_eq(tags[k], k);
 	cr_assert_eq(atomic_load_explicit(&lc_nic_stats(nics[0])[LC_NIC_STAT_bp_drops], memory_order_relaxed), 0);
+}
+
+/* ---- NIC-made copies go through the per-link fault injector ---- */
+
+static void seg_up_lossy(void)
+{
+	seg_up_faults("drop=0.3,dup=0.2,seed=11");
+}
+
+TestSuite(mcast_nic_faults, .init = seg_up_lossy, .fini = seg_down, .timeout = 30);
+
+Test(mcast_nic_faults, each_copy_draws_and_counts_its_own_faults_on_its_link)
+{
+	enum { MSGS = 200 };
+	uint32_t m[] = { 0, 1, 2, 3 }, gid, tags[4 * MSGS], got[NODES] = { 0 };
+	uint64_t f[NODES * LC_FAULT_COUNT];
+	uint32_t n = 0;
+
+	cr_assert_eq(lc_nic_group_create(nics[0], m, 4, &gid), 0);
+	for (uint32_t k = 0; k < MSGS; k++) {
+		while (!lc_nic_tx_slot(nics[0]))
+			step_all(1);
+		post_group(gid, k);
+		step_all(2);
+		for (uint32_t i = 1; i < NODES; i++)
+			got[i] += drain(i, gid, tags, 0);
+	}
+	step_all(64);
+	for (uint32_t i = 1; i < NODES; i++)
+		got[i] += drain(i, gid, tags, 0);
+	cr_assert_eq(lc_seg_read_faults(seg_name, 0, f, NODES * LC_FAULT_COUNT, &n), 0);
+	cr_assert_eq(n, NODES);
+	for (uint32_t i = 0; i < LC_FAULT_COUNT; i++)
+		cr_assert_eq(f[0 * LC_FAULT_COUNT + i], 0, "no copy to the root itself");
+	for (uint32_t i = 1; i < NODES; i++) {
+		uint64_t drops = f[i * LC_FAULT_COUNT + LC_FAULT_drop];
+		uint64_t dups = f[i * LC_FAULT_COUNT + LC_FAULT_dup];
+
+		cr_assert_gt(drops, 0, "link 0->%u: copies dropped", i);
+		cr_assert_gt(dups, 0, "link 0->%u: copies duplicated", i);
+		cr_assert_eq(got[i], MSGS - drops + dups, "member %u: every copy counted on its own link "
+			     "(got %u, drops %llu, dups %llu)", i, got[i], (unsigned long long)drops,
+			     (unsigned long long)dups);
+	}
+	/* each link draws from its own generator: the members do not lose the same messages */
+	cr_assert(f[1 * LC_FAULT_COUNT + LC_FAULT_drop] != f[2 * LC_FAULT_COUNT + LC_FAULT_drop] ||
+		  f[2 * LC_FAULT_COUNT + LC_FAULT_drop] != f[3 * LC_FAULT_COUNT + LC_FAULT_drop],
+		  "three links, three independent loss patterns");
 }
 #endif
 
