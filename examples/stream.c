@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "comm.h"
+#include "lc_config.h"
 #include "lc_ex_pattern.h"
 
 /*
@@ -30,15 +31,22 @@
  *
  * With --verify a lossy network (commrun --faults, no reliability) does not
  * stop the run: each receive (and node 0's wait for the ack) is waited for at
- * most LC_ST_WAIT_MS (LC_ST_WAIT_NEXT_MS after a miss in the same window);
+ * most LC_ST_WAIT_MS (LC_ST_WAIT_NEXT_MS after a miss in the same window;
+ * no bound in a config with reliability, which loses nothing);
  * a receive still pending stays posted and takes the slot's next message
  * (judged by its header), failed sends and receives (LC_ERR_LOST) are
  * counted by what never arrived, and a message never seen is lost; once the
  * sender has left (LC_ERR_PEER_DEAD) node 1 stops waiting.
  */
 
-#define LC_ST_WAIT_MS 20
-#define LC_ST_WAIT_NEXT_MS 2
+#if LC_PROTO_RELIABILITY
+/* reliability delivers every message: a late one is only late (commrun --timeout bounds a hang) */
+#define LC_ST_WAIT_MS 3600000u
+#define LC_ST_WAIT_NEXT_MS 3600000u
+#else
+#define LC_ST_WAIT_MS 20u
+#define LC_ST_WAIT_NEXT_MS 2u
+#endif
 
 /* verify: the sender left (LC_ERR_PEER_DEAD): what did not arrive is lost, no more waiting */
 static int lc_st_gone;

@@ -62,8 +62,8 @@
  * them.  Losses are rare on this network (the fault injector is a test), the
  * sender already keeps copies, and a resend by PIO into the Send Ring is
  * cheap; go-back-N keeps the receive path at one compare.  A gap makes the
- * receiver ack at once, and three acks that do not move the window start the
- * resend before the timer (fast retransmit).
+ * receiver ack at once with LC_REL_F_GAP, and such an ack that does not move
+ * the window starts the resend before the timer (fast retransmit).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -92,6 +92,14 @@
 	(LC_RELIABILITY_RTO_NS * 64u > 100000000u ? LC_RELIABILITY_RTO_NS * 64u : (uint64_t)100000000u)
 /* Longest silence before a peer is given up: the doubling to the cap (< 2 caps), then max_retries caps. */
 #define LC_RELIABILITY_GIVE_UP_NS (LC_RELIABILITY_RTO_CAP_NS * ((uint64_t)LC_RELIABILITY_MAX_RETRIES + 2u))
+
+/*
+ * Gap acks that start a go-back before the timer.  One: the receiver coalesces
+ * its acks per poll, so a short burst draws a single gap ack, and go-back-N
+ * resends from una anyway; a reordered frame costs at most one spurious
+ * go-back per window (recover).
+ */
+#define LC_RELIABILITY_DUPACKS 1u
 
 #define LC_REL_F_ACK 1u      /* ack-only control frame */
 #define LC_REL_F_UNSEQ 2u    /* to a group id: not sequenced */
@@ -236,12 +244,12 @@ static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct
 
 	if (adv == 0 || adv > p->next - p->una) {
 		/*
-		 * fast retransmit: the third ack sent for a gap that leaves the window
+		 * fast retransmit: the LC_RELIABILITY_DUPACKS-th ack sent for a gap that leaves the window
 		 * where it is (acks drawn by duplicates do not count); not again
 		 * before the window passed the last go-back
 		 */
 		if (adv == 0 && gap && p->una != p->next && (int32_t)(p->una - p->recover) >= 0 &&
-		    ++p->dupacks == 3)
+		    ++p->dupacks == LC_RELIABILITY_DUPACKS)
 			lc_reliability_go_back(p);
 		return;
 	}
@@ -249,9 +257,9 @@ static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct
 		if (st->now_ns > p->rtt_t0_ns)
 			lc_reliability_rtt(p, st->now_ns - p->rtt_t0_ns);
 		p->rtt_t0_ns = 0;
-		p->rto_ns = p->rto_base_ns;
 	}
-	/* else Karn: a backed-off timeout stays until a frame sent once gives a sample */
+	/* progress: back to the estimate (a loss burst would keep a backed-off timer for long) */
+	p->rto_ns = p->rto_base_ns;
 	p->una = ack;
 	p->retries = 0;
 	p->dupacks = 0;
