@@ -20,7 +20,11 @@
 #include "comm.h"
 #include "faults.h"
 #include "geom.h"
+#include "lc_config.h"
 #include "nic.h"
+#if LC_PROTO_MULTICAST
+#include "multicast/static_groups.h"
+#endif
 
 /*
  * Life of a job:
@@ -164,7 +168,7 @@ static void lc_run_usage(void)
 		"  --faults SPEC  inject faults on every link, e.g. drop=0.05,corrupt=0.01,dup=0.01,\n"
 		"                 reorder=0.02,delay_us=50,seed=7 (default: $LC_FAULTS, else none)\n"
 		"  --group LIST   a static multicast group of nodes LIST (e.g. 0,1,2 or 0-3,6); repeat\n"
-		"                 for more: group ids 0, 1, ... in order (configs with multicast only)\n"
+		"                 for more: group ids in order after the config's multicast.groups (configs with multicast only)\n"
 		"  --stats        print every NIC and pipeline counter of every node at exit\n"
 		"  --timeout SEC  kill the job after SEC seconds (exit status 124)\n"
 		"  --show-job     print the job's segment name on stderr before starting\n"
@@ -559,8 +563,18 @@ int main(int argc, char **argv)
 		lc_seg_unlink(job);
 		return LC_RUN_EXIT_FAIL;
 	}
+	uint32_t n_static = 0;
+#if LC_PROTO_MULTICAST
+	/* the config's static groups (multicast.groups) take ids 0.., --group ones follow */
+	if ((rc = lc_group_static_install(job, &geom, err, sizeof err)) < 0) {
+		lc_run_msg("%s", err);
+		lc_seg_unlink(job);
+		return LC_RUN_EXIT_FAIL;
+	}
+	n_static = (uint32_t)rc;
+#endif
 	for (uint32_t i = 0; i < n_groups; i++)
-		if (lc_run_group(job, &geom, groups[i], i) != 0) {
+		if (lc_run_group(job, &geom, groups[i], n_static + i) != 0) {
 			lc_seg_unlink(job);
 			return LC_RUN_EXIT_FAIL;
 		}

@@ -41,6 +41,28 @@ function M.check_value(spec, v)
     end
   elseif t == "boolean" then
     if type(v) ~= "boolean" then return "expected true or false, got " .. describe(v) end
+  elseif t == "int_lists" then
+    if type(v) ~= "table" or (next(v) ~= nil and not util.is_list(v)) then
+      return "expected a list of integer lists such as { { 0, 1, 2 }, { 1, 3 } }, got " .. describe(v)
+    end
+    for i, l in ipairs(v) do
+      if type(l) ~= "table" or next(l) == nil or not util.is_list(l) then
+        return string.format("item %d: expected a non-empty list of integers such as { 0, 1 }, got %s",
+          i, type(l) == "table" and "an empty or keyed table" or describe(l))
+      end
+      local seen = {}
+      for j, x in ipairs(l) do
+        if math.type(x) ~= "integer" then
+          return string.format("item %d, entry %d: expected an integer, got %s", i, j, describe(x))
+        end
+        if x < (spec.min or 0) or spec.max and x > spec.max then
+          return string.format("item %d: %d is out of range %d .. %s", i, x, spec.min or 0,
+            spec.max and tostring(spec.max) or "")
+        end
+        if seen[x] then return string.format("item %d: %d is listed twice", i, x) end
+        seen[x] = true
+      end
+    end
   elseif t == "list" then
     if type(v) ~= "table" or (next(v) ~= nil and not util.is_list(v)) then
       return "expected a list of names such as { \"checksum\" }, got " .. describe(v)
@@ -114,9 +136,61 @@ function M.registry(reg, pointcuts)
     for _, f in ipairs({ "help", "order_why" }) do
       if type(e[f]) ~= "string" then err(r, f, "expected a string, got " .. describe(e[f])) end
     end
-    for _, f in ipairs({ "requires", "conflicts", "pointcuts", "sources" }) do
+    for _, f in ipairs({ "requires", "pointcuts", "sources" }) do
       if e[f] ~= nil and not is_string_list(e[f]) then
         err(r, f, "expected a list of strings, got " .. describe(e[f]))
+      end
+    end
+    -- conflicts: names, or { "name", when = { param = value, ... }, why = "..." }
+    -- (a conflict only while each listed parameter of this protocol has that value)
+    local conflicts = {}
+    if e.conflicts ~= nil and (type(e.conflicts) ~= "table" or
+        (next(e.conflicts) ~= nil and not util.is_list(e.conflicts))) then
+      err(r, "conflicts", "expected a list of names or { \"name\", when = { param = value }, "
+        .. "why = \"...\" }, got " .. describe(e.conflicts))
+    else
+      for i, c in ipairs(e.conflicts or {}) do
+        if type(c) == "string" then
+          conflicts[#conflicts + 1] = { name = c }
+        elseif type(c) ~= "table" or type(c[1]) ~= "string" then
+          err(r, "conflicts", string.format("item %d: expected a name or { \"name\", when = { ... }, "
+            .. "why = \"...\" }, got %s", i, describe(c)))
+        else
+          local ok = true
+          for _, k in ipairs(util.sorted_keys(c)) do
+            if k ~= 1 and k ~= "when" and k ~= "why" then
+              err(r, "conflicts", string.format("item %d: unknown field '%s' (when, why)", i, tostring(k)), c[1])
+              ok = false
+            end
+          end
+          if c.why ~= nil and type(c.why) ~= "string" then
+            err(r, "conflicts", string.format("item %d: why must be a string", i), c[1])
+            ok = false
+          end
+          if c.when ~= nil and (type(c.when) ~= "table" or util.is_list(c.when) and next(c.when) ~= nil) then
+            err(r, "conflicts", string.format("item %d: when must be a table of parameter = value", i), c[1])
+            ok = false
+          elseif c.when then
+            for _, k in ipairs(util.sorted_keys(c.when)) do
+              local spec
+              for _, p in ipairs(type(e.params) == "table" and e.params or {}) do
+                if type(p) == "table" and p.name == k then spec = p end
+              end
+              if not spec then
+                err(r, "conflicts", string.format("item %d: when: '%s' is not a parameter of %s", i,
+                  tostring(k), tostring(e.name)), c[1])
+                ok = false
+              else
+                local why = M.check_value(spec, c.when[k])
+                if why then
+                  err(r, "conflicts", string.format("item %d: when: %s: %s", i, k, why), c[1])
+                  ok = false
+                end
+              end
+            end
+          end
+          if ok then conflicts[#conflicts + 1] = { name = c[1], when = c.when, why = c.why } end
+        end
       end
     end
     if is_string_list(e.pointcuts) then
@@ -152,8 +226,8 @@ function M.registry(reg, pointcuts)
           err(r, key, "parameter " .. p.name .. " is declared twice", p.name)
         end
         pseen[pname] = true
-        if p.type ~= "integer" and p.type ~= "boolean" and p.type ~= "string" then
-          err(r, key, "parameter " .. pname .. ": type must be integer, boolean or string, got "
+        if p.type ~= "integer" and p.type ~= "boolean" and p.type ~= "string" and p.type ~= "int_lists" then
+          err(r, key, "parameter " .. pname .. ": type must be integer, boolean, string or int_lists, got "
             .. describe(p.type), p.name)
         elseif p.type == "string" and not (is_string_list(p.values) and #p.values > 0) then
           err(r, key, "parameter " .. pname .. ": a string parameter needs its values", p.name)
@@ -164,7 +238,7 @@ function M.registry(reg, pointcuts)
             end
           end
         end
-        if p.type == "integer" then
+        if p.type == "integer" or p.type == "int_lists" then
           for _, f in ipairs({ "min", "max" }) do
             if p[f] ~= nil and math.type(p[f]) ~= "integer" then
               err(r, key, "parameter " .. pname .. ": " .. f .. " must be an integer", p.name)
@@ -196,7 +270,7 @@ function M.registry(reg, pointcuts)
         name = e.name, order = e.order, implemented = e.implemented, help = e.help,
         order_why = e.order_why, params = params, header = header,
         pointcuts = e.pointcuts or {}, requires = e.requires or {},
-        conflicts = e.conflicts or {}, sources = e.sources or {},
+        conflicts = conflicts, sources = e.sources or {},
         file = r.file, src = r.src,
       }
     end
@@ -206,6 +280,7 @@ function M.registry(reg, pointcuts)
       local p = byname[name]
       for _, f in ipairs({ "requires", "conflicts" }) do
         for _, q in ipairs(p[f]) do
+          if type(q) == "table" then q = q.name end
           if not byname[q] then
             diags[#diags + 1] = parse.diag(p.file, parse.find_line(p.src, f, q), f,
               "unknown protocol '" .. q .. "'" .. util.did_you_mean(q, util.sorted_keys(byname)))
@@ -337,21 +412,9 @@ function M.config(cfg, schema, protos)
     end
   end
   table.sort(selected, function(a, b) return a.order < b.order end)
-  for _, p in ipairs(selected) do
-    for _, q in ipairs(p.requires) do
-      if not seen[q] then
-        err("protocols", "'" .. p.name .. "' requires '" .. q .. "', which is not selected", nil, p.name)
-      end
-    end
-    for _, q in ipairs(p.conflicts) do
-      if seen[q] then
-        err("protocols", "'" .. p.name .. "' conflicts with '" .. q .. "'", nil, p.name)
-      end
-    end
-  end
 
   -- Parameters of the selected protocols, defaults filled.
-  local active = {}
+  local active, vals_of = {}, {}
   for _, p in ipairs(selected) do
     local vals = {}
     local t = type(r[p.name]) == "table" and r[p.name] or {}
@@ -360,8 +423,34 @@ function M.config(cfg, schema, protos)
       if v == nil then v = ps.default end
       vals[ps.name] = v
     end
+    vals_of[p.name] = vals
     active[#active + 1] = { proto = p, params = vals }
   end
+
+  for _, p in ipairs(selected) do
+    for _, q in ipairs(p.requires) do
+      if not seen[q] then
+        err("protocols", "'" .. p.name .. "' requires '" .. q .. "', which is not selected", nil, p.name)
+      end
+    end
+    for _, c in ipairs(p.conflicts) do
+      local hit, cond = seen[c.name], {}
+      for _, k in ipairs(util.sorted_keys(c.when or {})) do
+        hit = hit and vals_of[p.name][k] == c.when[k]
+        local v = c.when[k]
+        cond[#cond + 1] = p.name .. "." .. k .. " = " .. (type(v) == "string" and ('"' .. v .. '"') or tostring(v))
+      end
+      if hit then
+        local dotted = #cond > 0 and (p.name .. "." .. util.sorted_keys(c.when)[1]) or "protocols"
+        local file = cfg.origins[dotted]
+        err(file and dotted or "protocols", "'" .. p.name .. "'"
+          .. (#cond > 0 and (" with " .. table.concat(cond, ", ")) or "")
+          .. " conflicts with '" .. c.name .. "'" .. (c.why and (": " .. c.why) or ""), nil,
+          not file and p.name or nil)
+      end
+    end
+  end
+
   out.active = active
   out.where = where
   return out, diags

@@ -43,6 +43,17 @@ function M.macros(m, schema, protos)
         def(base, tostring(ps.value), p.name .. "." .. ps.name, owner)
       elseif ps.type == "boolean" then
         def(base, ps.value and "1" or "0", p.name .. "." .. ps.name, owner)
+      elseif ps.type == "int_lists" then
+        -- an X-macro list, one X(index, n, members...) per inner list, and the count
+        local xs = {}
+        for i, l in ipairs(ps.value) do
+          local ns = {}
+          for _, n in ipairs(l) do ns[#ns + 1] = tostring(n) end
+          xs[#xs + 1] = string.format("X(%d, %d, %s)", i - 1, #l, table.concat(ns, ", "))
+        end
+        def(base .. "_COUNT", tostring(#ps.value), p.name .. "." .. ps.name .. ": number of lists", owner)
+        def(base .. "(X)", #xs > 0 and table.concat(xs, " ") or "/* none */",
+          p.name .. "." .. ps.name .. ": X(index, count, members...) per list", owner)
       else
         def(base, '"' .. ps.value .. '"', p.name .. "." .. ps.name, owner)
         for _, v in ipairs(ps.values) do

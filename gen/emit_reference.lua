@@ -14,7 +14,15 @@ local function show(v)
   if type(v) == "table" then
     if #v == 0 then return "`{}`" end
     local parts = {}
-    for _, x in ipairs(v) do parts[#parts + 1] = '"' .. x .. '"' end
+    for _, x in ipairs(v) do
+      if type(x) == "table" then
+        local ns = {}
+        for _, n in ipairs(x) do ns[#ns + 1] = tostring(n) end
+        parts[#parts + 1] = "{ " .. table.concat(ns, ", ") .. " }"
+      else
+        parts[#parts + 1] = '"' .. x .. '"'
+      end
+    end
     return "`{ " .. table.concat(parts, ", ") .. " }`"
   end
   return "`" .. tostring(v) .. "`"
@@ -32,6 +40,9 @@ local function range(s)
     return r
   end
   if s.type == "boolean" then return "`true`, `false`" end
+  if s.type == "int_lists" then
+    return string.format("lists of distinct integers %s .. %s", s.min or 0, s.max and tostring(s.max) or "")
+  end
   return ""
 end
 
@@ -105,7 +116,18 @@ function M.emit(schema, protos, pointcuts)
       hdr[#hdr + 1] = h[1] .. " " .. p.name .. "_" .. h[2]
     end
     o[#o + 1] = "- header fields: " .. list(hdr)
-    o[#o + 1] = "- requires: " .. list(p.requires) .. "; conflicts with: " .. list(p.conflicts)
+    local conf = {}
+    for _, c in ipairs(p.conflicts) do
+      local cond = {}
+      for _, k in ipairs(util.sorted_keys(c.when or {})) do
+        local v = c.when[k]
+        cond[#cond + 1] = k .. " = " .. (type(v) == "string" and ('"' .. v .. '"') or tostring(v))
+      end
+      conf[#conf + 1] = "`" .. c.name .. "`" .. (#cond > 0 and (" when " .. table.concat(cond, ", ")) or "")
+        .. (c.why and (" (" .. md(c.why) .. ")") or "")
+    end
+    o[#o + 1] = "- requires: " .. list(p.requires) .. "; conflicts with: "
+      .. (#conf > 0 and table.concat(conf, "; ") or "none")
     if #p.sources > 0 then o[#o + 1] = "- extra sources: " .. list(p.sources) end
     o[#o + 1] = ""
     if #p.params == 0 then

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* multicast protocol: the group API of comm.h (create, join, leave, lc_mcast, lc_bcast). */
+#include <stdio.h>
 #include <string.h>
 
+#include "multicast/static_groups.h"
 #include "node.h"
 
 /*
@@ -202,4 +204,38 @@ int lc_mcast(lc_node *node, int gid, const void *buf, size_t len)
 int lc_bcast(lc_node *node, const void *buf, size_t len)
 {
 	return lc_mcast(node, LC_GROUP_WORLD, buf, len);
+}
+
+int lc_group_static_install(const char *job, const struct lc_nic_geom *g, char *err, size_t errlen)
+{
+	uint32_t gid = 0;
+	int rc;
+
+	(void)job;
+	(void)g;
+	(void)gid;
+	(void)rc;
+#define LC_X_MC_INSTALL(i, n, ...)                                                          \
+	{                                                                                     \
+		static const uint32_t lc_m_[] = { __VA_ARGS__ };                              \
+		for (uint32_t k = 0; k < (n); k++)                                            \
+			if (lc_m_[k] >= g->nodes) {                                           \
+				snprintf(err, errlen, "multicast.groups: group %d lists node %u, " \
+					 "out of range 0..%u", (i), lc_m_[k], g->nodes - 1);      \
+				return LC_ERR_RANGE;                                          \
+			}                                                                     \
+		rc = lc_seg_group_create(job, g, lc_m_, (n), &gid, err, errlen);              \
+		if (rc)                                                                       \
+			return rc;                                                            \
+		if (gid != (uint32_t)(i)) {                                                   \
+			snprintf(err, errlen, "multicast.groups: group %d got id %u (the "    \
+				 "segment's group table was not empty)", (i), gid);           \
+			return LC_ERR_BUSY;                                                   \
+		}                                                                             \
+	}
+	LC_MULTICAST_GROUPS(LC_X_MC_INSTALL)
+#undef LC_X_MC_INSTALL
+	(void)err;
+	(void)errlen;
+	return LC_MULTICAST_GROUPS_COUNT;
 }

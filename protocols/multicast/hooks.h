@@ -38,9 +38,36 @@
 #include "lc_proto.h"
 #include "lc_verdict.h"
 
-#if LC_MULTICAST_MODE_NIC && (LC_PROTO_CHECKSUM || LC_PROTO_RELIABILITY || LC_PROTO_FLOW_CONTROL)
-#error "multicast.mode = \"nic\" rewrites dst in the MCP after the send hooks of checksum, reliability and flow_control ran: use mode = \"host\" with them"
-#endif
+/*
+ * nic mode with checksum, reliability or flow_control is refused by the
+ * generator (protocol.lua: conflicts ... when = { mode = "nic" }, with the
+ * reason), so no build reaches this header with that combination.
+ */
+_Static_assert(LC_MULTICAST_GROUPS_COUNT <= LC_MULTICAST_MAX_GROUPS,
+	       "multicast.groups lists more static groups than multicast.max_groups");
+
+/*
+ * init: the static groups of the config (multicast.groups) must name nodes
+ * of this job (the generator checked ids >= 0 and no duplicates; the node
+ * count is known only now).  The launcher made them (group ids 0..COUNT-1,
+ * lc_group_static_install in group.c) before the nodes started.
+ */
+static inline int lc_multicast_init(struct lc_node *node)
+{
+#define LC_X_MC_STATIC(i, n, ...)                                                         \
+	{                                                                                   \
+		static const uint32_t lc_m_[] = { __VA_ARGS__ };                            \
+		for (uint32_t k = 0; k < (n); k++)                                          \
+			if (lc_m_[k] >= node->size)                                         \
+				return lc_proto_fail(LC_ERR_RANGE, "multicast.groups: group %d "  \
+						     "lists node %u, the job has %u nodes (0..%u)", \
+						     (i), lc_m_[k], node->size, node->size - 1);   \
+	}
+	LC_MULTICAST_GROUPS(LC_X_MC_STATIC)
+#undef LC_X_MC_STATIC
+	(void)node;
+	return 0;
+}
 
 static inline lc_verdict lc_multicast_recv_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
 						 void *payload)

@@ -15,14 +15,24 @@ return {
       help = "\"host\": lc_mcast sends one unicast copy per member through the whole pipeline "
         .. "(composes with every protocol); \"nic\": the host posts the message once and the "
         .. "sender's MCP copies each frame to every member at nic_tx (flat tree); nic mode "
-        .. "cannot be combined with checksum, reliability or flow_control (the MCP rewrites "
-        .. "the destination of each copy after their send hooks ran: the build stops with #error)" },
+        .. "conflicts with checksum, reliability and flow_control (see conflicts)" },
     { name = "max_groups", type = "integer", default = 16, min = 1, max = 4096,
       help = "entries of the group table in the job segment (group ids 0 .. max_groups-1)" },
+    { name = "groups", type = "int_lists", default = {}, min = 0, max = 4095,
+      help = "static groups, e.g. { { 0, 1, 2 }, { 1, 3 } }: group ids 0, 1, ... in order, made "
+        .. "by the launcher before the nodes start (commrun --group ones follow them); each "
+        .. "node id < the job's node count (checked by commrun and by lc_open)" },
   },
   header = {},
-  pointcuts = { "recv_frame", "nic_tx" },
+  pointcuts = { "init", "recv_frame", "nic_tx" },
   requires = {},
-  conflicts = {},
+  conflicts = {
+    { "checksum", when = { mode = "nic" },
+      why = "the MCP rewrites dst of each copy after checksum sealed the header (the CRC covers dst); use mode = \"host\"" },
+    { "reliability", when = { mode = "nic" },
+      why = "each copy would carry the root's group sequence number and CRC, not a per-member number; use mode = \"host\"" },
+    { "flow_control", when = { mode = "nic" },
+      why = "a group frame is not credit-checked at each member, so the copies could overflow a receiver; use mode = \"host\"" },
+  },
   sources = { "group.c" },
 }

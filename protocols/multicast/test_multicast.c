@@ -349,6 +349,33 @@ Test(mcast_run, launcher_refuses_a_bad_group)
 	free(o.text);
 }
 
+#if LC_MULTICAST_GROUPS_COUNT > 0
+Test(mcast_run, static_groups_from_the_config_come_first_then_the_launchers)
+{
+	static const char *const opts[] = { "--group", "0,3", NULL };
+	static const char *const args[] = { "static", "50", NULL };
+	struct lc_t_out o;
+
+	run_mcast(&o, 4, opts, args);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, "mcast ok:"), 4, "output:\n%s", o.text);
+	free(o.text);
+}
+
+Test(mcast_run, a_static_group_naming_a_node_past_the_job_is_refused)
+{
+	static const char *const opts[] = { NULL };
+	static const char *const args[] = { "bcast", "1", NULL };
+	struct lc_t_out o;
+
+	run_mcast(&o, 2, opts, args);
+	cr_assert_neq(o.status, 0, "output:\n%s", o.text);
+	cr_assert(strstr(o.text, "multicast.groups: group 0 lists node 2, out of range 0..1"),
+		  "output:\n%s", o.text);
+	free(o.text);
+}
+#endif
+
 #if LC_PROTO_RELIABILITY
 Test(mcast_run, reliable_broadcast_to_8_nodes_under_faults)
 {

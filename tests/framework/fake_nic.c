@@ -236,6 +236,19 @@ int lc_nic_group_create(struct lc_nic *nic, const uint32_t *members, uint32_t n,
 	return LC_ERR_AGAIN;
 }
 
+int lc_seg_group_create(const char *name, const struct lc_nic_geom *g, const uint32_t *members,
+			uint32_t n, uint32_t *gid, char *err, size_t errlen)
+{
+	(void)name;
+	(void)g;
+	(void)members;
+	(void)n;
+	(void)gid;
+	if (err && errlen)
+		err[0] = '\0';
+	return LC_ERR_RANGE;
+}
+
 int lc_nic_group_destroy(struct lc_nic *nic, uint32_t gid)
 {
 	(void)nic, (void)gid;

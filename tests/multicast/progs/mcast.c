@@ -10,11 +10,16 @@
  *                     node (k % 3 == 0: broadcast, else unicast to
  *                     1 + (k/3 + k%3) % (n-1)); each node checks it gets exactly its
  *                     messages, in the order sent.
- * mcast joinleave N   group 0 = {0,1,2} comes from the launcher (--group);
+ * mcast joinleave N   group COUNT = {0,1,2} comes from the launcher (--group;
+ *                     COUNT = the config's static groups, usually 0);
  *                     node 0 sends N group messages, node 2 leaves after N/4,
  *                     node 3 joins at once; each tells node 0, which then
  *                     sends N more: node 2 must get none of those, node 3
  *                     all of them, node 1 all 2N; then an end unicast.
+ * mcast static N     the config's multicast.groups are groups 0..COUNT-1 with
+ *                     exactly their members, the launcher's --group 0,3 is
+ *                     group COUNT; node 0 sends N messages to each static
+ *                     group, every member gets them all, in order.
  * Every message: uint32 kind (G group, U unicast, E end), uint32 k, pattern.
  */
 enum { K_GROUP = 'G', K_UNI = 'U', K_END = 'E', K_NOTE = 'N' };
@@ -105,6 +110,9 @@ static int run_order(lc_node *node, int me, int n, uint32_t count, uint8_t *buf,
 	return 0;
 }
 
+/* the launcher's --group comes after the config's static groups */
+#define JL_GID LC_MULTICAST_GROUPS_COUNT
+
 static int run_joinleave(lc_node *node, int me, int n, uint32_t count, uint8_t *buf, size_t cap)
 {
 	int members[8], m;
@@ -112,7 +120,7 @@ static int run_joinleave(lc_node *node, int me, int n, uint32_t count, uint8_t *
 
 	if (n != 4)
 		lc_tp_fail("joinleave needs 4 nodes");
-	m = lc_group_members(node, 0, members, 8);
+	m = lc_group_members(node, JL_GID, members, 8);
 	if (me == 0) {
 		uint8_t note[8];
 		struct lc_status st;
@@ -121,18 +129,18 @@ static int run_joinleave(lc_node *node, int me, int n, uint32_t count, uint8_t *
 			lc_tp_fail("group 0 has %d members at the start (launcher --group 0,1,2)", m);
 		for (k = 0; k < count; k++) {
 			make(buf, msg_len(k), K_GROUP, k);
-			LC_TP_OK(node, lc_mcast(node, 0, buf, msg_len(k)));
+			LC_TP_OK(node, lc_mcast(node, JL_GID, buf, msg_len(k)));
 		}
 		/* the notes of nodes 2 and 3: both changes are done before what follows */
 		for (int i = 0; i < 2; i++) {
 			LC_TP_OK(node, lc_recv(node, LC_ANY_SOURCE, note, sizeof note, &st));
 		}
-		m = lc_group_members(node, 0, members, 8);
+		m = lc_group_members(node, JL_GID, members, 8);
 		if (m != 3 || members[0] != 0 || members[1] != 1 || members[2] != 3)
 			lc_tp_fail("group 0 after the changes: %d members", m);
 		for (k = count; k < 2 * count; k++) {
 			make(buf, msg_len(k), K_GROUP, k);
-			LC_TP_OK(node, lc_mcast(node, 0, buf, msg_len(k)));
+			LC_TP_OK(node, lc_mcast(node, JL_GID, buf, msg_len(k)));
 		}
 		for (int i = 1; i < 4; i++) {
 			make(buf, 8, K_END, 2 * count);
@@ -142,8 +150,8 @@ static int run_joinleave(lc_node *node, int me, int n, uint32_t count, uint8_t *
 		return 0;
 	}
 	if (me == 3) {
-		LC_TP_OK(node, lc_group_join(node, 0));
-		LC_TP_OK(node, lc_group_join(node, 0));   /* idempotent */
+		LC_TP_OK(node, lc_group_join(node, JL_GID));
+		LC_TP_OK(node, lc_group_join(node, JL_GID));   /* idempotent */
 		LC_TP_OK(node, lc_send(node, 0, "joined..", 8));
 	}
 	for (;;) {
@@ -157,7 +165,7 @@ static int run_joinleave(lc_node *node, int me, int n, uint32_t count, uint8_t *
 		last = rk;
 		got++;
 		if (me == 2 && got == count / 4) {
-			LC_TP_OK(node, lc_group_leave(node, 0));
+			LC_TP_OK(node, lc_group_leave(node, JL_GID));
 			LC_TP_OK(node, lc_send(node, 0, "left....", 8));
 			mark = rk;
 		}
@@ -170,6 +178,65 @@ static int run_joinleave(lc_node *node, int me, int n, uint32_t count, uint8_t *
 		lc_tp_fail("node 3 got %u, k %u..%u", got, first, last);
 	printf("[%d] mcast ok: node %d received %u group messages, k %u..%u\n", me, me, got,
 	       got ? first : 0, last);
+	return 0;
+}
+
+/* The config's static groups: members as listed, then traffic to each. */
+static int run_static(lc_node *node, int me, int n, uint32_t count, uint8_t *buf, size_t cap)
+{
+	int members[64], m, got = 0, expect = 0;
+	uint32_t len = 64;
+
+	(void)n;
+#define LC_X_CHECK(i, cnt, ...)                                                               \
+	{                                                                                     \
+		static const int want[] = { __VA_ARGS__ };                                    \
+		int mine = 0;                                                                 \
+		m = lc_group_members(node, (i), members, 64);                       \
+		if (m != (cnt))                                                               \
+			lc_tp_fail("static group %d has %d members, the config lists %d", (i), m, (cnt)); \
+		for (int k = 0; k < (cnt); k++) {                                             \
+			int found = 0;                                                        \
+			for (int j = 0; j < m; j++)                                           \
+				found |= members[j] == want[k];                               \
+			if (!found)                                                           \
+				lc_tp_fail("static group %d lacks node %d", (i), want[k]);    \
+			mine |= want[k] == me;                                                \
+		}                                                                             \
+		if (mine && me != 0)                                                          \
+			expect += (int)count;                                                 \
+	}
+	LC_MULTICAST_GROUPS(LC_X_CHECK)
+#undef LC_X_CHECK
+	m = lc_group_members(node, LC_MULTICAST_GROUPS_COUNT, members, 64);
+	if (m != 2 || members[0] != 0 || members[1] != 3)
+		lc_tp_fail("--group 0,3 is not group %d (%d members)", LC_MULTICAST_GROUPS_COUNT, m);
+	if (me == 0) {
+		for (int g = 0; g < LC_MULTICAST_GROUPS_COUNT; g++)
+			for (uint32_t k = 0; k < count; k++) {
+				make(buf, len, K_GROUP, (uint32_t)g * count + k);
+				LC_TP_OK(node, lc_mcast(node, g, buf, len));
+			}
+		printf("[0] mcast ok: sent %u to each of %d static groups\n", count,
+		       LC_MULTICAST_GROUPS_COUNT);
+		return 0;
+	}
+	int64_t prev = -1;
+
+	while (got < expect) {
+		struct lc_status st;
+		uint32_t kind, kk;
+
+		LC_TP_OK(node, lc_recv(node, 0, buf, cap, &st));
+		memcpy(&kind, buf, 4);
+		memcpy(&kk, buf + 4, 4);
+		if (kind != K_GROUP || st.len != len || (int64_t)kk <= prev)
+			lc_tp_fail("message kind %u k %u len %zu after k %lld", kind, kk, (size_t)st.len,
+				   (long long)prev);
+		prev = kk;
+		got++;
+	}
+	printf("[%d] mcast ok: received %d static-group messages\n", me, got);
 	return 0;
 }
 
@@ -188,6 +255,8 @@ int main(int argc, char **argv)
 		rc = run_bcast(node, me, n, count, buf, cap);
 	else if (strcmp(argv[1], "order") == 0)
 		rc = run_order(node, me, n, count, buf, cap);
+	else if (strcmp(argv[1], "static") == 0)
+		rc = run_static(node, me, n, count, buf, cap);
 	else if (strcmp(argv[1], "joinleave") == 0)
 		rc = run_joinleave(node, me, n, count, buf, cap);
 	else

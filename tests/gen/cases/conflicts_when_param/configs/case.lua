@@ -1,0 +1,4 @@
+return {
+  protocols = { "checksum", "reliability", "multicast" },
+  multicast = { mode = "nic" },
+}

@@ -1,0 +1,3 @@
+return {
+  protocols = { "fast" },
+}

@@ -1,0 +1,15 @@
+return {
+  name = "fast", order = 1, implemented = true,
+  help = "test protocol fast", order_why = "test",
+  params = {
+    { name = "mode", type = "string", default = "a", values = { "a", "b" }, help = "mode" },
+  },
+  header = {},
+  pointcuts = { "send_frame" },
+  requires = {},
+  conflicts = {
+    { "safe", when = { mdoe = "b" }, why = "test" },
+    { "safe", when = { mode = "c" } },
+  },
+  sources = {},
+}
