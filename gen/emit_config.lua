@@ -23,6 +23,7 @@ function M.macros(m, schema, protos)
   def("LC_NIC_CTRL_BYTES", tostring(m.sram[1].bytes), "SRAM control block (ring indices, one 64-byte line each)")
   def("LC_NIC_DMA_BLOCK_BYTES", "32", "bytes of one DMA chain block")
   def("LC_NIC_FIFO_ENTRY_BYTES", "16", "bytes of one doorbell/completion FIFO entry")
+  def("LC_NIC_RECV_LEN_BYTES", "4", "bytes of one Receive Ring slot's wire length")
   for _, l in ipairs(m.sram) do
     def("LC_NIC_OFF_" .. l.name:upper(), tostring(l.offset), "SRAM offset of " .. l.name)
   end

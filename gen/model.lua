@@ -9,6 +9,7 @@ local M = {}
 M.CTRL_BYTES = 4096
 M.DMA_BLOCK_BYTES = 32
 M.FIFO_ENTRY_BYTES = 16
+M.RECV_LEN_BYTES = 4   -- wire byte count of one Receive Ring slot (written by the sending NIC)
 M.SRAM_ALIGN = 64
 
 -- The SRAM buffers in layout order: name, config key, bytes per element.
@@ -20,6 +21,7 @@ local function sram_buffers(c)
     { name = "rx_dma", count = c["nic.rx_dma"], elem = M.DMA_BLOCK_BYTES },
     { name = "tx_fifo", count = c["nic.tx_fifo"], elem = M.FIFO_ENTRY_BYTES },
     { name = "rx_fifo", count = c["nic.rx_fifo"], elem = M.FIFO_ENTRY_BYTES },
+    { name = "recv_len", count = c["nic.recv_ring"], elem = M.RECV_LEN_BYTES },
   }
 end
 

@@ -32,7 +32,7 @@ return {
 
   { key = "nic.sram_bytes", type = "integer", default = 2 * MiB, min = 64 * KiB, max = 1 << 30,
     macro = "LC_NIC_SRAM_BYTES",
-    help = "size of the NIC's SRAM; the six buffers and the control block must fit in it" },
+    help = "size of the NIC's SRAM; the seven buffers and the control block must fit in it" },
   { key = "nic.slot_bytes", type = "integer", default = 8256, min = 128, max = (1 << 20) + 4 * KiB,
     macro = "LC_NIC_SLOT_BYTES",
     help = "bytes of one Send/Receive Ring slot (and of one host staging slot): "

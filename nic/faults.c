@@ -268,11 +268,13 @@ uint32_t lc_faults_wire(struct lc_nic *nic, uint32_t dst, const void *src, uint3
 	}
 	if (l->dup && n < room) {
 		memcpy(lc_fault_recv_slot(nic, dst, rh + n), src, bytes);
+		*lc_recv_len(lc_seg_sram(nic, dst), &nic->g, rh + n) = bytes;
 		n++;
 		lc_fault_count(nic, dst, LC_FAULT_dup);
 	}
 	if (l->held_bytes && n < room) {
 		memcpy(lc_fault_recv_slot(nic, dst, rh + n), l->held, l->held_bytes);
+		*lc_recv_len(lc_seg_sram(nic, dst), &nic->g, rh + n) = l->held_bytes;
 		n++;
 		l->held_bytes = 0;
 		fs->held_n--;
@@ -316,6 +318,7 @@ int lc_faults_step(struct lc_nic *nic)
 			}
 		}
 		memcpy(lc_fault_recv_slot(nic, dst, rh), l->held, l->held_bytes);
+		*lc_recv_len(lc_seg_sram(nic, dst), &nic->g, rh) = l->held_bytes;
 		/* release (R7): pairs with the remote Net-Recv's acquire of recv_head (A7) */
 		atomic_store_explicit(&rc->recv_head.v, rh + 1, memory_order_release);
 		lc_net_unlock(nic, r);

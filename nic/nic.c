@@ -28,10 +28,7 @@ static inline uint8_t *send_slot(const struct lc_nic *nic, uint32_t i)
 	return nic->sram + nic->g.off_send_ring + (size_t)(i & (nic->g.send_ring - 1)) * nic->g.slot_bytes;
 }
 
-static inline uint8_t *recv_slot(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
-{
-	return sram + g->off_recv_ring + (size_t)(i & (g->recv_ring - 1)) * g->slot_bytes;
-}
+#define recv_slot lc_recv_slot
 
 /* ---- identity, liveness, counters ---- */
 
@@ -260,6 +257,7 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 	}
 	/* the NIC-to-NIC copy: header and payload, from our SRAM into the remote Receive Ring */
 	memcpy(recv_slot(lc_seg_sram(nic, dst), &nic->g, rh), hdr, bytes);
+	*lc_recv_len(lc_seg_sram(nic, dst), &nic->g, rh) = bytes;
 	n = 1;
 	if (nic->faults)
 		n = lc_faults_wire(nic, dst, hdr, bytes, rh, nic->g.recv_ring - (rh - nic->peer_tail[dst]));
@@ -397,7 +395,7 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
 	struct lc_nic_mcp *m = &ct->mcp;
-	uint32_t next = m->recv_next, h0, used, slot;
+	uint32_t next = m->recv_next, h0, used, slot, wire;
 	struct lc_frame_hdr *hdr;
 	struct lc_nic_dma_block *b;
 	lc_verdict v;
@@ -406,8 +404,10 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 	if (next == atomic_load_explicit(&ct->recv_head.v, memory_order_acquire))
 		return 0;
 	hdr = (struct lc_frame_hdr *)recv_slot(nic->sram, &nic->g, next);
-	if (hdr->magic != LC_FRAME_MAGIC || hdr->dst != nic->node || hdr->src >= nic->g.nodes ||
-	    hdr->len > nic->g.mtu) {
+	/* the wire byte count, not the header's len (a fault may have flipped it) */
+	wire = *lc_recv_len(nic->sram, &nic->g, next);
+	if (wire < nic->g.hdr_bytes || wire > nic->g.slot_bytes || hdr->magic != LC_FRAME_MAGIC ||
+	    hdr->dst != nic->node || hdr->src >= nic->g.nodes || hdr->len != wire - nic->g.hdr_bytes) {
 		lc_nic_count(nic, LC_NIC_STAT_nic_drops_bad, 1);
 		goto drop;
 	}
@@ -437,7 +437,7 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 	b = &nic->chain[0].blocks[h0 & nic->chain[0].mask];
 	b->host = (uint64_t)(uintptr_t)(nic->staging + (size_t)slot * nic->g.slot_bytes);
 	b->sram = (uint32_t)((uint8_t *)hdr - nic->sram);
-	b->len = nic->g.hdr_bytes + hdr->len;
+	b->len = wire;
 	b->flags = LC_DMA_TO_HOST | LC_DMA_SIGNAL;
 	b->tag = next;
 	b->next = (h0 + 1) & nic->chain[0].mask;

@@ -40,6 +40,8 @@ struct lc_nic_geom {
 	uint32_t send_ring, recv_ring, tx_dma, rx_dma, tx_fifo, rx_fifo;
 	/* byte offsets of each buffer in SRAM (computed by the generator) */
 	uint32_t off_ctrl, off_send_ring, off_recv_ring, off_tx_dma, off_rx_dma, off_tx_fifo, off_rx_fifo;
+	uint32_t off_recv_len;      /* recv_ring x uint32_t: wire byte count of each Receive Ring slot */
+	uint32_t reserved;          /* 0; keeps the struct free of padding (the segment compares every field) */
 	uint32_t staging_slots;    /* host staging buffer: slots of slot_bytes, power of two */
 	uint32_t switch_ports;     /* ports of one crossbar switch */
 	uint64_t backpressure_timeout_ns;

@@ -43,8 +43,11 @@
  *   a sender holds the switch output port that leads to this node (so the
  *   remote writers are serialized by that port's lock: lock CAS acquire /
  *   unlock store release, R5 -> A5), acquires recv_tail (A6) for room,
- *   copies the frame into slot recv_head and releases recv_head (R7) ->
- *   Net-Recv acquires it (A7).  Net-Recv releases recv_tail (R6) once the
+ *   copies the frame into slot recv_head, writes the wire byte count of the
+ *   copy into recv_len[slot] (SRAM at off_recv_len) and releases recv_head
+ *   (R7) -> Net-Recv acquires it (A7).  Net-Recv trusts that count, never
+ *   the frame's (possibly damaged) header length: a frame whose header
+ *   len + hdr_bytes differs from it is dropped as bad.  Net-Recv releases recv_tail (R6) once the
  *   frame's Rx DMA completed (or the frame was dropped).
  *
  * Rx FIFO (rx_fifo entries {staging slot, bytes}) and host staging
@@ -178,7 +181,8 @@ enum lc_node_state {
 	X(nodes) X(sram_bytes) X(slot_bytes) X(hdr_bytes) X(mtu)            \
 	X(send_ring) X(recv_ring) X(tx_dma) X(rx_dma) X(tx_fifo) X(rx_fifo) \
 	X(off_ctrl) X(off_send_ring) X(off_recv_ring) X(off_tx_dma)         \
-	X(off_rx_dma) X(off_tx_fifo) X(off_rx_fifo) X(staging_slots)        \
+	X(off_rx_dma) X(off_tx_fifo) X(off_rx_fifo) X(off_recv_len)        \
+	X(reserved) X(staging_slots)                                           \
 	X(switch_ports) X(backpressure_timeout_ns) X(fingerprint) X(groups)
 
 struct lc_seg_node {
@@ -293,6 +297,17 @@ struct lc_nic {
 };
 
 /* ---- internal functions (nic/ and tests/nic/) ---- */
+
+/* Receive Ring slot i of the SRAM at sram, and its wire byte count (R7/A7 above). */
+static inline uint8_t *lc_recv_slot(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
+{
+	return sram + g->off_recv_ring + (size_t)(i & (g->recv_ring - 1)) * g->slot_bytes;
+}
+
+static inline uint32_t *lc_recv_len(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
+{
+	return (uint32_t *)(void *)(sram + g->off_recv_len) + (i & (g->recv_ring - 1));
+}
 
 /* Check a geometry is self-consistent. 0 or LC_ERR_CONFIG with a message. */
 LC_NIC_FUNC int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen);

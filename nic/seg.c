@@ -32,7 +32,8 @@ int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen)
 	X("tx dma", g->tx_dma, LC_NIC_DMA_BLOCK_BYTES, g->off_tx_dma)      \
 	X("rx dma", g->rx_dma, LC_NIC_DMA_BLOCK_BYTES, g->off_rx_dma)      \
 	X("tx fifo", g->tx_fifo, LC_NIC_FIFO_ENTRY_BYTES, g->off_tx_fifo)  \
-	X("rx fifo", g->rx_fifo, LC_NIC_FIFO_ENTRY_BYTES, g->off_rx_fifo)
+	X("rx fifo", g->rx_fifo, LC_NIC_FIFO_ENTRY_BYTES, g->off_rx_fifo)  \
+	X("recv len", g->recv_ring, LC_NIC_RECV_LEN_BYTES, g->off_recv_len)
 	uint64_t end;
 
 	if (g->nodes < 1 || g->nodes > LC_MAX_NODES) {

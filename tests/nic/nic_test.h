@@ -66,6 +66,8 @@ static inline struct lc_nic_geom lct_geom(struct lct_shape s)
 	o = lct_align(o + g.tx_fifo * 16u);
 	g.off_rx_fifo = o;
 	o = lct_align(o + g.rx_fifo * 16u);
+	g.off_recv_len = o;
+	o = lct_align(o + g.recv_ring * 4u);
 	g.sram_bytes = o + LCT_SCRATCH;
 	return g;
 }

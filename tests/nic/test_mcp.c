@@ -238,6 +238,46 @@ Test(mcp, misdelivered_frame_dropped)
 	cr_assert_eq(atomic_load(&r->ctrl->recv_tail.v), atomic_load(&r->ctrl->recv_head.v));
 }
 
+/*
+ * The receiving NIC uses the wire byte count the sender recorded beside the
+ * Receive Ring, never the frame's header len: a header len flipped larger
+ * (still <= mtu) or smaller than what crossed the wire is dropped as bad,
+ * and the frame after it is delivered whole with the DMA length of its wire
+ * copy.
+ */
+Test(mcp, header_len_disagreeing_with_wire_dropped)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1000 });
+	const uint32_t bad_len[] = { 101, 1000, 99, 0 };
+	struct lc_nic *r;
+	struct lc_frame_hdr *in, *h;
+	uint8_t buf[1000];
+	uint32_t seq = 0;
+
+	lct_setup(&g, "wirelen");
+	r = lct_nic[1];
+	for (uint32_t i = 0; i < sizeof(bad_len) / sizeof(bad_len[0]); i++, seq++) {
+		cr_assert_eq(lct_send(lct_nic[0], 1, seq, 100, 0, buf, NULL), 0);
+		lc_nic_step(lct_nic[0]);
+		in = (struct lc_frame_hdr *)lc_recv_slot(r->sram, &g, r->ctrl->mcp.recv_next);
+		cr_assert_eq(*lc_recv_len(r->sram, &g, r->ctrl->mcp.recv_next), g.hdr_bytes + 100);
+		cr_assert_eq(in->len, 100);
+		in->len = bad_len[i];
+		lc_nic_step(r);
+		cr_assert_eq(lct_stat(r, LC_NIC_STAT_nic_drops_bad), i + 1);
+		cr_assert_null(lc_nic_rx_peek(r));
+		cr_assert_eq(atomic_load(&r->ctrl->recv_tail.v), atomic_load(&r->ctrl->recv_head.v));
+	}
+	/* an undamaged frame of every boundary size still goes through */
+	for (uint32_t len = 0; len <= g.mtu; len += g.mtu / 2, seq++) {
+		cr_assert_eq(lct_send(lct_nic[0], 1, seq, len, 0, buf, NULL), 0);
+		h = lct_wait_rx(r);
+		lct_check(h, 0, 1, seq, len);
+		lc_nic_rx_release(r);
+	}
+	cr_assert_eq(lct_stat(r, LC_NIC_STAT_nic_drops_bad), 4);
+}
+
 /* Inline mode: several host threads may call lc_nic_step; one runs the MCP at a time. */
 struct stepper {
 	_Atomic int *stop;
