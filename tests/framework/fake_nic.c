@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "lc_config.h"
 #include "fake_nic.h"
 #include "nic.h"
 
@@ -176,18 +177,36 @@ uint32_t lc_nic_tx_post_dma(struct lc_nic *nic, const void *src, uint32_t len)
 	return ++nic->tickets;
 }
 
+/*
+ * With LC_NIC_MCP_THREAD the real MCP runs on its own thread and lc_progress
+ * does not call lc_nic_step.  The fake has no thread: it steps itself
+ * whenever the host looks at NIC state (Tx DMA completions, Send Ring idle,
+ * staging), as a thread would have run between two host calls.  Posting
+ * never steps, so a shrunken Send Ring still fills up.
+ */
+static void lc_fake_mcp(void)
+{
+#if LC_NIC_MCP_THREAD
+	if (lc_fake)
+		lc_nic_step(lc_fake);
+#endif
+}
+
 uint32_t lc_nic_tx_dma_done(const struct lc_nic *nic)
 {
+	lc_fake_mcp();
 	return nic->done;
 }
 
 int lc_nic_tx_idle(const struct lc_nic *nic)
 {
+	lc_fake_mcp();
 	return nic->phead == nic->ptail;
 }
 
 struct lc_frame_hdr *lc_nic_rx_peek(struct lc_nic *nic)
 {
+	lc_fake_mcp();
 	if (nic->shead == nic->stail)
 		return NULL;
 	/* header then payload, as in staging */
