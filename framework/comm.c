@@ -193,8 +193,10 @@ int lc_close(lc_node *node)
 				deadline = lc_now_ns() + (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u +
 					   LC_CLOSE_GRACE_NS;
 			else if (lc_now_ns() > deadline) {
-				rc = lc_fail(LC_ERR_TIMEOUT, "lc_close: %u sends still pending",
-					     node->sendq.count + node->inflight.count);
+				rc = lc_fail(LC_ERR_TIMEOUT, "lc_close: %u sends still pending%s",
+					     node->sendq.count + node->inflight.count,
+					     lc_nic_tx_idle(node->nic) ? "" :
+					     ", the NIC Send Ring not drained");
 				break;
 			}
 		}
