@@ -80,9 +80,15 @@ int lc_rx_frame(struct lc_node *node, struct lc_frame_hdr *hdr)
 	rs = &node->rx[hdr->src];
 	if (hdr->flags & LC_FF_FIRST) {
 		/* a message from src starts: an older one still in assembly lost its tail */
+		/* resynchronisation rule: node.h, LC_RX_SEQ_SLACK */
 		if (off != 0 || (int32_t)(hdr->seq - rs->expect) < 0 ||
 		    (rs->cur && hdr->seq == rs->cur->seq))
 			goto bad;
+		if (hdr->seq - rs->expect >= LC_RX_SEQ_SLACK &&
+		    hdr->seq - rs->cand - 1 >= LC_RX_SEQ_SLACK) {
+			rs->cand = hdr->seq;
+			goto bad;
+		}
 		if (rs->cur)
 			lc_rx_abort(node, rs->cur);
 		m = lc_rx_begin(node, hdr);

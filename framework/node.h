@@ -108,11 +108,28 @@ struct lc_reqq {
 	uint32_t count;
 };
 
+/*
+ * Resynchronising the per-source message sequence (lc_rx_frame).  Without
+ * reliability whole messages may vanish, so a first frame may be ahead of
+ * rx[src].expect; one whose seq a bit flip damaged may be anywhere.  Rule:
+ * a first frame less than LC_RX_SEQ_SLACK messages ahead is taken at once
+ * (ordinary losses); one further ahead is taken only when the previous
+ * far-ahead first frame from src (rx[src].cand, itself dropped as bad) is
+ * less than LC_RX_SEQ_SLACK behind it, i.e. two consecutive first frames
+ * agree on the jump.  A damaged seq therefore costs its own message and
+ * never moves expect far ahead (which would make every later message of src
+ * look old); a true long outage costs one extra message.  A first frame
+ * behind expect is a duplicate or damaged and dropped.  With reliability
+ * first frames arrive in order and exactly once, so the rule never fires.
+ */
+#define LC_RX_SEQ_SLACK 16u
+
 /* Receive state of one source. */
 struct lc_rx_src {
 	struct lc_rmsg *cur;      /* message in assembly, or NULL */
 	uint32_t expect;          /* sequence number of the next message */
 	uint32_t off;             /* offset of the next frame of cur */
+	uint32_t cand;            /* seq of the last first frame dropped for being far ahead */
 };
 
 struct lc_node {

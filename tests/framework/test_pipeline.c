@@ -316,6 +316,84 @@ Test(pipe, lost_tail_fails_the_receive_and_resyncs)
 }
 #endif
 
+#if !LC_PROTO_ANY_ACTIVE
+/*
+ * Inject one message of 8 bytes from src carrying seq and receive it; 1 if it
+ * was taken, 0 if it was dropped as bad (then no receive is left posted).
+ */
+static int deliver_one(uint32_t src, uint32_t seq)
+{
+	uint64_t bad = stat(LC_STAT_rx_drops_bad);
+	uint8_t a[8], b[8];
+	struct lc_status st;
+
+	fill(a, sizeof(a), seq);
+	inject_msg(src, seq, a, sizeof(a), 0, 1);
+	lc_progress(nd);
+	if (stat(LC_STAT_rx_drops_bad) != bad) {
+		cr_assert_eq(stat(LC_STAT_rx_drops_bad), bad + 1);
+		return 0;
+	}
+	cr_assert_eq(lc_recv(nd, (int)src, b, sizeof(b), &st), 0);
+	cr_assert_eq(st.len, sizeof(b));
+	cr_expect_eq(memcmp(a, b, sizeof(b)), 0, "message with seq %u", seq);
+	return 1;
+}
+
+/*
+ * Without reliability a bit flip in a first frame's seq must not make every
+ * later message of that source look old (node.h, LC_RX_SEQ_SLACK): a first
+ * frame far ahead is dropped unless the next first frame confirms the jump;
+ * ordinary losses (a jump below the slack) are taken at once.
+ */
+Test(pipe, damaged_first_seq_does_not_desync_the_source)
+{
+	uint32_t seq = 0, bad0 = stat(LC_STAT_rx_drops_bad);
+
+	cr_assert(deliver_one(1, seq++));
+	/* a flipped high bit: dropped, and the stream goes on */
+	cr_expect_not(deliver_one(1, seq ^ 0x40000000u));
+	cr_expect_eq(stat(LC_STAT_rx_drops_bad), bad0 + 1);
+	for (int i = 0; i < 3; i++)
+		cr_assert(deliver_one(1, seq++), "message %u after the damaged seq", seq);
+	/* the largest flip below the slack: a loss of 8 messages, taken at once */
+	seq += 8;
+	cr_assert(deliver_one(1, seq++));
+	/* a jump of exactly the slack needs a confirming first frame */
+	seq += LC_RX_SEQ_SLACK;
+	cr_expect_not(deliver_one(1, seq++));
+	cr_assert(deliver_one(1, seq++), "the next consecutive first frame confirms the jump");
+	cr_assert(deliver_one(1, seq++));
+	/* a long outage (a million messages lost): one extra message lost, then resynchronised */
+	seq += 1000000;
+	cr_expect_not(deliver_one(1, seq++));
+	cr_assert(deliver_one(1, seq++));
+	/* two unrelated damaged seqs in a row do not confirm each other */
+	cr_expect_not(deliver_one(1, seq + 0x00100000u));
+	cr_expect_not(deliver_one(1, seq + 0x80000u));
+	cr_assert(deliver_one(1, seq++));
+	/* a seq behind (a duplicate, or a flip down) is dropped; other sources are untouched */
+	cr_expect_not(deliver_one(1, seq - 2));
+	cr_assert(deliver_one(1, seq++));
+	cr_assert(deliver_one(2, 0));
+	/* source 3 is brought to the end of the sequence space by confirmed jumps ... */
+	cr_assert(deliver_one(3, 0));
+	for (uint32_t s3 = 0x40000000u; s3 != 0x00000000u; s3 += 0x40000000u) {
+		uint32_t j = s3 == 0xc0000000u ? 0xfffffff0u : s3;
+
+		cr_expect_not(deliver_one(3, j));
+		cr_assert(deliver_one(3, j + 1), "confirmed jump to %u", j + 1);
+	}
+	/* ... and its sequence numbers wrap past 2^32: in order, and with a jump below the slack */
+	for (uint32_t s3 = 0xfffffff2u; s3 != 0xfffffffau; s3++)
+		cr_assert(deliver_one(3, s3), "seq %u before the wrap", s3);
+	cr_assert(deliver_one(3, 3), "a loss of 9 messages across the wrap");
+	cr_assert(deliver_one(3, 4));
+	cr_expect_not(deliver_one(3, 0xfffffffbu));
+	cr_expect_eq(stat(LC_STAT_rx_drops_bad), bad0 + 10, "drops %lu", (unsigned long)(stat(LC_STAT_rx_drops_bad) - bad0));
+}
+#endif
+
 Test(pipe, queued_sends_keep_order_when_the_ring_is_full)
 {
 	uint32_t n = 2 * LC_MTU + 100, i, k;
