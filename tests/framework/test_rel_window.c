@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/* reliability over the fake NIC: the send window past 2^32, lost and duplicate acks, retransmission, the receive point. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "comm.h"
+#include "fake_nic.h"
+#include "lc_composite_host.h"
+#include "node.h"
+
+/*
+ * This process is node 0 of 4; nodes 1..3 exist only as frames on the fake
+ * wire, which the tests read (what node 0 sent) and feed (acks and data with
+ * a correct CRC).  Built in every config of this suite; the tests exist only
+ * when reliability is composed.
+ */
+#if LC_PROTO_RELIABILITY
+
+static lc_node *nd;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void setup(void)
+{
+	setenv("LC_JOB", "fake", 1);
+	setenv("LC_NODE", "0", 1);
+	setenv("LC_NODES", "4", 1);
+	cr_assert_eq(lc_open(&nd), 0, "%s", lc_last_error(NULL));
+}
+
+static void teardown(void)
+{
+	lc_close(nd);
+}
+
+TestSuite(relwin, .init = setup, .fini = teardown, .timeout = 60);
+
+static uint64_t stat(int i)
+{
+	uint64_t s[LC_STAT_COUNT];
+
+	cr_assert_eq(lc_stats(nd, s), 0);
+	return s[i];
+}
+
+static struct lc_reliability_peer *peer(uint32_t n)
+{
+	return &nd->proto.reliability.peer[n];
+}
+
+/*
+ * Keep peer n's retransmission timer far away (30 s) and untimed, so no
+ * resend can come between two looks at the wire however slowly this runs
+ * (the test of the timer itself leaves it alone).
+ */
+static void slow_timer(uint32_t n)
+{
+	struct lc_reliability_peer *p = peer(n);
+
+	p->rto_ns = p->rto_base_ns = 30ull * 1000000000ull;
+	p->rtt_t0_ns = 0;
+	if (p->deadline_ns)
+		p->deadline_ns = now_ns() + p->rto_ns;
+}
+
+/* Data frames (not ack-only) node 0 put on the wire to dst; *last: the newest one. */
+static uint32_t wire_data(uint32_t dst, const struct lc_fake_frame **last)
+{
+	uint32_t n = 0;
+
+	for (int i = 0; i < 4; i++)
+		lc_progress(nd);    /* posted frames reach the fake wire when the NIC steps */
+
+	for (uint32_t i = 0; i < lc_fake_wire_count(); i++) {
+		const struct lc_fake_frame *f = lc_fake_wire(i);
+
+		if (f->hdr.dst == dst && !(f->hdr.reliability_flags & LC_REL_F_ACK)) {
+			n++;
+			if (last)
+				*last = f;
+		}
+	}
+	return n;
+}
+
+/* An ack-only frame from src acknowledging every frame below ack. */
+static void ack_from(uint32_t src, uint32_t ack, uint16_t flags)
+{
+	struct lc_frame_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = LC_FRAME_MAGIC;
+	h.type = LC_FT_CTRL;
+	h.src = (uint16_t)src;
+	h.dst = 0;
+	h.reliability_flags = (uint16_t)(LC_REL_F_ACK | flags);
+	h.reliability_ack = ack;
+	h.reliability_seq = 0;
+	h.reliability_crc = lc_reliability_crc(&h, NULL);
+	lc_fake_inject(&h, NULL);
+	lc_progress(nd);
+}
+
+/* A one-frame message of 8 bytes from src: frame seq fseq, message seq mseq. */
+static void data_from(uint32_t src, uint32_t fseq, uint32_t mseq, int damage)
+{
+	uint8_t p[8];
+	struct lc_frame_hdr h;
+
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(mseq * 13 + (uint32_t)i);
+	memset(&h, 0, sizeof(h));
+	h.magic = LC_FRAME_MAGIC;
+	h.type = LC_FT_DATA;
+	h.flags = LC_FF_FIRST | LC_FF_LAST;
+	h.src = (uint16_t)src;
+	h.dst = 0;
+	h.len = 8;
+	h.seq = mseq;
+	h.msg_len = 8;
+	h.reliability_seq = fseq;
+	h.reliability_ack = peer(src)->next;
+	h.reliability_crc = lc_reliability_crc(&h, p);
+	if (damage)
+		p[damage % 8] ^= 0x10;
+	lc_fake_inject(&h, p);
+	lc_progress(nd);
+}
+
+/* Start the send window to node 1 (and the receive point from it) at base. */
+static void start_at(uint32_t n, uint32_t base)
+{
+	struct lc_reliability_peer *p = peer(n);
+
+	cr_assert_eq(p->una, p->next, "nothing outstanding yet");
+	p->next = p->una = p->rsnd = p->recover = base;
+	p->expect = p->acked = base;
+}
+
+static void send8(uint32_t dst, uint32_t tag)
+{
+	uint8_t b[8];
+
+	memset(b, (int)tag, sizeof(b));
+	cr_assert_eq(lc_send(nd, (int)dst, b, sizeof(b)), 0, "%s", lc_last_error(nd));
+}
+
+/* The window fills, holds the next frame back, and slides when acks cross 2^32. */
+Test(relwin, window_wraps_past_2_32)
+{
+	const uint32_t W = LC_RELIABILITY_W, base = 0xffffffffu - W / 2;
+	const struct lc_fake_frame *f = NULL;
+	lc_req *r;
+	int done = 0;
+	uint8_t b[8] = { 0 };
+
+	start_at(1, base);
+	slow_timer(1);
+	for (uint32_t i = 0; i < W; i++)
+		send8(1, i);
+	slow_timer(1);
+	cr_assert_eq(wire_data(1, &f), W, "%u on the wire of %u, next-una %u", wire_data(1, NULL), lc_fake_wire_count(), peer(1)->next - peer(1)->una);
+	cr_expect_eq(f->hdr.reliability_seq, base + W - 1);
+	cr_expect_eq(peer(1)->next - peer(1)->una, W);
+	/* the window is full: one more frame stays queued */
+	cr_assert_eq(lc_isend(nd, 1, b, sizeof(b), &r), 0);
+	for (int i = 0; i < 10; i++)
+		lc_progress(nd);
+	cr_assert_eq(wire_data(1, NULL), W);
+	cr_assert_eq(lc_test(nd, r, &done, NULL), 0);
+	if (LC_RELIABILITY_W > 1) {
+		/* half the window acknowledged, across the wrap */
+		ack_from(1, base + W / 2 + 1, 0);
+		cr_expect_eq(peer(1)->una, base + W / 2 + 1);
+		cr_expect_lt(peer(1)->una, base, "una wrapped past 2^32");
+	} else {
+		ack_from(1, base + 1, 0);
+	}
+	cr_assert_eq(lc_wait(nd, r, NULL), 0);
+	slow_timer(1);
+	cr_assert_eq(wire_data(1, &f), W + 1);
+	cr_expect_eq(f->hdr.reliability_seq, base + W);
+	ack_from(1, base + W + 1, 0);
+	cr_expect_eq(peer(1)->una, peer(1)->next);
+	cr_expect_eq(peer(1)->deadline_ns, 0, "no timer with nothing outstanding");
+}
+
+/* A lost ack is covered by the next cumulative one; a duplicate or stale ack changes nothing. */
+Test(relwin, lost_and_duplicate_acks)
+{
+	const uint32_t n = LC_RELIABILITY_W < 4 ? LC_RELIABILITY_W : 4;
+	uint32_t u0 = peer(1)->una, frames;
+	uint64_t rtx = stat(LC_STAT_rel_retransmits);
+
+	slow_timer(1);
+	for (uint32_t i = 0; i < n; i++)
+		send8(1, i);
+	slow_timer(1);
+	frames = wire_data(1, NULL);
+	cr_assert_eq(frames, n);
+	/* the ack of frame u0 is "lost": never injected.  A duplicate of a later one: */
+	ack_from(1, u0 + n / 2, 0);
+	cr_expect_eq(peer(1)->una, u0 + n / 2);
+	ack_from(1, u0 + n / 2, 0);
+	ack_from(1, u0, 0);                      /* stale: behind una */
+	ack_from(1, u0 + n + 5, 0);              /* beyond what was sent: ignored */
+	cr_expect_eq(peer(1)->una, u0 + n / 2);
+	cr_expect_eq(peer(1)->rsnd, peer(1)->next, "no go-back on ordinary duplicate acks");
+	cr_expect_eq(wire_data(1, NULL), frames);
+	cr_expect_eq(stat(LC_STAT_rel_retransmits), rtx);
+	/* the next cumulative ack covers everything */
+	ack_from(1, u0 + n, 0);
+	cr_expect_eq(peer(1)->una, u0 + n);
+	cr_expect_eq(peer(1)->una, peer(1)->next);
+	cr_expect_eq(peer(1)->retries, 0);
+}
+
+/* Without an ack the oldest frame is sent again from the kept copy, bytes unchanged. */
+Test(relwin, retransmit_after_timeout)
+{
+	const struct lc_fake_frame *f = NULL;
+	struct lc_fake_frame first;
+	uint64_t deadline, t0 = stat(LC_STAT_rel_timeouts);
+	uint32_t s;
+
+	send8(2, 0x5a);
+	/* wait for the first copy, then for the timer (bounded: the cap is far below this) */
+	deadline = now_ns() + 20ull * 1000000000ull;
+	while (wire_data(2, NULL) < 1)
+		cr_assert_lt(now_ns(), deadline, "the frame never left");
+	first = *lc_fake_wire(0);
+	cr_assert_eq(first.hdr.dst, 2);
+	s = first.hdr.reliability_seq;
+	while (wire_data(2, NULL) < 2)
+		cr_assert_lt(now_ns(), deadline, "no retransmission");
+	cr_assert_geq(wire_data(2, &f), 2);
+	cr_expect_eq(f->hdr.reliability_seq, s);
+	cr_expect_eq(f->hdr.len, 8);
+	cr_expect_eq(f->hdr.reliability_crc, lc_reliability_crc(&f->hdr, f->payload));
+	cr_expect_eq(memcmp(f->payload, first.payload, 8), 0);
+	cr_expect_geq(stat(LC_STAT_rel_timeouts), t0 + 1);
+	cr_expect_geq(stat(LC_STAT_rel_retransmits), 1);
+	ack_from(2, s + 1, 0);
+	cr_expect_eq(peer(2)->una, peer(2)->next);
+	cr_expect_eq(peer(2)->deadline_ns, 0);
+}
+
+/* The receive point: in order across 2^32, duplicates, gaps and damaged frames dropped and counted. */
+Test(relwin, receive_in_order_past_2_32)
+{
+	const uint32_t base = 0xfffffffeu;
+	uint64_t dup = stat(LC_STAT_rel_dup_drops), ooo = stat(LC_STAT_rel_ooo_drops);
+	uint64_t crc = stat(LC_STAT_rel_crc_drops);
+	uint8_t b[8];
+	struct lc_status st;
+	lc_req *r;
+	int done;
+
+	start_at(3, base);
+	data_from(3, base, 0, 0);
+	data_from(3, base, 0, 0);           /* duplicate */
+	data_from(3, base + 2, 2, 0);       /* beyond a gap */
+	data_from(3, base + 1, 1, 3);       /* damaged payload */
+	cr_expect_eq(stat(LC_STAT_rel_dup_drops), dup + 1);
+	cr_expect_eq(stat(LC_STAT_rel_ooo_drops), ooo + 1);
+	cr_expect_eq(stat(LC_STAT_rel_crc_drops), crc + 1);
+	cr_expect_eq(peer(3)->expect, base + 1);
+	data_from(3, base + 1, 1, 0);       /* 0xffffffff */
+	data_from(3, base + 2, 2, 0);       /* 0 */
+	data_from(3, base + 3, 3, 0);       /* 1 */
+	cr_expect_eq(peer(3)->expect, base + 4);
+	for (uint32_t m = 0; m < 4; m++) {
+		cr_assert_eq(lc_recv(nd, 3, b, sizeof(b), &st), 0);
+		cr_expect_eq(st.len, 8);
+		for (int i = 0; i < 8; i++)
+			cr_expect_eq(b[i], (uint8_t)(m * 13 + (uint32_t)i), "message %u byte %d", m, i);
+	}
+	/* nothing else was delivered */
+	cr_assert_eq(lc_irecv(nd, 3, b, sizeof(b), &r), 0);
+	lc_progress(nd);
+	cr_assert_eq(lc_test(nd, r, &done, NULL), 0);
+	cr_expect_eq(done, 0);
+	data_from(3, base + 4, 4, 0);
+	cr_assert_eq(lc_wait(nd, r, NULL), 0);
+}
+
+#endif /* LC_PROTO_RELIABILITY */
