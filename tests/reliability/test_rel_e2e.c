@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/* End-to-end with reliability: 100 000 random-size messages under faults, a 4-node ring, a killed or stopped peer. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../pipeline/lc_run.h"
+#include "lc_config.h"
+
+/* The suite is built in every config; its tests exist only when reliability is composed. */
+#if LC_PROTO_RELIABILITY
+#include "lc_composite_host.h"   /* LC_RELIABILITY_GIVE_UP_NS */
+
+TestSuite(rel_e2e, .timeout = 300);
+
+#define LC_T_FAULTS "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,seed=7"
+
+/* commrun --stats [--faults SPEC] -n NODES PROG ARGS..., output in *o. */
+static void lc_t_run(struct lc_t_out *o, const char *spec, const char *nodes, const char *prog,
+		     const char *a1)
+{
+	char crun[512], pp[512], rel[128];
+	char *argv[16];
+	int a = 0;
+
+	lc_t_path(crun, sizeof crun, "bin/commrun");
+	snprintf(rel, sizeof rel, "tests/progs/%s", prog);
+	lc_t_path(pp, sizeof pp, rel);
+	argv[a++] = crun;
+	argv[a++] = "--show-job";
+	argv[a++] = "--stats";
+	argv[a++] = "--timeout";
+	argv[a++] = "240";
+	if (spec) {
+		argv[a++] = "--faults";
+		argv[a++] = (char *)spec;
+	}
+	argv[a++] = "-n";
+	argv[a++] = (char *)nodes;
+	argv[a++] = pp;
+	if (a1)
+		argv[a++] = (char *)a1;
+	argv[a] = NULL;
+	lc_t_exec(o, argv, NULL);
+	cr_assert(o->job[0] == '/', "commrun did not name its job; output:\n%s", o->text);
+	cr_assert(!lc_t_seg_exists(o->job), "segment /dev/shm%s left behind", o->job);
+	cr_assert(o->status != 124, "the job hung; output:\n%s", o->text);
+}
+
+/* Value of counter name in the first column of the --stats table (node 0). */
+static unsigned long long lc_t_stat0(const struct lc_t_out *o, const char *name)
+{
+	const char *p = o->text;
+	size_t n = strlen(name);
+
+	while ((p = strstr(p, name))) {
+		if ((p == o->text || p[-1] == '\n') && p[n] == ' ')
+			return strtoull(p + n, NULL, 10);
+		p += n;
+	}
+	return 0;
+}
+
+static void lc_t_ring(const char *nodes, const char *msgs)
+{
+	struct lc_t_out o;
+	char want[128];
+	int n = atoi(nodes);
+
+	lc_t_run(&o, LC_T_FAULTS, nodes, "relring", msgs);
+	cr_assert_eq(o.status, 0, "exit status %d; output:\n%s", o.status, o.text);
+	for (int i = 0; i < n; i++) {
+		snprintf(want, sizeof want, "[%d] relring node %d: %s from %d exactly once, in order, intact", i, i,
+			 msgs, (i + n - 1) % n);
+		cr_assert(strstr(o.text, want), "node %d: no \"%s\"; output:\n%s", i, want, o.text);
+	}
+	/* the faults were real, and reliability repaired them */
+	cr_assert_not_null(strstr(o.text, "# faults injected per link"), "%s", o.text);
+	cr_assert_gt(lc_t_stat0(&o, "rel_retransmits"), 0, "%s", o.text);
+	cr_assert_gt(lc_t_stat0(&o, "rel_crc_drops"), 0, "no damaged frame reached node 0:\n%s", o.text);
+	free(o.text);
+}
+
+/* 2 x 50 000 messages (0 B .. 256 KiB, mostly small, some of several MTUs) both ways under every fault. */
+Test(rel_e2e, hundred_thousand_messages_two_nodes)
+{
+	lc_t_ring("2", "50000");
+}
+
+/* Four nodes in a ring, each sending to the next and receiving from the previous, under every fault. */
+Test(rel_e2e, four_node_ring)
+{
+	lc_t_ring("4", "4000");
+}
+
+/* The killed peer: node 0's pending sends fail with LC_ERR_PEER_DEAD, commrun exits 137, no segment left. */
+static void lc_t_kill(const char *nodes, const char *how)
+{
+	struct lc_t_out o;
+	unsigned long long failed = 0, ms = 0, bound = 0;
+	const char *v;
+
+	lc_t_run(&o, NULL, nodes, "relkill", how);
+	cr_assert_eq(o.status, 128 + 9, "commrun exit %d, expected 137; output:\n%s", o.status, o.text);
+	cr_assert(strstr(o.text, "node 1 died: signal 9"), "output:\n%s", o.text);
+	v = strstr(o.text, "relkill: ");
+	cr_assert_not_null(v, "node 0 did not report; output:\n%s", o.text);
+	cr_assert_eq(sscanf(v, "relkill: %llu sends failed with LC_ERR_PEER_DEAD in %llu ms (bound %llu ms)",
+			    &failed, &ms, &bound), 3, "%s", o.text);
+	cr_assert_eq(failed, 8);
+	cr_assert_eq(bound, LC_RELIABILITY_GIVE_UP_NS / 1000000u);
+	/* the bound counts from the oldest frame's send; the slack covers polling and a loaded machine */
+	cr_assert_leq(ms, bound + 1500, "pending sends failed only after %llu ms:\n%s", ms, o.text);
+	cr_assert_eq(lc_t_count(&o, "FAIL"), 0, "output:\n%s", o.text);
+	free(o.text);
+}
+
+Test(rel_e2e, killed_peer_fails_pending_sends)
+{
+	lc_t_kill("2", NULL);
+	lc_t_kill("3", NULL);
+}
+
+/* A peer that stops answering but is not marked dead is given up by the retry budget. */
+Test(rel_e2e, silent_peer_given_up_within_the_bound)
+{
+	lc_t_kill("2", "stop");
+}
+
+#endif /* LC_PROTO_RELIABILITY */
