@@ -276,6 +276,9 @@ int lc_progress_locked(struct lc_node *node)
 
 #if !LC_NIC_MCP_THREAD
 	work += lc_nic_step(node->nic);
+#else
+	/* thread mode: step the engines while the host is here anyway (no handoff to the MCP thread) */
+	work += lc_nic_assist(node->nic);
 #endif
 	for (i = 0; i < LC_RX_BATCH; i++) {
 		hdr = lc_nic_rx_peek(node->nic);

@@ -164,7 +164,13 @@ int lc_nic_mcast_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t gid);
 
 /* ---- the MCP ---- */
 
-/* Inline mode: one bounded step of every engine. Returns the work done (0 = idle). */
+/* Inline mode: one bounded step of every engine. Returns the work done (0 = idle, and always in thread mode). */
 int lc_nic_step(struct lc_nic *nic);
+/*
+ * Either mode: the same step, unless another thread (the MCP thread, or a
+ * host thread) is stepping right now (then 0).  A host waiting in thread
+ * mode calls it so the engines need not wait for the MCP thread's turn.
+ */
+int lc_nic_assist(struct lc_nic *nic);
 
 #endif /* LC_NIC_H */

@@ -62,9 +62,9 @@
  *   dead node or stealing a port lock it held.
  *
  * The NIC-private fields (struct lc_nic_mcp in SRAM, arrays in struct
- * lc_nic) are touched only by whoever runs the MCP: the MCP thread, or in
- * inline mode the host thread holding step_lock (exchange acquire / store
- * release, R11 -> A11), so they are plain.
+ * lc_nic) are touched only by whoever runs the MCP: the thread holding
+ * step_lock (exchange acquire / store release, R11 -> A11) -- the MCP thread
+ * or a host thread in lc_nic_step / lc_nic_assist -- so they are plain.
  *
  * The host side (tx and rx calls) is single-producer/single-consumer: the
  * caller serializes its transmit calls and its receive calls (the framework
@@ -290,7 +290,7 @@ struct lc_nic {
 	uint64_t mc_stall_ns;               /* a member's ring full since (0: not stalled) */
 	uint32_t mc_stall_dst, mc_stall_tail;
 	/* MCP */
-	_Atomic int step_lock;              /* inline mode; R11/A11 */
+	_Atomic int step_lock;              /* whoever steps the MCP; R11/A11 */
 	_Atomic int stop;
 	int thread_on;
 	pthread_t thread;

@@ -242,6 +242,13 @@ int lc_nic_step(struct lc_nic *nic)
 	return work;
 }
 
+/* Thread mode's host-side step: nothing to add, the fake's "thread" already runs whenever the host looks. */
+int lc_nic_assist(struct lc_nic *nic)
+{
+	(void)nic;
+	return 0;
+}
+
 /* The fake NIC has no group table (protocols/multicast links against these). */
 uint32_t lc_nic_groups(const struct lc_nic *nic)
 {
