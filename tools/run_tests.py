@@ -6,20 +6,34 @@
 Suites: the generator diagnostic runner (tests/gen/run.sh, "N passed, M failed"),
 every Criterion executable per config ("Synthesis: Tested: N | Passing: N |
 Failing: N | Crashing: N" on stderr; run with LC_BUILD_DIR=<abs build/NAME>),
-the zero-cost proof, the config-reference check and the scaffold self-test.
+the zero-cost proof, the config-reference check, the scaffold self-test and the
+benchmark quick-check (tools/bench/run.py quick=1, "bench-quick: N passed, M failed").
 A suite that does not run, times out, or prints no summary counts as one failure.
+Suites run --jobs at a time (default 2: this is a 2-core target and several suites
+start node processes), each Criterion suite with --jobs=1; every row prints its wall
+time and the slowest suites are listed at the end.  The benchmark quick-check runs
+alone, after everything else, so that no other suite steals its cores.
 Exit status: 0 only when nothing failed or crashed.
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 SYNTH = re.compile(r'Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)')
 PLAIN = re.compile(r'(\d+) passed, (\d+) failed\s*$', re.M)
 SUITE_TIMEOUT = 300     # seconds for one suite; the tests set their own .timeout too
+
+
+def timed_run(*args, **kw):
+    """run() and its wall time: (rc, out, err, timed_out, seconds)."""
+    secs, r = timed(run, *args, **kw)
+    return r + (secs,)
 
 
 def run(cmd, cwd, env=None, shell=False, timeout=SUITE_TIMEOUT):
@@ -36,42 +50,71 @@ def run(cmd, cwd, env=None, shell=False, timeout=SUITE_TIMEOUT):
 
 
 class Tally:
+    """Rows of (name, passed, failed, note, seconds); printing is serialised."""
+
     def __init__(self):
         self.passed = 0
         self.failed = 0
         self.rows = []
+        self.lock = threading.Lock()
 
-    def add(self, name, passed, failed, note=''):
-        self.passed += passed
-        self.failed += failed
-        self.rows.append((name, passed, failed, note))
-        print('%-48s %5d passed, %d failed%s' % (name, passed, failed,
-              ('  (' + note + ')') if note else ''), flush=True)
+    def add(self, name, passed, failed, note='', secs=None, tail=None):
+        with self.lock:
+            self.passed += passed
+            self.failed += failed
+            self.rows.append((name, passed, failed, note, secs))
+            print('%-48s %5d passed, %d failed %s%s' % (
+                name, passed, failed, '' if secs is None else '%6.1fs' % secs,
+                ('  (' + note + ')') if note else ''), flush=True)
+            for line in tail or []:
+                print('    | ' + line)
+            sys.stdout.flush()
 
 
-def show_tail(text, lines=40):
-    tail = text.strip().splitlines()[-lines:]
-    for line in tail:
-        print('    | ' + line)
+def tail_of(text, lines=40):
+    return text.strip().splitlines()[-lines:]
 
 
-def plain_suite(t, name, rc, out, err, timed_out):
+def plain_suite(t, name, rc, out, err, timed_out, secs=None, timeout=SUITE_TIMEOUT):
     m = PLAIN.findall(out + '\n' + err)
     if timed_out:
-        t.add(name, 0, 1, 'timed out after %d s' % SUITE_TIMEOUT)
-        show_tail(out + err)
+        t.add(name, 0, 1, 'timed out after %d s' % timeout, secs, tail_of(out + err))
     elif not m:
-        t.add(name, 0, 1, 'no "N passed, M failed" line, exit %d' % rc)
-        show_tail(out + err)
+        t.add(name, 0, 1, 'no "N passed, M failed" line, exit %d' % rc, secs, tail_of(out + err))
     else:
         p, f = int(m[-1][0]), int(m[-1][1])
         if rc != 0 and f == 0:
             f, note = 1, 'exit %d' % rc
         else:
             note = ''
-        t.add(name, p, f, note)
-        if f:
-            show_tail(out + err)
+        t.add(name, p, f, note, secs, tail_of(out + err) if f else None)
+
+
+def timed(fn, *args, **kw):
+    """(seconds, fn(*args, **kw))."""
+    t0 = time.time()
+    r = fn(*args, **kw)
+    return time.time() - t0, r
+
+
+def criterion_suite(t, name, exe, root, env):
+    secs, (rc, out, err, to) = timed(run, [exe, '--color=never', '--jobs=1'], root, env=env)
+    m = SYNTH.findall(err + out)
+    failing_lines = [l for l in (err + out).splitlines()
+                     if not l.startswith('[----]') or 'Assertion' in l]
+    if to:
+        t.add(name, 0, 1, 'timed out after %d s' % SUITE_TIMEOUT, secs, tail_of(err + out))
+    elif not m:
+        t.add(name, 0, 1, 'no Criterion summary, exit %d' % rc, secs, tail_of(err + out))
+    else:
+        tested, passing, failing, crashing = (int(x) for x in m[-1])
+        bad = failing + crashing + max(0, tested - passing - failing - crashing)
+        note = ''
+        if rc != 0 and bad == 0:
+            bad, note = 1, 'exit %d' % rc
+        elif tested == 0:
+            bad, note = 1, 'no test ran'
+        t.add(name, passing, bad, note, secs, failing_lines[-60:] if bad else None)
 
 
 def main():
@@ -83,15 +126,20 @@ def main():
     ap.add_argument('--doc', help='freshly generated config reference to compare')
     ap.add_argument('--scaffold', action='store_true', help='run the scaffold self-test')
     ap.add_argument('--missing', action='append', default=[], help='a suite that cannot run')
+    ap.add_argument('--bench-quick', action='store_true', help='run the benchmark quick-check')
+    ap.add_argument('--jobs', type=int, default=2, help='suites run at the same time')
     a = ap.parse_args()
     root = a.root
     t = Tally()
     bdirs = dict(c.split('=', 1) for c in a.config)
 
+    jobs = []     # (name, callable) run by the pool
+
     # 1. generator diagnostics
     runner = os.path.join(root, 'tests', 'gen', 'run.sh')
     if os.path.exists(runner):
-        plain_suite(t, 'gen: diagnostics (tests/gen/run.sh)', *run(['sh', runner], root))
+        name = 'gen: diagnostics (tests/gen/run.sh)'
+        jobs.append((name, lambda name=name: plain_suite(t, name, *timed_run(['sh', runner], root))))
     else:
         t.add('gen: diagnostics', 0, 1, 'tests/gen/run.sh missing')
 
@@ -100,32 +148,16 @@ def main():
         cfg, exe = spec.split('=', 1)
         env = dict(os.environ, LC_BUILD_DIR=bdirs[cfg])
         name = '%s: %s' % (cfg, os.path.basename(exe))
-        rc, out, err, to = run([exe, '--color=never'], root, env=env)
-        m = SYNTH.findall(err + out)
-        if to:
-            t.add(name, 0, 1, 'timed out after %d s' % SUITE_TIMEOUT)
-            show_tail(err + out)
-        elif not m:
-            t.add(name, 0, 1, 'no Criterion summary, exit %d' % rc)
-            show_tail(err + out)
-        else:
-            tested, passing, failing, crashing = (int(x) for x in m[-1])
-            bad = failing + crashing + max(0, tested - passing - failing - crashing)
-            note = ''
-            if rc != 0 and bad == 0:
-                bad, note = 1, 'exit %d' % rc
-            elif tested == 0:
-                bad, note = 1, 'no test ran'
-            t.add(name, passing, bad, note)
-            if bad:
-                show_tail('\n'.join(l for l in (err + out).splitlines()
-                                    if not l.startswith('[----]') or 'Assertion' in l), 60)
+        jobs.append((name, lambda name=name, exe=exe, env=env: criterion_suite(t, name, exe, root, env)))
 
-    # 3. the zero-cost proof
+    # 3. the zero-cost proof (its own output is printed with its row)
     if a.zerocost:
-        rc, out, err, to = run(a.zerocost, root, shell=True, timeout=SUITE_TIMEOUT)
-        sys.stdout.write(out)
-        plain_suite(t, 'zerocost: machine code + instruction counts', rc, out, err, to)
+        def zerocost():
+            secs, (rc, out, err, to) = timed(run, a.zerocost, root, shell=True)
+            with t.lock:
+                sys.stdout.write(out)
+            plain_suite(t, 'zerocost: machine code + instruction counts', rc, out, err, to, secs)
+        jobs.append(('zerocost', zerocost))
 
     # 4. the committed config reference is the generated one
     if a.doc:
@@ -141,12 +173,31 @@ def main():
     # 5. the scaffold builds and passes at once
     if a.scaffold:
         st = os.path.join(root, 'tools', 'scaffold_selftest.py')
-        plain_suite(t, 'scaffold: new_protocol builds and passes',
-                    *run([sys.executable, st, root], root, timeout=SUITE_TIMEOUT))
+        jobs.append(('scaffold', lambda: plain_suite(t, 'scaffold: new_protocol builds and passes',
+                                                     *timed_run([sys.executable, st, root], root))))
+
+    # the known long suites first (they start node processes), so that the pool does not
+    # end on one long suite while the other worker idles
+    long_ones = ('zerocost', 'scaffold', 'traffic', 'faults', 'bibw', 'sizes', 'rel_')
+    jobs.sort(key=lambda j: 0 if any(k in j[0] for k in long_ones) else 1)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        for f in [pool.submit(fn) for _, fn in jobs]:
+            f.result()
+
+    # 6. the benchmark quick-check, alone on the machine
+    if a.bench_quick:
+        bench_to = 600
+        cmd = [sys.executable, os.path.join(root, 'tools', 'bench', 'run.py'), 'quick=1',
+               'build=0', 'mpi=0', 'configs=baseline', 'out=build/bench/quick']
+        secs, r = timed(run, cmd, root, timeout=bench_to)
+        plain_suite(t, 'bench: quick-check (tools/bench/run.py quick=1)', *r, secs=secs,
+                    timeout=bench_to)
 
     for m in a.missing:
         t.add(m, 0, 1, 'did not run')
 
+    slow = sorted((r for r in t.rows if r[4] is not None), key=lambda r: -r[4])[:8]
+    print('slowest suites: ' + ', '.join('%s %.0fs' % (r[0], r[4]) for r in slow))
     print('%d passed, %d failed' % (t.passed, t.failed))
     return 0 if t.failed == 0 else 1
 
