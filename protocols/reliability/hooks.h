@@ -210,6 +210,7 @@ static inline void lc_reliability_go_back(struct lc_reliability_peer *p)
 {
 	p->rsnd = p->una;
 	p->recover = p->next;
+	p->gb_una = p->una;
 	p->dupacks = 0;
 	p->rtt_t0_ns = 0;
 }
@@ -246,9 +247,13 @@ static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct
 		/*
 		 * fast retransmit: the LC_RELIABILITY_DUPACKS-th ack sent for a gap that leaves the window
 		 * where it is (acks drawn by duplicates do not count); not again
-		 * before the window passed the last go-back
+		 * before the window passed the last go-back, unless a partial ack
+		 * moved una since (NewReno's rule: the resend itself lost a frame,
+		 * the gap acks at the new una come from resent frames beyond it,
+		 * and waiting for the timer would stall the window)
 		 */
-		if (adv == 0 && gap && p->una != p->next && (int32_t)(p->una - p->recover) >= 0 &&
+		if (adv == 0 && gap && p->una != p->next &&
+		    ((int32_t)(p->una - p->recover) >= 0 || p->una != p->gb_una) &&
 		    ++p->dupacks == LC_RELIABILITY_DUPACKS)
 			lc_reliability_go_back(p);
 		return;

@@ -13,7 +13,8 @@ struct lc_reliability_peer {
 	uint32_t rsnd;          /* go-back-N cursor: next kept frame to send again (== next: none) */
 	uint32_t retries;       /* timeouts of frame una in a row */
 	uint32_t dupacks;       /* acks that did not move una while frames were outstanding */
-	uint32_t recover;       /* next at the last go-back: no fast retransmit before una reaches it */
+	uint32_t recover;       /* next at the last go-back: no fast retransmit before una reaches it ... */
+	uint32_t gb_una;        /* ... unless una moved past this, una at the last go-back (a partial ack) */
 	uint8_t dead;           /* gave up after max_retries: sends to it fail */
 	uint64_t deadline_ns;   /* retransmission timer of una (0: not armed) */
 	uint64_t rto_ns;        /* current timeout: rto_base_ns doubled once per timeout, capped */

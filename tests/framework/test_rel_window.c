@@ -239,6 +239,41 @@ Test(relwin, lost_and_duplicate_acks)
 	cr_expect_eq(peer(1)->retries, 0);
 }
 
+#if !LC_RELIABILITY_MODE_STOP_AND_WAIT && LC_RELIABILITY_WINDOW >= 8
+/*
+ * Fast retransmit: a gap ack goes back to una at once (no timer); after a
+ * partial ack (the resend lost a frame again) a gap ack at the new una goes
+ * back again; more gap acks at the same una do not.
+ */
+Test(relwin, gap_acks_and_partial_ack_go_back)
+{
+	const struct lc_fake_frame *f = NULL;
+	uint32_t u0 = peer(1)->una, w;
+
+	slow_timer(1);
+	for (uint32_t i = 0; i < 8; i++)
+		send8(1, i);
+	slow_timer(1);
+	cr_assert_eq(wire_data(1, NULL), 8);
+	ack_from(1, u0, LC_REL_F_GAP);           /* frame u0 lost: the rest drew a gap ack */
+	cr_assert_eq(wire_data(1, &f), 16, "go-back-N resends the 8 outstanding frames");
+	cr_expect_eq(f->hdr.reliability_seq, u0 + 7);
+	ack_from(1, u0, LC_REL_F_GAP);           /* late gap acks of the first pass: nothing */
+	cr_assert_eq(wire_data(1, NULL), 16);
+	ack_from(1, u0 + 3, 0);                  /* partial: u0 + 3 lost again */
+	ack_from(1, u0 + 3, LC_REL_F_GAP);
+	cr_assert_eq(wire_data(1, &f), 21, "a second go-back from the new una");
+	cr_expect_eq(f->hdr.reliability_seq, u0 + 7);
+	ack_from(1, u0 + 3, LC_REL_F_GAP);
+	cr_expect_eq(wire_data(1, NULL), 21);
+	w = wire_data(1, NULL);
+	ack_from(1, u0 + 8, 0);
+	cr_expect_eq(peer(1)->una, peer(1)->next);
+	cr_expect_eq(wire_data(1, NULL), w);
+	cr_expect_eq(stat(LC_STAT_rel_timeouts), 0, "all of it without the timer");
+}
+#endif
+
 /* Without an ack the oldest frame is sent again from the kept copy, bytes unchanged. */
 Test(relwin, retransmit_after_timeout)
 {
