@@ -410,16 +410,32 @@ Test(pipe, queued_sends_keep_order_when_the_ring_is_full)
 	cr_expect_gt(stat(LC_STAT_tx_ring_full), 0);
 	while (lc_progress(nd) > 0) /* the last frame may still sit in the Send Ring */
 		;
-	cr_assert_eq(lc_fake_wire_count(), 9);
-	for (k = 0; k < 9; k++) {
-		const struct lc_fake_frame *f = lc_fake_wire(k);
+	/*
+	 * The 9 frames, in order.  With reliability nobody acks them here, so a
+	 * timer may also send some again (a frame already seen) and explicit acks
+	 * may go out (control frames): both are skipped.
+	 */
+	k = 0;
+	for (uint32_t w = 0, seen[9]; w < lc_fake_wire_count(); w++) {
+		const struct lc_fake_frame *f = lc_fake_wire(w);
+		uint32_t j;
 
+		if (f->hdr.type != LC_FT_DATA)
+			continue;
+		for (j = 0; j < k; j++)
+			if (!memcmp(&lc_fake_wire(seen[j])->hdr, &f->hdr, sizeof(f->hdr)))
+				break;
+		if (j < k && LC_PROTO_RELIABILITY)
+			continue;
+		cr_assert_lt(k, 9, "frame %u on the wire is neither new nor a resend", w);
 		i = k / 3;
 		cr_expect_eq(f->hdr.dst, 1 + i % 2);
 		cr_expect_eq(f->hdr.off, (k % 3) * LC_MTU);
 		cr_expect_eq(f->hdr.seq, i == 2 ? 1 : 0);
 		cr_expect_eq(memcmp(f->payload, a + i * n + f->hdr.off, f->hdr.len), 0);
+		seen[k++] = w;
 	}
+	cr_assert_eq(k, 9);
 	free(a);
 }
 
@@ -468,6 +484,8 @@ Test(pipe, send_without_a_slot_times_out)
 	cr_expect_eq(lc_wait(nd, r, NULL), 0);
 }
 
+/* With reliability a frame the NIC dropped is sent again, not lost (its own tests cover that). */
+#if !LC_PROTO_RELIABILITY
 Test(pipe, dropped_frames_fail_the_pending_sends)
 {
 	uint8_t a[8] = { 0 };
@@ -478,6 +496,7 @@ Test(pipe, dropped_frames_fail_the_pending_sends)
 	lc_fake_add_drops(3, 1);
 	cr_expect_eq(lc_wait(nd, r, NULL), LC_ERR_LOST);
 }
+#endif
 
 Test(pipe, receive_from_dead_peer_fails)
 {
