@@ -174,7 +174,7 @@ Test(faults, corrupt_flips_header_and_payload_bits)
 {
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1000 });
 	const uint32_t len = 64, frames = 400;
-	uint32_t in_hdr = 0, in_payload = 0;
+	uint32_t in_hdr = 0, in_payload = 0, unflipped = 0;
 	uint8_t buf[64], sent[sizeof(struct lc_frame_hdr) + 64];
 	struct lc_nic *s, *r;
 
@@ -208,7 +208,9 @@ Test(faults, corrupt_flips_header_and_payload_bits)
 			else
 				fp += d;
 		}
-		cr_assert(flips >= 1 && flips <= 3, "frame %u: %u bits flipped", i, flips);
+		/* two draws may hit the same bit and cancel: at most 3, rarely 0 */
+		cr_assert_leq(flips, 3, "frame %u: %u bits flipped", i, flips);
+		unflipped += flips == 0;
 		in_hdr += fh != 0;
 		in_payload += fp != 0;
 		/* node 1 drops it (header) or delivers it damaged; either way the ring drains */
@@ -218,6 +220,7 @@ Test(faults, corrupt_flips_header_and_payload_bits)
 			lc_nic_rx_release(r);
 	}
 	cr_expect_eq(fault_count(s, 1, LC_FAULT_corrupt), frames);
+	cr_expect_leq(unflipped, frames / 50, "%u of %u frames left intact by corrupt=1", unflipped, frames);
 	cr_expect_gt(in_hdr, 0, "never a header bit");
 	cr_expect_gt(in_payload, 0, "never a payload bit");
 	cr_expect_gt(lct_stat(r, LC_NIC_STAT_nic_drops_bad), 0, "no damaged header caught by the NIC");
