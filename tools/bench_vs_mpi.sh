@@ -89,14 +89,15 @@ cg_mpi_run() {
 	$MPIRUN valgrind --tool=callgrind --callgrind-out-file="$OUT/cgm.$1.%q{OMPI_COMM_WORLD_RANK}" \
 		"$MPIDIR/stream_mpi" -s 8:8 -i "$2" -w 1 > /dev/null 2>&1
 }
-# split FILE: "host nic other" self Ir (libcomm) or "mpi other" (Open MPI)
-split_lc() { callgrind_annotate --inclusive=no --threshold=100 "$1" | awk '
+# split FILE: "host nic other" self Ir (libcomm) or "mpi other" (Open MPI); --auto=no, or the
+# annotated source lines after the function list are counted a second time
+split_lc() { callgrind_annotate --inclusive=no --threshold=100 --auto=no "$1" | awk '
 	/^ *[0-9,]+ .*:/ && !/PROGRAM TOTALS/ { ir = $1; gsub(",", "", ir)
 		if ($0 ~ /\/framework\//) h += ir; else if ($0 ~ /\/nic\//) n += ir; else o += ir }
 	END { print h + 0, n + 0, o + 0 }'; }
-split_mpi() { callgrind_annotate --inclusive=no --threshold=100 "$1" | awk '
+split_mpi() { callgrind_annotate --inclusive=no --threshold=100 --auto=no "$1" | awk '
 	/^ *[0-9,]+ .*:/ && !/PROGRAM TOTALS/ { ir = $1; gsub(",", "", ir)
-		if ($0 ~ /\[[^]]*(libmpi|mca_|open-pal|open-rte|pmix)[^]]*\]$/) m += ir; else o += ir }
+		lib = $NF; if (lib ~ /(libmpi|mca_|open-pal|open-rte|pmix)/) m += ir; else o += ir }
 	END { print m + 0, o + 0 }'; }
 if command -v valgrind >/dev/null; then
 	cg_run a $N1; cg_run b $N2; cg_mpi_run a $N1; cg_mpi_run b $N2
