@@ -93,7 +93,8 @@ cg_mpi_run() {
 # annotated source lines after the function list are counted a second time
 split_lc() { callgrind_annotate --inclusive=no --threshold=100 --auto=no "$1" | awk '
 	/^ *[0-9,]+ .*:/ && !/PROGRAM TOTALS/ { ir = $1; gsub(",", "", ir)
-		if ($0 ~ /\/framework\//) h += ir; else if ($0 ~ /\/nic\//) n += ir; else o += ir }
+		# the path is relative when the source lies under the working directory
+		if ($0 ~ /[ \/]framework\//) h += ir; else if ($0 ~ /[ \/]nic\//) n += ir; else o += ir }
 	END { print h + 0, n + 0, o + 0 }'; }
 split_mpi() { callgrind_annotate --inclusive=no --threshold=100 --auto=no "$1" | awk '
 	/^ *[0-9,]+ .*:/ && !/PROGRAM TOTALS/ { ir = $1; gsub(",", "", ir)
