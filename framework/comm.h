@@ -106,7 +106,15 @@ int lc_test(lc_node *node, lc_req *req, int *done, struct lc_status *st);
 /* Wait for req, then free it. Returns 0 or the request's error (st->err too). */
 int lc_wait(lc_node *node, lc_req *req, struct lc_status *st);
 
-/* Drive the pipeline (and the MCP in inline mode). Returns the work done (>= 0) or a negative lc_err. */
+/*
+ * Drive the pipeline (and the MCP in inline mode). Returns the work done (>= 0) or a negative lc_err.
+ * In inline mode the NIC runs only inside library calls: a node that computes for longer than
+ * backpressure_timeout_us without one leaves its Receive Ring full, and a peer sending to it
+ * drops a frame after that limit (the send fails with LC_ERR_LOST; counted as bp_drops).  Long
+ * local work (filling large buffers, checking them) should call lc_progress now and then, as
+ * examples/bibw does.  In thread mode the NIC keeps draining into host staging meanwhile, but
+ * staging fills after host.staging_bytes too.
+ */
 int lc_progress(lc_node *node);
 
 /*
