@@ -231,6 +231,9 @@ int lc_nic_step(struct lc_nic *nic)
 
 		if (f->dma && !nic->dma_running)
 			break;
+		/* staging full: the frame waits (backpressure), never overwrites one not yet read */
+		if (f->hdr.dst == nic->node && nic->stail - nic->shead >= LC_FAKE_FRAMES)
+			break;
 		if (f->hdr.dst == nic->node)
 			lc_fake_inject(&f->hdr, f->payload);
 		else if (nic->nwire < LC_FAKE_FRAMES)
