@@ -279,8 +279,16 @@ int lc_isend(lc_node *node, int dst, const void *buf, size_t len, lc_req **req)
 						     memory_order_relaxed))
 		atomic_store_explicit(&node->stats[LC_STAT_send_queue_hwm], node->sendq.count,
 				      memory_order_relaxed);
-	if (node->sendq.head == r)
-		lc_tx_push(node);
+	if (node->sendq.head == r && lc_tx_push(node)) {
+#if !LC_NIC_MCP_THREAD
+		/*
+		 * inline MCP: the frame leaves now, not at the next progress call (8 B msgrate
+		 * 1.9-2.2 -> 2.6-3.5 M msgs/s, load ~3.9; the frames no longer pile up in the
+		 * Send Ring until the first wait)
+		 */
+		lc_nic_step(node->nic);
+#endif
+	}
 	lc_unlock(node);
 	*req = r;
 	return 0;
