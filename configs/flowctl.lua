@@ -4,7 +4,7 @@ return {
   extends = "baseline",
   protocols = { "flow_control" },
   flow_control = { credits = 8 },
-  -- a receiver holds recv_ring + min(rx_fifo, staging slots) undrained frames: 16 + 256 = 272,
-  -- room for 8 nodes x (credits + control reserve) (protocols/flow_control/hooks.h)
-  nic = { rx_fifo = 256 },
+  -- with the MCP inline a sleeping receiver holds undrained frames in its Receive Ring alone:
+  -- 128 slots, room for 8 nodes x (8 credits + 2 control) = 80 (protocols/flow_control/hooks.h)
+  nic = { rx_fifo = 256, recv_ring = 128, sram_bytes = 4 << 20 },
 }

@@ -3,8 +3,9 @@
 return {
   extends = "reliable",
   protocols = { "checksum", "reliability", "flow_control" },
-  flow_control = { credits = 16 },
-  -- a receiver holds recv_ring + min(rx_fifo, staging slots) undrained frames: 16 + 256 = 272,
-  -- room for 8 nodes x (credits + control reserve) (protocols/flow_control/hooks.h)
-  nic = { rx_fifo = 256 },
+  flow_control = { credits = 8 },
+  -- with the MCP inline a sleeping receiver holds undrained frames in its Receive Ring alone:
+  -- 256 slots, room for 8 nodes x (8 credits + 6 control + min(window, credits + 4) + 5
+  -- retransmitted) = 248 (protocols/flow_control/hooks.h)
+  nic = { rx_fifo = 256, recv_ring = 256, sram_bytes = 4 << 20 },
 }

@@ -14,12 +14,12 @@ int lc_flow_control_check(uint32_t nodes, uint32_t credits)
 		return 0;
 	return lc_proto_fail(LC_ERR_CONFIG,
 			     "flow_control: %u nodes x (%u credits + %u reserved for control "
-			     "frames) = %llu frames in flight to one receiver, but it holds only "
-			     "%u (nic.recv_ring %u + min(nic.rx_fifo %u, staging slots %u)): "
-			     "lower flow_control.credits to %u or enlarge those buffers",
-			     nodes, credits, LC_FC_RESERVE, (unsigned long long)need,
-			     LC_FC_CAPACITY, (unsigned)LC_NIC_RECV_RING, (unsigned)LC_NIC_RX_FIFO,
-			     (unsigned)LC_HOST_STAGING_SLOTS,
+			     "frames and retransmissions) = %llu frames in flight to one receiver, "
+			     "but it holds only %u (%s): lower flow_control.credits to %u or "
+			     "enlarge those buffers",
+			     nodes, credits, LC_FC_RESERVE, (unsigned long long)need, LC_FC_CAPACITY,
+			     LC_NIC_MCP_THREAD ? "nic.recv_ring + min(nic.rx_fifo, staging slots)"
+					       : "nic.recv_ring; the MCP runs inline",
 			     LC_FC_CAPACITY / nodes > LC_FC_RESERVE ? LC_FC_CAPACITY / nodes - LC_FC_RESERVE : 0);
 }
 

@@ -36,15 +36,18 @@
  * are recognised and ignored).
  *
  * WHERE THE FRAMES WAIT.  A frame not yet drained by R sits in R's Receive
- * Ring (LC_NIC_RECV_RING) or in host staging (at most min(LC_NIC_RX_FIFO,
- * LC_HOST_STAGING_SLOTS) frames handed over, not released).  Net-Send stalls
- * (and, after backpressure_timeout_us, drops: bp_drops) only when the Receive
- * Ring is full, so nothing stalls while the frames in flight to R fit
- *     C = recv_ring + min(rx_fifo, staging_slots).
+ * Ring (LC_NIC_RECV_RING) or in host staging.  Net-Send stalls (and, after
+ * backpressure_timeout_us, drops: bp_drops) only when the Receive Ring is
+ * full.  With the MCP in its own thread (nic.mcp = "thread") the NIC keeps
+ * moving frames into staging while R's host sleeps, so R holds
+ *     C = recv_ring + min(rx_fifo, staging_slots)
+ * frames without a stall.  With the MCP inline (the default) frames move to
+ * staging only while R's host is inside the library: a receiver that sleeps
+ * or computes holds them in its Receive Ring alone, C = recv_ring.
  * Senders are all nodes (a node may send to itself), so init requires
  *     nodes * (credits + LC_FC_RESERVE) <= C
  * and otherwise fails lc_open (LC_ERR_CONFIG) with the numbers.
- *
+
  * CONTROL FRAMES BYPASS CREDITS (else credits could deadlock: a receiver
  * waiting for a credit to send the credit return).  Their room is the
  * reserve of LC_FC_RESERVE frames per peer above, computed so:
@@ -54,7 +57,8 @@
  *     `credits` such frames, so at most 2 are in flight: 2 slots;
  *   - with reliability: one credit probe from a blocked sender and its answer
  *     (2 slots), and 2 slots for reliability's own explicit acks, which it
- *     sends cumulative and coalesced (at most 2 unprocessed per peer).
+ *     sends cumulative and coalesced (at most 2 unprocessed per peer);
+ *   - with reliability, its retransmissions: LC_FC_RESEND_ROOM (below).
  * Data frames carry their credit field at no cost.
  *
  * LOSS, DUPLICATES, RETRANSMISSIONS (with reliability; flow_control runs
@@ -66,7 +70,26 @@
  * which counts it then: sent and drained converge, no credit leaks.  A
  * retransmission is not a new frame: it needs no credit and after_send does
  * not count it (it carries a reliability sequence number below rseq_next);
- * reliability must re-post its kept copy without calling send_frame.
+ * reliability re-posts its kept copy without calling send_frame.
+ * But a retransmission still takes a slot of R's Receive Ring when the frame
+ * it repeats was not lost, only not yet drained (R sleeps): the credit rule
+ * cannot see it, since R's drained count takes each sequence number once.
+ * So the reserve bounds retransmissions instead, and reliability keeps them
+ * in that bound (reliability/hooks.h, SILENCE): a timeout sends the window
+ * again only when a frame came from R since the last timeout go-back; while
+ * R stays silent it sends only the oldest frame, at most
+ * LC_RELIABILITY_SILENT_RESENDS times before R is given up.  The frames of a
+ * go-back are the unacknowledged ones, at most min(window, credits + 4)
+ * (credits data frames plus our sequenced credit frames and probe), so R
+ * holds per sender at most credits + 6 control + LC_FC_RESEND_ROOM
+ *     = min(window, credits + 4) + LC_RELIABILITY_SILENT_RESENDS.
+ * A fast retransmit (gap ack) adds nothing: R sent the gap ack after it took
+ * the frames beyond the gap out of its ring (and dropped them).  Known limit:
+ * a receiver that wakes, acks part of a window and sleeps again before its
+ * ring is empty may then hold part of a second go-back (a progress step
+ * moves and reads a bounded batch of frames before poll sends the ack), so
+ * the bound is exact for a receiver that naps between receives or sleeps
+ * without polling, and approximate for one that naps inside a burst.
  * Because every counter is cumulative, a lost credit frame is repaired by the
  * next frame R sends to S.  If none comes (R drained everything, S is
  * blocked), S sends a probe after LC_FC_PROBE_US blocked, doubling up to
@@ -100,13 +123,32 @@
 #error "flow_control.credits must stay below 2^15 (the credit field is 16 bits)"
 #endif
 
-/* Control frames per peer the receiver reserves room for (see above). */
-#define LC_FC_RESERVE (2u + 4u * (unsigned)LC_PROTO_RELIABILITY)
-/* Frames a receiver can hold undrained without stalling a sender's Net-Send. */
+#if LC_PROTO_RELIABILITY
+#include "reliability/hooks.h"
+/* Retransmitted frames per peer a receiver may hold (RETRANSMISSIONS above). */
+#define LC_FC_RESEND_ROOM                                                        \
+	((LC_RELIABILITY_W < (unsigned)LC_FLOW_CONTROL_CREDITS + 4u ? LC_RELIABILITY_W \
+								    : (unsigned)LC_FLOW_CONTROL_CREDITS + 4u) + \
+	 LC_RELIABILITY_SILENT_RESENDS)
+#else
+#define LC_FC_RESEND_ROOM 0u
+#endif
+/* Frames per peer beyond the credits the receiver reserves room for (see above). */
+#define LC_FC_RESERVE (2u + 4u * (unsigned)LC_PROTO_RELIABILITY + (unsigned)LC_FC_RESEND_ROOM)
+/*
+ * Frames a receiver holds undrained without stalling a sender's Net-Send.
+ * With the MCP inline (nic.mcp = "inline") the NIC moves frames from the
+ * Receive Ring to staging only while the host is inside the library: a
+ * receiver that sleeps or computes holds them in the Receive Ring alone.
+ */
+#if LC_NIC_MCP_THREAD
 #define LC_FC_CAPACITY                                                           \
 	((unsigned)LC_NIC_RECV_RING +                                            \
 	 ((unsigned)LC_NIC_RX_FIFO < (unsigned)LC_HOST_STAGING_SLOTS ? (unsigned)LC_NIC_RX_FIFO \
 								     : (unsigned)LC_HOST_STAGING_SLOTS))
+#else
+#define LC_FC_CAPACITY ((unsigned)LC_NIC_RECV_RING)
+#endif
 /* Blocked this long before the first probe, and the largest probe interval (us). */
 #define LC_FC_PROBE_US 2000u
 #define LC_FC_PROBE_MAX_US 256000u

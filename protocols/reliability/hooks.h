@@ -101,6 +101,23 @@
  */
 #define LC_RELIABILITY_DUPACKS 1u
 
+/*
+ * SILENCE.  A timeout goes back over the whole window only when a frame came
+ * from the peer since the previous timeout go-back (p->heard).  While the
+ * peer stays silent it is asleep, descheduled or cut off: the frames of the
+ * last go-back still sit in its Receive Ring or are lost, and sending the
+ * window again would only fill that ring with duplicates (link backpressure,
+ * then drops at the backpressure limit) and spend the sender's time.  So a
+ * timeout in silence backs off and counts towards the give-up, and resends
+ * the oldest frame alone only at every LC_RELIABILITY_SILENT_EVERY-th
+ * timeout at the cap (liveness when that go-back was lost as a whole).
+ * Per silent period the peer's ring receives at most one copy of the window
+ * plus LC_RELIABILITY_SILENT_RESENDS single frames; flow control reserves
+ * that room (flow_control/hooks.h).
+ */
+#define LC_RELIABILITY_SILENT_EVERY 4u
+#define LC_RELIABILITY_SILENT_RESENDS ((uint32_t)LC_RELIABILITY_MAX_RETRIES / LC_RELIABILITY_SILENT_EVERY + 1u)
+
 #define LC_REL_F_ACK 1u      /* ack-only control frame */
 #define LC_REL_F_UNSEQ 2u    /* to a group id: not sequenced */
 #define LC_REL_F_GAP 4u      /* with LC_REL_F_ACK: sent because a frame arrived beyond a gap */
@@ -287,6 +304,7 @@ static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct 
 	if (hdr->reliability_flags & LC_REL_F_UNSEQ)
 		return LC_CONTINUE;
 	p = &st->peer[hdr->src];
+	p->heard = 1;
 	lc_reliability_ack_in(st, p, hdr->reliability_ack, hdr->reliability_flags & LC_REL_F_GAP);
 	if (hdr->reliability_flags & LC_REL_F_ACK)
 		return LC_CONSUMED;

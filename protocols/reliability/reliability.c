@@ -26,6 +26,7 @@ int lc_reliability_setup(struct lc_node *node)
 		st->peer[i].slots = st->mem + per * i;
 		st->peer[i].rto_ns = LC_RELIABILITY_RTO_NS;
 		st->peer[i].rto_base_ns = LC_RELIABILITY_RTO_NS;
+		st->peer[i].heard = 1;
 	}
 	st->now_ns = lc_now_ns();
 	return 0;
@@ -51,7 +52,20 @@ static void lc_reliability_timeout(struct lc_node *node, struct lc_reliability_p
 	p->rto_ns = p->rto_ns * 2 < LC_RELIABILITY_RTO_CAP_NS ? p->rto_ns * 2 : LC_RELIABILITY_RTO_CAP_NS;
 	p->deadline_ns = now_ns + p->rto_ns;
 	LC_STAT_ADD(node, rel_timeouts, 1);
-	lc_reliability_go_back(p);
+	if (p->heard) {
+		p->heard = 0;
+		lc_reliability_go_back(p);
+		return;
+	}
+	/* silence (hooks.h): the oldest frame alone, now and then */
+	if (p->rto_ns >= LC_RELIABILITY_RTO_CAP_NS && p->retries % LC_RELIABILITY_SILENT_EVERY == 0 &&
+	    p->rsnd == p->next) {
+		const struct lc_frame_hdr *k = lc_reliability_kept(p, p->una);
+
+		p->rtt_t0_ns = 0;   /* Karn */
+		if (lc_proto_resend(node, k, k + 1) == 0)
+			LC_STAT_ADD(node, rel_retransmits, 1);
+	}
 }
 
 /* Send the kept frames from rsnd on, as far as the Send Ring takes them. */

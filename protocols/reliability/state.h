@@ -16,6 +16,7 @@ struct lc_reliability_peer {
 	uint32_t recover;       /* next at the last go-back: no fast retransmit before una reaches it ... */
 	uint32_t gb_una;        /* ... unless una moved past this, una at the last go-back (a partial ack) */
 	uint8_t dead;           /* gave up after max_retries: sends to it fail */
+	uint8_t heard;          /* a frame came from the peer since the last timeout go-back (hooks.h: silence) */
 	uint64_t deadline_ns;   /* retransmission timer of una (0: not armed) */
 	uint64_t rto_ns;        /* current timeout: rto_base_ns doubled once per timeout, capped */
 	uint64_t rto_base_ns;   /* srtt + 4 rttvar, at least timeout_us (Jacobson/Karels) */
