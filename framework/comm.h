@@ -150,7 +150,8 @@ int lc_progress(lc_node *node);
 	X(rel_dup_drops,    "reliability: duplicate frames dropped")          \
 	X(rel_ooo_drops,    "reliability: frames ahead of a gap dropped")     \
 	X(rel_acks_sent,    "reliability: explicit ack frames sent")          \
-	X(rel_peers_dead,   "reliability: peers given up after max_retries")
+	X(rel_peers_dead,   "reliability: peers given up after max_retries") \
+	X(fc_resync_lost,   "flow_control: data frames declared lost by a credit resync (no reliability)")
 
 #define LC_STAT_LIST(X) LC_PIPE_STAT_LIST(X) LC_PROTO_STAT_LIST(X) LC_NIC_STAT_LIST(X)
 

@@ -26,10 +26,35 @@ int lc_flow_control_check(uint32_t nodes, uint32_t credits)
 /* Send a control frame of kind to peer: 0 or LC_ERR_AGAIN (Send Ring full). */
 static int lc_fc_send(struct lc_node *node, uint32_t peer, enum lc_fc_kind kind)
 {
-	struct lc_fc_ctrl c = { .tag = LC_FC_TAG, .kind = (uint32_t)kind };
+	struct lc_fc_ctrl c = { .tag = LC_FC_TAG, .kind = (uint32_t)kind,
+				.sent = node->proto.flow_control.peer[peer].sent };
 	int rc = lc_proto_send_ctrl(node, peer, &c, sizeof(c));
 
 	return rc == LC_ERR_AGAIN ? rc : 0;
+}
+
+/*
+ * Without reliability, a probe from peer says it sent `sent` data frames to
+ * us; every one of them is ahead of the probe (links keep order), so what was
+ * not counted is lost and what was counted beyond it was counted twice
+ * (hooks.h, RESYNC).  Take the peer's count.
+ */
+void lc_flow_control_resync(struct lc_node *node, uint32_t peer, uint32_t sent)
+{
+	struct lc_flow_control_state *st = &node->proto.flow_control;
+	struct lc_flow_control_peer *p = &st->peer[peer];
+	int32_t gap = (int32_t)(sent - p->drained);
+
+	if (gap > 0) {
+		st->resync_lost += (uint32_t)gap;
+		if (node->stats)
+			LC_STAT_ADD(node, fc_resync_lost, (uint32_t)gap);
+	} else if (gap < 0) {
+		st->resync_extra += (uint32_t)-gap;
+	}
+	p->drained = sent;
+	if ((int32_t)(p->drained - p->told) < 0)
+		p->told = p->drained;
 }
 
 void lc_flow_control_poll_slow(struct lc_node *node, uint64_t now_ns)

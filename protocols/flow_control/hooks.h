@@ -21,7 +21,7 @@
  *   after_send  commits: sent++ for a new data frame, told = drained;
  *   recv_frame  absorbs the piggybacked counter of every frame; counts an
  *               accepted data frame as drained; consumes our control frames;
- *   poll        sends explicit credit frames (and, with reliability, probes).
+ *   poll        sends explicit credit frames and credit probes.
  *
  * THE CREDIT RULE.  Per ordered pair (sender S, receiver R), all uint32_t
  * free-running:  sent    data frames S injected to R,
@@ -55,8 +55,8 @@
  *     threshold = ceil(credits / 2).  Each one in flight covers at least
  *     `threshold` frames S has not heard of, and S cannot have more than
  *     `credits` such frames, so at most 2 are in flight: 2 slots;
- *   - with reliability: one credit probe from a blocked sender and its answer
- *     (2 slots), and 2 slots for reliability's own explicit acks, which it
+ *   - one credit probe from a blocked sender and its answer (2 slots);
+ *   - with reliability: 2 slots for reliability's own explicit acks, which it
  *     sends cumulative and coalesced (at most 2 unprocessed per peer);
  *   - with reliability, its retransmissions: LC_FC_RESEND_ROOM (below).
  * Data frames carry their credit field at no cost.
@@ -94,9 +94,30 @@
  * next frame R sends to S.  If none comes (R drained everything, S is
  * blocked), S sends a probe after LC_FC_PROBE_US blocked, doubling up to
  * LC_FC_PROBE_MAX_US while unanswered, and R answers each probe with an
- * explicit credit frame.  Without reliability a lost data frame is a lost
- * message for the application anyway (the baseline reports LC_ERR_LOST), and
- * no probes are sent, so the reserve stays at 2.
+ * explicit credit frame.
+ *
+ * RESYNC WITHOUT RELIABILITY.  A data frame lost in the network (dropped,
+ * or damaged and dropped by the NIC, the host or checksum) is a lost message
+ * for the application, as in the baseline; but it is never drained, so its
+ * credit would never return and S, blocked, would wait forever.  And a
+ * duplicated frame is drained twice.  So without reliability the probe
+ * carries S's `sent` and R resynchronises on it (lc_flow_control_resync):
+ * links keep order (no reorder fault), so when the probe arrives every data
+ * frame S sent before it has arrived and was counted, or never will: R sets
+ * drained = sent, counting a raise as frames lost (fc_resync_lost in
+ * --stats) and a lowering (duplicates counted twice) as resync_extra, and
+ * answers with a credit frame, which returns the credits.  A probe sent
+ * while frames are still in flight costs nothing: they are ahead of it.
+ * With reorder faults a frame overtaken by the probe arrives after the
+ * resync and is counted once more: S then gets one credit too many per such
+ * frame, so R may hold up to `credits` + the reorder depth frames from S
+ * until the next resync (the next blocked probe) lowers drained again.  The
+ * excess is bounded by the reorder depth, and it never overruns staging:
+ * flow control is only the first guard; a frame that finds R's Receive Ring
+ * full waits in S's NIC (Net-Send stalls) and, after backpressure_timeout_us,
+ * is dropped and counted (bp_drops): a lost message, never an overwritten
+ * slot.  With reliability, retransmissions repair every loss and drained
+ * counts each frame once, so the probe only asks for the credit frame.
  *
  * ORDER.  send_frame runs in reverse composition order (lc_proto.h): this
  * hook sees the frame before reliability gives it a sequence number and
@@ -134,7 +155,7 @@
 #define LC_FC_RESEND_ROOM 0u
 #endif
 /* Frames per peer beyond the credits the receiver reserves room for (see above). */
-#define LC_FC_RESERVE (2u + 4u * (unsigned)LC_PROTO_RELIABILITY + (unsigned)LC_FC_RESEND_ROOM)
+#define LC_FC_RESERVE (4u + 2u * (unsigned)LC_PROTO_RELIABILITY + (unsigned)LC_FC_RESEND_ROOM)
 /*
  * Frames a receiver holds undrained without stalling a sender's Net-Send.
  * With the MCP inline (nic.mcp = "inline") the NIC moves frames from the
@@ -152,8 +173,14 @@
 /* Blocked this long before the first probe, and the largest probe interval (us). */
 #define LC_FC_PROBE_US 2000u
 #define LC_FC_PROBE_MAX_US 256000u
-/* Probes are useful only when the network may lose frames that are then recovered. */
-#define LC_FC_PROBES LC_PROTO_RELIABILITY
+/*
+ * Probes: with reliability they recover a lost credit frame; without it
+ * they also resynchronise the counters after a lost or duplicated data frame
+ * (RESYNC above).  The first one goes after LC_FC_PROBE_US blocked: without
+ * reliability a probe overtakes nothing (links keep order), so an early one
+ * is harmless and the wait is independent of backpressure_timeout_us.
+ */
+#define LC_FC_PROBES 1
 
 /* What poll owes a peer. */
 #define LC_FC_F_CREDIT 1u   /* drained - told reached the threshold: send a credit frame */
@@ -166,11 +193,13 @@ enum lc_fc_kind { LC_FC_CREDIT = 1, LC_FC_PROBE = 2 };
 struct lc_fc_ctrl {
 	uint32_t tag;
 	uint32_t kind;
+	uint32_t sent;   /* a probe: the sender's `sent` to the receiver (RESYNC) */
 };
 
 /* Out of line, cold (flow_control.c). */
 int lc_flow_control_check(uint32_t nodes, uint32_t credits);
 void lc_flow_control_poll_slow(struct lc_node *node, uint64_t now_ns);
+void lc_flow_control_resync(struct lc_node *node, uint32_t peer, uint32_t sent);
 
 static inline void lc_fc_list(struct lc_flow_control_state *st, uint32_t peer)
 {
@@ -279,6 +308,9 @@ static inline lc_verdict lc_flow_control_recv_frame(struct lc_node *node, struct
 	if (c.tag != LC_FC_TAG)
 		return LC_CONTINUE;
 	if (c.kind == LC_FC_PROBE) {
+#if !LC_PROTO_RELIABILITY
+		lc_flow_control_resync(node, hdr->src, c.sent);
+#endif
 		p->flags |= LC_FC_F_ANSWER;
 		lc_fc_list(st, hdr->src);
 	}

@@ -33,6 +33,8 @@ struct lc_flow_control_state {
 	uint64_t ctrl_sent;  /* explicit credit frames sent */
 	uint64_t probes;     /* credit probes sent (blocked too long: a credit frame may be lost) */
 	uint64_t stale;      /* credit fields ignored: older than known, or beyond what was sent */
+	uint64_t resync_lost;  /* without reliability: frames a probe declared lost (drained raised to sent) */
+	uint64_t resync_extra; /* without reliability: drained lowered to sent (duplicates, late reordered frames) */
 	uint16_t todo[LC_MAX_NODES];                 /* peers poll must look at */
 	struct lc_flow_control_peer peer[LC_MAX_NODES];
 };

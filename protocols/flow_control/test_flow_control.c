@@ -256,3 +256,61 @@ Test(flow_control, both_directions_among_four_no_deadlock)
 	fc_expect_no_bp_loss(&o, 4);
 	free(o.text);
 }
+
+#if !LC_PROTO_RELIABILITY
+/*
+ * Without reliability a lost data frame never drains: the blocked sender's
+ * probe carries its `sent`, the receiver declares the missing frames lost,
+ * and the answer returns every credit.  A duplicate counted twice is taken
+ * back the same way, and the answer is then believed by the sender.
+ */
+Test(flow_control, probe_resyncs_lost_and_duplicated_frames)
+{
+	struct lc_flow_control_state *st = &fc_node.proto.flow_control;
+	const uint32_t cr = LC_FLOW_CONTROL_CREDITS;
+	_Atomic uint64_t stats[LC_STAT_COUNT] = { 0 };
+	struct lc_fc_ctrl probe = { .tag = LC_FC_TAG, .kind = LC_FC_PROBE };
+
+	fc_node.stats = stats;
+	/* receiver side: peer 1 sent cr frames, two of them were lost */
+	for (uint32_t i = 0; i + 2 < cr; i++)
+		cr_assert_eq(fc_recv(1, LC_FT_DATA, 0, NULL, 0), LC_CONTINUE);
+	cr_assert_eq(st->peer[1].drained, cr - 2 < cr ? cr - 2 : 0);
+	probe.sent = cr;
+	cr_assert_eq(fc_recv(1, LC_FT_CTRL, 0, &probe, sizeof(probe)), LC_CONSUMED);
+	cr_assert_eq(st->peer[1].drained, cr, "the probe's count is taken");
+	cr_assert_eq(st->resync_lost, cr >= 2 ? 2 : cr);
+	cr_assert_eq(atomic_load_explicit(&stats[LC_STAT_fc_resync_lost], memory_order_relaxed),
+		     st->resync_lost, "fc_resync_lost reaches --stats");
+	cr_assert(st->peer[1].flags & LC_FC_F_ANSWER, "the probe is answered");
+	/* a second probe with the same count (the answer was slow) changes nothing */
+	cr_assert_eq(fc_recv(1, LC_FT_CTRL, 0, &probe, sizeof(probe)), LC_CONSUMED);
+	cr_assert_eq(st->peer[1].drained, cr);
+	cr_assert_eq(st->resync_lost, cr >= 2 ? 2 : cr);
+	/* a duplicated frame counted twice: the next probe lowers drained again */
+	fc_recv(1, LC_FT_DATA, 0, NULL, 0);
+	fc_recv(1, LC_FT_DATA, 0, NULL, 0);
+	probe.sent = cr + 1;
+	fc_recv(1, LC_FT_CTRL, 0, &probe, sizeof(probe));
+	cr_assert_eq(st->peer[1].drained, cr + 1);
+	cr_assert_eq(st->resync_extra, 1);
+	cr_assert_eq((int32_t)(st->peer[1].drained - st->peer[1].told) >= 0, 1,
+		     "told never runs ahead of drained");
+
+	/* sender side, across 2^32: blocked at the credit bound, one frame lost */
+	st->peer[2].sent = st->peer[2].adv = UINT32_MAX - 1;
+	for (uint32_t i = 0; i < cr; i++)
+		cr_assert_eq(fc_send(2), LC_CONTINUE, "frame %u", i);
+	cr_assert_eq(fc_send(2), LC_RETRY);
+	cr_assert(st->peer[2].flags & LC_FC_F_BLOCKED, "a blocked sender will probe");
+	/* the answer to its probe carries drained = sent: every credit is back */
+	struct lc_fc_ctrl credit = { .tag = LC_FC_TAG, .kind = LC_FC_CREDIT };
+	cr_assert_eq(fc_recv(2, LC_FT_CTRL, (uint16_t)(UINT32_MAX - 1 + cr), &credit, sizeof(credit)),
+		     LC_CONSUMED);
+	cr_assert_eq(st->peer[2].adv, UINT32_MAX - 1 + cr);
+	for (uint32_t i = 0; i < cr; i++)
+		cr_assert_eq(fc_send(2), LC_CONTINUE, "frame %u after the resync", i);
+	cr_assert_eq(fc_send(2), LC_RETRY);
+	fc_node.stats = NULL;
+}
+#endif
