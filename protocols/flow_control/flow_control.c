@@ -45,6 +45,15 @@ void lc_flow_control_resync(struct lc_node *node, uint32_t peer, uint32_t sent)
 	struct lc_flow_control_peer *p = &st->peer[peer];
 	int32_t gap = (int32_t)(sent - p->drained);
 
+	/*
+	 * The sender has at most `credits` frames beyond what it heard from us,
+	 * and we count at most one extra per duplicate of those: a count
+	 * farther off is a probe damaged on the way (no checksum composed).
+	 */
+	if (gap > (int32_t)st->credits || gap < -2 * (int32_t)st->credits) {
+		st->stale++;
+		return;
+	}
 	if (gap > 0) {
 		st->resync_lost += (uint32_t)gap;
 		if (node->stats)

@@ -296,6 +296,15 @@ Test(flow_control, probe_resyncs_lost_and_duplicated_frames)
 	cr_assert_eq(st->resync_extra, 1);
 	cr_assert_eq((int32_t)(st->peer[1].drained - st->peer[1].told) >= 0, 1,
 		     "told never runs ahead of drained");
+	/* a count farther off than the credits allow is a damaged probe: ignored */
+	uint64_t stale = st->stale;
+	probe.sent = cr + 1 + cr + 1;
+	fc_recv(1, LC_FT_CTRL, 0, &probe, sizeof(probe));
+	probe.sent = 0x80000000u;
+	fc_recv(1, LC_FT_CTRL, 0, &probe, sizeof(probe));
+	cr_assert_eq(st->peer[1].drained, cr + 1);
+	cr_assert_eq(st->stale, stale + 2);
+	cr_assert_eq(st->resync_lost, cr >= 2 ? 2 : cr);
 
 	/* sender side, across 2^32: blocked at the credit bound, one frame lost */
 	st->peer[2].sent = st->peer[2].adv = UINT32_MAX - 1;
