@@ -5,10 +5,11 @@
 # Usage: tools/bench_vs_mpi.sh [ROUNDS] [BUILD_DIR]     (default 20 rounds, build/baseline)
 #
 # Each round runs, in alternating order, libcomm pingpong (8 B .. 1 KiB),
-# Open MPI pingpong_mpi, libcomm stream (64 KiB .. 1 MiB) and stream_mpi, so
-# drift of the machine hits both sides alike.  The MPI twins
-# (tools/mpi/*_mpi.c) are built with mpicc into BUILD_DIR/../mpi and use the
-# same loops, payload patterns and checks as the examples.  At the end:
+# Open MPI mpi_pingpong, libcomm stream (64 KiB .. 1 MiB) and mpi_stream, so
+# drift of the machine hits both sides alike.  The MPI twins are the ones the
+# benchmark driver uses (tools/bench/mpi/{pingpong,stream}.c), built with
+# mpicc into BUILD_DIR/../mpi as mpi_pingpong and mpi_stream; they take the
+# examples' options, sweep the same sizes and print the same table.  At the end:
 # medians over the rounds of 8 B and 1 KiB one-way latency and of 64 KiB and
 # 1 MiB bandwidth, with the ratios libcomm / Open MPI (targets: latency
 # ratio <= 2, bandwidth ratio >= 0.5).
@@ -41,17 +42,17 @@ for p in commrun pingpong stream; do
 done
 command -v mpicc >/dev/null || { echo "bench_vs_mpi: mpicc missing (apt-get install openmpi-bin libopenmpi-dev)" >&2; exit 1; }
 mkdir -p "$MPIDIR"
-for p in pingpong_mpi stream_mpi; do
-	mpicc $CFLAGS "$ROOT/tools/mpi/$p.c" -o "$MPIDIR/$p"
+for p in pingpong stream; do
+	mpicc $CFLAGS -I"$ROOT/examples" -I"$ROOT/tools/bench/mpi" "$ROOT/tools/bench/mpi/$p.c" -o "$MPIDIR/mpi_$p"
 done
 
 # row SIZE COLUMN < output: the value of COLUMN (2 = latency/bandwidth) in the row of SIZE
 row() { sed 's/^\[[0-9]*\] //' | awk -v s="$1" -v c="$2" '$1 == s { print $c; exit }'; }
 
 lc_pp() { "$BDIR/bin/commrun" -n 2 --timeout 300 "$BDIR/bin/pingpong" $PP_ARGS > "$OUT/pp.lc"; }
-mpi_pp() { $MPIRUN "$MPIDIR/pingpong_mpi" $PP_ARGS > "$OUT/pp.mpi" 2>/dev/null; }
+mpi_pp() { $MPIRUN "$MPIDIR/mpi_pingpong" $PP_ARGS > "$OUT/pp.mpi" 2>/dev/null; }
 lc_st() { "$BDIR/bin/commrun" -n 2 --timeout 300 "$BDIR/bin/stream" $ST_ARGS > "$OUT/st.lc"; }
-mpi_st() { $MPIRUN "$MPIDIR/stream_mpi" $ST_ARGS > "$OUT/st.mpi" 2>/dev/null; }
+mpi_st() { $MPIRUN "$MPIDIR/mpi_stream" $ST_ARGS > "$OUT/st.mpi" 2>/dev/null; }
 
 echo "# bench_vs_mpi: $ROUNDS rounds, libcomm $(basename "$BDIR") vs Open MPI (ob1 + vader), raw data in $OUT"
 r=1
@@ -87,7 +88,7 @@ cg_run() {  # cg_run TAG WINDOWS: leaves $OUT/cg.TAG.<node>
 }
 cg_mpi_run() {
 	$MPIRUN valgrind --tool=callgrind --callgrind-out-file="$OUT/cgm.$1.%q{OMPI_COMM_WORLD_RANK}" \
-		"$MPIDIR/stream_mpi" -s 8:8 -i "$2" -w 1 > /dev/null 2>&1
+		"$MPIDIR/mpi_stream" -s 8:8 -i "$2" -w 1 > /dev/null 2>&1
 }
 # split FILE: "host nic other" self Ir (libcomm) or "mpi other" (Open MPI); --auto=no, or the
 # annotated source lines after the function list are counted a second time
@@ -106,7 +107,7 @@ if command -v valgrind >/dev/null; then
 	echo
 	echo "# instructions per 8 B message (callgrind, ($N2 - $N1) x 64 messages, polling included)"
 	echo "# commands: commrun -n 2 valgrind --tool=callgrind --callgrind-out-file=cg.%q{LC_NODE} stream -s 8:8 -i N -w 1"
-	echo "#           $MPIRUN valgrind --tool=callgrind ... stream_mpi -s 8:8 -i N -w 1;  callgrind_annotate --inclusive=no"
+	echo "#           $MPIRUN valgrind --tool=callgrind ... mpi_stream -s 8:8 -i N -w 1;  callgrind_annotate --inclusive=no"
 	printf '%-10s %-9s %10s %10s %10s %10s\n' "library" "side" "host" "NIC/MCP" "other" "total"
 	for node in 0 1; do
 		side=$([ $node -eq 0 ] && echo sender || echo receiver)
