@@ -10,7 +10,7 @@ import statistics
 #   largest size (None: no cap), anchors that have a twin (shm, openmpi), better ("low"/"high"),
 #   requests a node holds per window slot (0: not windowed; the window is WINDOW, or less when
 #   the config's host.max_requests cannot hold it), nodes of the job, protocol the benchmark
-#   needs active (None: runs everywhere; such a program is built by run.py from tools/bench/).
+#   needs active (None: runs everywhere; otherwise measured only in configs where it is active).
 BENCHMARKS = [
     dict(name='pingpong', program='pingpong', kind='latency', column=1, unit='us',
          header='# Size  Latency (us)', full=['-i', '100', '-w', '10'],
@@ -29,7 +29,7 @@ BENCHMARKS = [
          quick=['-i', '10', '-w', '2'], min_size=0, max_size=8192,
          anchors=('openmpi',), better='high', reqs=1, nodes=2, needs=None),
     dict(name='bcast', program='bcast', kind='latency', column=1, unit='us',
-         header='# Size  Latency (us)', full=['-i', '100', '-w', '10'],
+         header='# Size  Avg Latency(us)', full=['-i', '100', '-w', '10'],
          quick=['-i', '20', '-w', '2'], min_size=0, max_size=65536,
          anchors=(), better='low', reqs=0, nodes=4, needs='multicast'),
 ]

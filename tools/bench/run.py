@@ -176,7 +176,7 @@ def build_configs(names, build=True):
     build=False (build=0, e.g. from scons test) only checks that the programs are there."""
     if not names:
         return {}
-    need = ['commrun'] + [b['program'] for b in bl.BENCHMARKS if b['needs'] is None]
+    need = ['commrun'] + [b['program'] for b in bl.BENCHMARKS]
     if not build:
         return {c: None if all(os.access(os.path.join(ROOT, 'build', c, 'bin', p), os.X_OK)
                                for p in need) else 'not built (build=0): run scons config=%s' % c
@@ -224,19 +224,6 @@ def snapshot(name, outdir):
     except OSError as e:
         return 'cannot copy its programs out of build/%s: %s' % (name, e)
     CFG_BIN[name] = os.path.join(dst, 'bin')
-    active = active_protocols(config_json(name))
-    for b in bl.BENCHMARKS:
-        if b['needs'] is None or not bl.applies(b, active):
-            continue
-        # a program of tools/bench/ that needs a protocol's API: built here against the config
-        rc, o, e = run_cmd(['gcc'] + CFLAGS + ['-pthread', '-I' + os.path.join(src, 'include'),
-                                               '-I' + os.path.join(ROOT, 'examples'),
-                                               os.path.join(HERE, b['program'] + '.c'),
-                                               os.path.join(src, 'libcomm.a'), '-lrt',
-                                               '-o', os.path.join(dst, 'bin', b['program'])])
-        if rc != 0:
-            say('bench: %s: tools/bench/%s.c does not build: %s'
-                % (name, b['program'], e.strip()[-300:]))
     return None
 
 
@@ -618,13 +605,13 @@ def main(argv):
             progress.spent.setdefault((b['name'], t), time.time() - start)
             progress.done += 1
 
-    # broadcast latency: only where multicast is active (bcast is built only there)
+    # broadcast latency: only where multicast is active (examples/bcast.c falls back to sends elsewhere)
     bcast = {}
     for c in configs:
         if not bl.applies(bl.BENCH['bcast'], active_protocols(cjs.get(c))):
             bcast[c] = 'skipped: multicast is not active in this config'
         elif not os.access(os.path.join(cfg_bin(c), 'bcast'), os.X_OK):
-            bcast[c] = 'failed: tools/bench/bcast.c did not build for this config'
+            bcast[c] = 'failed: examples/bcast.c did not build for this config'
         else:
             bcast[c] = 'measured (%d nodes)' % bl.BENCH['bcast']['nodes']
     note['broadcast'] = bcast
