@@ -98,6 +98,37 @@ static int lc_req_valid(const struct lc_node *node, const lc_req *r)
 	       (p - lo) % sizeof(struct lc_req) == 0 && r->kind != LC_REQ_FREE;
 }
 
+/* lc_isend/lc_irecv: take the lock and a free request; on failure the lock is not held. */
+static inline int lc_lock_req_new(struct lc_node *node, const char *fn, struct lc_req **r)
+{
+	int rc = lc_lock_open(node, fn);
+
+	if (rc)
+		return rc;
+	*r = lc_req_alloc(node);
+	if (!*r) {
+		lc_unlock(node);
+		return lc_fail(LC_ERR_AGAIN, "%s: all %d requests in use: complete some "
+			       "with lc_test/lc_wait (config host.max_requests)", fn,
+			       LC_HOST_MAX_REQUESTS);
+	}
+	return 0;
+}
+
+/* lc_test/lc_wait: take the lock and check req is pending; on failure the lock is not held. */
+static inline int lc_lock_req_pending(struct lc_node *node, const lc_req *req, const char *fn)
+{
+	int rc = lc_lock_open(node, fn);
+
+	if (rc)
+		return rc;
+	if (!lc_req_valid(node, req)) {
+		lc_unlock(node);
+		return lc_fail(LC_ERR_INVAL, "%s: req is not a pending request", fn);
+	}
+	return 0;
+}
+
 /* ---- open / close ---- */
 
 static int lc_env_u32(const char *name, uint32_t *out)
@@ -260,15 +291,8 @@ int lc_isend(lc_node *node, int dst, const void *buf, size_t len, lc_req **req)
 	if (len > LC_MAX_MSG)
 		return lc_fail(LC_ERR_TOOBIG, "lc_isend: %zu bytes > LC_MAX_MSG (%zu)", len,
 			       LC_MAX_MSG);
-	if ((rc = lc_lock_open(node, "lc_isend")))
+	if ((rc = lc_lock_req_new(node, "lc_isend", &r)))
 		return rc;
-	r = lc_req_alloc(node);
-	if (!r) {
-		lc_unlock(node);
-		return lc_fail(LC_ERR_AGAIN, "lc_isend: all %d requests in use: complete some "
-			       "with lc_test/lc_wait (config host.max_requests)",
-			       LC_HOST_MAX_REQUESTS);
-	}
 	r->kind = LC_REQ_SEND;
 	r->s.dst = (uint32_t)dst;
 	r->s.seq = node->tx_seq[dst]++;
@@ -310,15 +334,8 @@ int lc_irecv(lc_node *node, int src, void *buf, size_t cap, lc_req **req)
 			       node->size - 1);
 	if (!buf && cap)
 		return lc_fail(LC_ERR_INVAL, "lc_irecv: buf is NULL with cap %zu", cap);
-	if ((rc = lc_lock_open(node, "lc_irecv")))
+	if ((rc = lc_lock_req_new(node, "lc_irecv", &r)))
 		return rc;
-	r = lc_req_alloc(node);
-	if (!r) {
-		lc_unlock(node);
-		return lc_fail(LC_ERR_AGAIN, "lc_irecv: all %d requests in use: complete some "
-			       "with lc_test/lc_wait (config host.max_requests)",
-			       LC_HOST_MAX_REQUESTS);
-	}
 	r->kind = LC_REQ_RECV;
 	r->src = src;
 	r->ubuf = cap ? buf : lc_empty;
@@ -494,12 +511,8 @@ int lc_test(lc_node *node, lc_req *req, int *done, struct lc_status *st)
 	*done = 0;
 	if (!req)
 		return lc_fail(LC_ERR_INVAL, "lc_test: req is NULL");
-	if ((rc = lc_lock_open(node, "lc_test")))
+	if ((rc = lc_lock_req_pending(node, req, "lc_test")))
 		return rc;
-	if (!lc_req_valid(node, req)) {
-		lc_unlock(node);
-		return lc_fail(LC_ERR_INVAL, "lc_test: req is not a pending request");
-	}
 	if (!req->done) {
 		lc_progress_locked(node);
 		if (!req->done && (++req->polls & 1023) == 0)
@@ -522,12 +535,8 @@ int lc_wait(lc_node *node, lc_req *req, struct lc_status *st)
 		return rc;
 	if (!req)
 		return lc_fail(LC_ERR_INVAL, "lc_wait: req is NULL");
-	if ((rc = lc_lock_open(node, "lc_wait")))
+	if ((rc = lc_lock_req_pending(node, req, "lc_wait")))
 		return rc;
-	if (!lc_req_valid(node, req)) {
-		lc_unlock(node);
-		return lc_fail(LC_ERR_INVAL, "lc_wait: req is not a pending request");
-	}
 	for (;;) {
 		if (!req->done) {
 			/* yield only after a run of idle rounds, never while work flows */
