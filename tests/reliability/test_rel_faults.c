@@ -17,9 +17,10 @@ TestSuite(rel_faults, .timeout = 240);
 static void lc_t_stream_faults(struct lc_t_out *o, const char *spec, const char *sizes, const char *iters)
 {
 	char crun[512], prog[512];
-	/* without reliability a lost message can leave stream waiting: a short limit shows it
-	 * (stream --verify bounds its own waits then: a healthy run takes seconds, not 30) */
-	char *argv[] = { crun, "--show-job", "--stats", "--timeout", LC_PROTO_RELIABILITY ? "200" : "30",
+	/* without reliability stream --verify waits out each window whose tail was lost (1 s,
+	 * twice the backpressure limit; 0-byte messages carry no sequence number, so any loss
+	 * in their window): ~0.5 min for 0..256 KiB; the limit shows a hang past that */
+	char *argv[] = { crun, "--show-job", "--stats", "--timeout", LC_PROTO_RELIABILITY ? "200" : "120",
 			 "--faults", (char *)spec,
 			 "-n", "2", prog, "-s", (char *)sizes, "-i", (char *)iters, "--verify", NULL };
 
