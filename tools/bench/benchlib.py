@@ -13,7 +13,7 @@ import statistics
 #   needs active (None: runs everywhere; otherwise measured only in configs where it is active).
 BENCHMARKS = [
     dict(name='pingpong', program='pingpong', kind='latency', column=1, unit='us',
-         header='# Size  Latency (us)', full=['-i', '100', '-w', '10'],
+         header='# Size  Latency (us)', full=['-i', '1000', '-w', '100'],
          quick=['-i', '50', '-w', '5'], min_size=0, max_size=None,
          anchors=('shm', 'openmpi'), better='low', reqs=0, nodes=2, needs=None),
     dict(name='stream', program='stream', kind='bandwidth', column=1, unit='MB/s',
