@@ -18,7 +18,7 @@
 static int lc_zc_fail(lc_node *node, const char *what, int rc)
 {
 	fprintf(stderr, "zc_loop: %s: %s (%s)\n", what, lc_strerror(rc),
-		node ? lc_last_error(node) : "");
+		lc_last_error(node));
 	return 1;
 }
 

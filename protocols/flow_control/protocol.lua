@@ -9,7 +9,7 @@ return {
   order_why = "after reliability, because a frame must be accepted as intact and in order "
     .. "before it returns a credit; a duplicate or damaged frame must not return one",
   params = {
-    { name = "credits", type = "integer", default = 6, min = 1, max = 4096,
+    { name = "credits", type = "integer", default = 4, min = 1, max = 4096,
       help = "frames a sender may have in flight to one peer before it waits for credits" },
   },
   header = {
