@@ -66,15 +66,41 @@ void lc_flow_control_resync(struct lc_node *node, uint32_t peer, uint32_t sent)
 		p->told = p->drained;
 }
 
+/*
+ * Two passes over the peers poll owes something.  Credit frames and probe
+ * answers go first, for every peer: they are what other nodes wait for, and
+ * a node that is itself blocked must never let its own probes take the Send
+ * Ring slots its credit returns need (three nodes in a ring, each blocked to
+ * the next, would otherwise starve one another).  Then the probes, each at
+ * most once per probe_gap (LC_FC_PROBE_US, doubled up to LC_FC_PROBE_MAX_US
+ * while unanswered; recv_frame restarts the clock when credits come back).
+ * A frame that cannot go now (Send Ring full, or a protocol below says
+ * RETRY, e.g. reliability for a peer it gave up on) is left for the next
+ * poll and the pass goes on: one peer must never hold up the others.
+ */
 void lc_flow_control_poll_slow(struct lc_node *node, uint64_t now_ns)
 {
 	struct lc_flow_control_state *st = &node->proto.flow_control;
-	uint32_t i = 0;
+	struct lc_flow_control_peer *p;
+	uint32_t i, peer;
 
+	for (i = 0; i < st->ntodo; i++) {
+		peer = st->todo[i];
+		p = &st->peer[peer];
+		if (!(p->flags & (LC_FC_F_CREDIT | LC_FC_F_ANSWER)))
+			continue;
+		if ((p->flags & LC_FC_F_ANSWER) || p->drained - p->told >= st->threshold) {
+			if (lc_fc_send(node, peer, LC_FC_CREDIT))
+				continue;   /* not now (Send Ring full): the next poll tries again */
+			st->ctrl_sent++;
+		}
+		/* sent now, or a reverse frame already carried the count */
+		p->flags &= (uint8_t)~(LC_FC_F_CREDIT | LC_FC_F_ANSWER);
+	}
+	i = 0;
 	while (i < st->ntodo) {
-		uint32_t peer = st->todo[i];
-		struct lc_flow_control_peer *p = &st->peer[peer];
-
+		peer = st->todo[i];
+		p = &st->peer[peer];
 		if (p->flags & LC_FC_F_BLOCKED) {
 			if (p->sent - p->adv < st->credits) {
 				p->flags &= (uint8_t)~LC_FC_F_BLOCKED;
@@ -83,22 +109,17 @@ void lc_flow_control_poll_slow(struct lc_node *node, uint64_t now_ns)
 					p->probe_gap = LC_FC_PROBE_US;
 				p->probe_at = now_ns + (uint64_t)p->probe_gap * 1000u;
 			} else if (now_ns >= p->probe_at) {
-				if (lc_fc_send(node, peer, LC_FC_PROBE))
-					return;
+				if (lc_fc_send(node, peer, LC_FC_PROBE)) {
+					i++;   /* not now: the next poll tries again; go on with the others */
+					continue;
+				}
 				st->probes++;
-				if (p->probe_gap < LC_FC_PROBE_MAX_US)
+				if (!p->probe_gap)
+					p->probe_gap = LC_FC_PROBE_US;
+				else if (p->probe_gap < LC_FC_PROBE_MAX_US)
 					p->probe_gap *= 2;
 				p->probe_at = now_ns + (uint64_t)p->probe_gap * 1000u;
 			}
-		}
-		if (p->flags & (LC_FC_F_CREDIT | LC_FC_F_ANSWER)) {
-			if ((p->flags & LC_FC_F_ANSWER) || p->drained - p->told >= st->threshold) {
-				if (lc_fc_send(node, peer, LC_FC_CREDIT))
-					return;   /* Send Ring full: the next poll tries again */
-				st->ctrl_sent++;
-			}
-			/* sent now, or a reverse frame already carried the count */
-			p->flags &= (uint8_t)~(LC_FC_F_CREDIT | LC_FC_F_ANSWER);
 		}
 		if (!p->flags) {
 			p->listed = 0;

@@ -221,6 +221,23 @@ static inline int lc_fc_is_resend(const struct lc_flow_control_peer *p, const st
 #endif
 }
 
+/*
+ * 1 when hdr is a frame whose credit field this protocol never reads at the
+ * receiver: reliability's ack-only frames, which reliability consumes below
+ * us (composition order) and never retransmits.  Sending one must not count
+ * as telling the peer (told), or a credit return that rode only on acks
+ * would be lost for good and the sender would wait for a probe.
+ */
+static inline int lc_fc_unheard(const struct lc_frame_hdr *hdr)
+{
+#if LC_PROTO_RELIABILITY
+	return (hdr->reliability_flags & LC_REL_F_ACK) != 0;
+#else
+	(void)hdr;
+	return 0;
+#endif
+}
+
 static inline int lc_flow_control_init(struct lc_node *node)
 {
 	struct lc_flow_control_state *st = &node->proto.flow_control;
@@ -268,7 +285,8 @@ static inline void lc_flow_control_after_send(struct lc_node *node, const struct
 	if (hdr->flags & LC_FF_GROUP)
 		return;
 	p = &st->peer[hdr->dst];
-	p->told = p->drained;
+	if (!lc_fc_unheard(hdr))
+		p->told = p->drained;
 	if (hdr->type == LC_FT_DATA && !lc_fc_is_resend(p, hdr)) {
 		p->sent++;
 #if LC_PROTO_RELIABILITY
@@ -288,8 +306,10 @@ static inline lc_verdict lc_flow_control_recv_frame(struct lc_node *node, struct
 	/* the pipeline checked hdr->src < size before recv_frame */
 	if (adv != p->adv) {
 		if (adv - p->adv <= p->sent - p->adv) {
+			/* credits came back: a blocked sender's probe clock starts again */
 			p->adv = adv;
 			p->probe_gap = 0;
+			p->probe_at = 0;
 		} else {
 			st->stale++;
 		}

@@ -280,16 +280,7 @@ Test(mcast_nic_faults, each_copy_draws_and_counts_its_own_faults_on_its_link)
 
 TestSuite(mcast_run, .timeout = 200);
 
-/*
- * KNOWN BUG, disabled where it bites: with reliability AND flow_control composed (config
- * `all`), 8 nodes on 2 cores, the job hangs after most members received every broadcast
- * (seen 3 of 5 runs at 12fb37f; nodes 6 and 7 never report).  It passes under multicast,
- * multicast_host, reliable_multicast and flowctl_multicast.  Criterion reports it as
- * skipped; the open issue carries the investigation.
- */
-Test(mcast_run, broadcast_to_8_nodes_intact_in_order,
-     .disabled = LC_PROTO_RELIABILITY && LC_PROTO_FLOW_CONTROL,
-     .description = "disabled with reliability + flow_control: known hang, see the comment")
+Test(mcast_run, broadcast_to_8_nodes_intact_in_order)
 {
 	struct lc_t_out o;
 

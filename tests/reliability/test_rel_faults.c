@@ -62,15 +62,7 @@ static unsigned long long lc_t_faults_seen(const struct lc_t_out *o)
 }
 
 /* Messages of 0 B .. 256 KiB (with reliability; 1 B .. 64 KiB without) under every fault kind. */
-/*
- * KNOWN BUG, disabled where it bites: flow_control WITHOUT reliability under these faults
- * sometimes stalls for good (1 of 4 runs of flowctl_multicast at 38de2c7: no verified line,
- * credit probes resynchronised but the stream never finished).  Criterion reports it as
- * skipped there; the open issue carries the investigation.
- */
-Test(rel_faults, stream_under_faults,
-     .disabled = LC_PROTO_FLOW_CONTROL && !LC_PROTO_RELIABILITY,
-     .description = "disabled for flow_control without reliability: known stall, see the comment")
+Test(rel_faults, stream_under_faults)
 {
 	struct lc_t_out o;
 
