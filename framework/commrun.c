@@ -10,7 +10,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -45,6 +49,10 @@
  *   6. at the end the segment is removed, always; --stats prints every
  *      counter of every node first.  The exit status is the worst node's:
  *      its exit code, or 128+signal for a signal death.
+ *   7. if commrun itself is SIGKILLed (no handler runs), the kernel kills
+ *      its nodes (PR_SET_PDEATHSIG) and the next commrun of this user
+ *      removes the segment left behind: /dev/shm/lc.<pid>.<n> whose <pid>
+ *      no longer exists (lc_run_sweep_stale).
  */
 
 #define LC_RUN_MAX_LINE (1u << 20)   /* a longer line is cut into pieces of this size */
@@ -399,12 +407,52 @@ static void lc_run_print_stats(const char *job, uint32_t nodes)
 }
 
 /* Child side after fork: wire the pipes, set the environment, exec. Never returns. */
+/*
+ * Remove the segments of launchers that died without cleaning up (commrun
+ * SIGKILLed): /dev/shm/lc.<pid>.<n>, a regular file of ours, whose <pid> is
+ * no process any more.  A pid that exists (even one reused by an unrelated
+ * process) keeps its segment; so do names of another shape (tests' own).
+ */
+static void lc_run_sweep_stale(void)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		long pid = 0;
+		unsigned cnt = 0;
+		int end = 0;
+		struct stat sb;
+		char name[NAME_MAX + 2];
+
+		if (sscanf(e->d_name, "lc.%ld.%u%n", &pid, &cnt, &end) != 2 || e->d_name[end] != '\0' ||
+		    pid <= 0 || pid > INT_MAX)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode) ||
+		    sb.st_uid != geteuid())
+			continue;
+		snprintf(name, sizeof name, "/%s", e->d_name);
+		if (shm_unlink(name) == 0)
+			lc_run_msg("removed the segment %s left by launcher %ld, which is gone", name, pid);
+	}
+	closedir(d);
+}
+
 static void lc_run_exec_node(char **argv, const char *job, uint32_t node, uint32_t nodes,
-			     int out_w, int err_w)
+			     int out_w, int err_w, pid_t launcher)
 {
 	char v[32];
 	sigset_t none;
-	int devnull = open("/dev/null", O_RDONLY);
+	int devnull;
+
+	/* the node dies with its launcher: nobody else would read its output or end the job */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != launcher)
+		_exit(LC_RUN_EXIT_FAIL);
+	devnull = open("/dev/null", O_RDONLY);
 
 	if (devnull >= 0) {
 		dup2(devnull, 0);
@@ -539,6 +587,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	/* ---- the segment ---- */
+	lc_run_sweep_stale();
 	struct lc_nic_geom geom;
 	char job[64], err[512] = "";
 	int rc = lc_geom_from_config(&geom, nodes);
@@ -592,6 +641,7 @@ int main(int argc, char **argv)
 	}
 	uint32_t running = 0;
 	int start_failed = 0;
+	const pid_t launcher = getpid();
 	fflush(NULL);
 	for (uint32_t i = 0; i < nodes; i++) {
 		int po[2], pe[2];
@@ -609,7 +659,7 @@ int main(int argc, char **argv)
 		}
 		if (pid == 0) {
 			/* O_CLOEXEC closes the other nodes' pipes at exec */
-			lc_run_exec_node(prog, job, i, nodes, po[1], pe[1]);
+			lc_run_exec_node(prog, job, i, nodes, po[1], pe[1], launcher);
 		}
 		close(po[1]);
 		close(pe[1]);

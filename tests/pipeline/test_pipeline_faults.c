@@ -2,6 +2,8 @@
 /* Pipeline tests: a node killed mid-transfer, misuse, a mismatched config, and the launcher's own errors. */
 #include "lc_run.h"
 
+#include <sys/prctl.h>
+
 #include "comm.h"
 #include "geom.h"
 #include "nic.h"
@@ -243,6 +245,86 @@ Test(pipeline_faults, commrun_sigterm_is_forwarded_and_cleans_up)
 	cr_assert_eq(waitpid(pid, &wst, 0), pid);
 	cr_assert(WIFSIGNALED(wst) && WTERMSIG(wst) == SIGTERM, "commrun should die of SIGTERM");
 	cr_assert(!lc_t_seg_exists(job), "segment %s left after SIGTERM", job);
+}
+
+/*
+ * commrun SIGKILLed (no handler can run): its nodes die with it (PDEATHSIG)
+ * and the next commrun removes the segment it left.  The test process is a
+ * child subreaper, so the orphaned nodes become its children and are reaped
+ * here: each must die of SIGKILL within 5 s, not run its 60 s.
+ */
+Test(pipeline_faults, commrun_sigkill_nodes_follow_and_segment_is_swept)
+{
+	char crun[512], buf[4096] = "", job[96] = "";
+	size_t len = 0;
+	int p[2], wst, reaped = 0;
+
+	lc_t_path(crun, sizeof crun, "bin/commrun");
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0, "prctl: %s", strerror(errno));
+	cr_assert(pipe(p) == 0);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		execl(crun, crun, "--show-job", "--timeout", "60", "-n", "3", "/bin/sleep", "60",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while (!strstr(buf, "commrun: job ") || !strchr(strstr(buf, "commrun: job "), '\n')) {
+		ssize_t r = read(p[0], buf + len, sizeof buf - 1 - len);
+		cr_assert(r > 0, "commrun ended before naming its job: %s", buf);
+		len += (size_t)r;
+		buf[len] = '\0';
+	}
+	sscanf(strstr(buf, "commrun: job ") + 13, "%95s", job);
+	/* the job line comes before the forks: give them time to start */
+	usleep(300000);
+	cr_assert(lc_t_seg_exists(job), "segment %s should exist while the job runs", job);
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, &wst, 0), pid);
+	cr_assert(WIFSIGNALED(wst) && WTERMSIG(wst) == SIGKILL);
+	close(p[0]);
+	/* the three orphaned nodes, reaped here */
+	for (int tries = 0; reaped < 3 && tries < 500; tries++) {
+		pid_t c = waitpid(-1, &wst, WNOHANG);
+		if (c > 0) {
+			cr_assert(WIFSIGNALED(wst) && WTERMSIG(wst) == SIGKILL,
+				  "a node of the killed launcher ended otherwise (status %#x)", wst);
+			reaped++;
+		} else {
+			usleep(10000);
+		}
+	}
+	if (reaped < 3) {
+		/* do not leave the sleepers behind: they are our children now */
+		char path[64];
+		long c;
+		snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
+		FILE *f = fopen(path, "r");
+		while (f && fscanf(f, "%ld", &c) == 1)
+			kill((pid_t)c, SIGKILL);
+		if (f)
+			fclose(f);
+		cr_assert_fail("only %d of 3 nodes died within 5 s of their launcher", reaped);
+	}
+	/* the segment is left (or another launcher of this user already swept it) ... */
+	struct lc_t_out o;
+	char *argv[] = { crun, "--show-job", "-n", "1", "/bin/true", NULL };
+	int was_left = lc_t_seg_exists(job);
+
+	lc_t_exec(&o, argv, NULL);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	/* ... and the next commrun removes it, and says so */
+	cr_assert(!lc_t_seg_exists(job), "segment %s of the killed launcher is still there:\n%s", job,
+		  o.text);
+	if (was_left)
+		cr_assert(strstr(o.text, "removed the segment") && strstr(o.text, job),
+			  "the sweep did not name %s:\n%s", job, o.text);
+	free(o.text);
 }
 
 Test(pipeline_faults, commrun_stats_prints_every_counter)
