@@ -209,11 +209,17 @@ Test(pipeline_faults, commrun_timeout_kills_the_job_124)
 	free(o.text);
 }
 
-Test(pipeline_faults, commrun_sigterm_is_forwarded_and_cleans_up)
+/*
+ * Start "commrun --show-job --timeout 60 -n 3 /bin/sleep 60" in the
+ * background, its stdout and stderr on *fd; read up to its job line and put
+ * the segment name in job.  Returns commrun's pid.
+ */
+static pid_t lc_t_start_sleepers(int *fd, char *job)
 {
-	char crun[512], job[96] = "", buf[4096];
+	char crun[512], buf[4096] = "";
 	size_t len = 0;
 	int p[2];
+
 	lc_t_path(crun, sizeof crun, "bin/commrun");
 	cr_assert(pipe(p) == 0);
 	pid_t pid = fork();
@@ -237,11 +243,20 @@ Test(pipeline_faults, commrun_sigterm_is_forwarded_and_cleans_up)
 	}
 	sscanf(strstr(buf, "commrun: job ") + 13, "%95s", job);
 	cr_assert(lc_t_seg_exists(job), "segment %s should exist while the job runs", job);
+	*fd = p[0];
+	return pid;
+}
+
+Test(pipeline_faults, commrun_sigterm_is_forwarded_and_cleans_up)
+{
+	char job[96] = "", buf[4096];
+	int fd, wst;
+	pid_t pid = lc_t_start_sleepers(&fd, job);
+
 	kill(pid, SIGTERM);
-	while (read(p[0], buf, sizeof buf) > 0)
+	while (read(fd, buf, sizeof buf) > 0)
 		;
-	close(p[0]);
-	int wst;
+	close(fd);
 	cr_assert_eq(waitpid(pid, &wst, 0), pid);
 	cr_assert(WIFSIGNALED(wst) && WTERMSIG(wst) == SIGTERM, "commrun should die of SIGTERM");
 	cr_assert(!lc_t_seg_exists(job), "segment %s left after SIGTERM", job);
@@ -255,39 +270,19 @@ Test(pipeline_faults, commrun_sigterm_is_forwarded_and_cleans_up)
  */
 Test(pipeline_faults, commrun_sigkill_nodes_follow_and_segment_is_swept)
 {
-	char crun[512], buf[4096] = "", job[96] = "";
-	size_t len = 0;
-	int p[2], wst, reaped = 0;
+	char crun[512], job[96] = "";
+	int fd, wst, reaped = 0;
 
 	lc_t_path(crun, sizeof crun, "bin/commrun");
 	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0, "prctl: %s", strerror(errno));
-	cr_assert(pipe(p) == 0);
-	pid_t pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		close(p[0]);
-		close(p[1]);
-		execl(crun, crun, "--show-job", "--timeout", "60", "-n", "3", "/bin/sleep", "60",
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	while (!strstr(buf, "commrun: job ") || !strchr(strstr(buf, "commrun: job "), '\n')) {
-		ssize_t r = read(p[0], buf + len, sizeof buf - 1 - len);
-		cr_assert(r > 0, "commrun ended before naming its job: %s", buf);
-		len += (size_t)r;
-		buf[len] = '\0';
-	}
-	sscanf(strstr(buf, "commrun: job ") + 13, "%95s", job);
+	pid_t pid = lc_t_start_sleepers(&fd, job);
+
 	/* the job line comes before the forks: give them time to start */
 	usleep(300000);
-	cr_assert(lc_t_seg_exists(job), "segment %s should exist while the job runs", job);
 	kill(pid, SIGKILL);
 	cr_assert_eq(waitpid(pid, &wst, 0), pid);
 	cr_assert(WIFSIGNALED(wst) && WTERMSIG(wst) == SIGKILL);
-	close(p[0]);
+	close(fd);
 	/* the three orphaned nodes, reaped here */
 	for (int tries = 0; reaped < 3 && tries < 500; tries++) {
 		pid_t c = waitpid(-1, &wst, WNOHANG);
