@@ -166,6 +166,35 @@ Test(flow_control, capacity_check_refuses_with_the_numbers)
 	cr_assert_eq(lc_flow_control_check(1, cap), LC_ERR_CONFIG);
 }
 
+/*
+ * Credits that come back while a sender stays blocked restart its probe
+ * clock: the next probe is a whole LC_FC_PROBE_US away, never due at once
+ * (a zero interval made every poll probe again: a storm of probes).
+ */
+Test(flow_control, probe_clock_restarts_when_credits_come_back)
+{
+	struct lc_flow_control_state *st = &fc_node.proto.flow_control;
+	struct lc_flow_control_peer *p = &st->peer[1];
+	const uint64_t t0 = 1000000000u, t1 = t0 + 500000u;
+
+	for (unsigned i = 0; i < LC_FLOW_CONTROL_CREDITS; i++)
+		fc_send(1);
+	cr_assert_eq(fc_send(1), LC_RETRY);
+	cr_assert(p->flags & LC_FC_F_BLOCKED);
+	lc_flow_control_poll(&fc_node, t0);
+	cr_assert_eq(p->probe_at, t0 + LC_FC_PROBE_US * 1000ull, "first probe LC_FC_PROBE_US after blocking");
+	/* one credit back, spent at once: still blocked, never unblocked by a poll in between */
+	fc_recv(1, LC_FT_DATA, 1, NULL, 0);
+	cr_assert_eq(fc_send(1), LC_CONTINUE);
+	cr_assert_eq(fc_send(1), LC_RETRY);
+	lc_flow_control_poll(&fc_node, t1);
+	cr_assert(p->flags & LC_FC_F_BLOCKED);
+	cr_assert_geq(p->probe_gap, LC_FC_PROBE_US, "probe interval %u us", p->probe_gap);
+	cr_assert_eq(p->probe_at, t1 + (uint64_t)p->probe_gap * 1000u,
+		     "the clock must restart at the credit return, not keep the old deadline");
+	cr_assert_eq(st->probes, 0);
+}
+
 #if LC_PROTO_RELIABILITY
 Test(flow_control, a_retransmission_is_not_counted_again)
 {
@@ -178,6 +207,32 @@ Test(flow_control, a_retransmission_is_not_counted_again)
 	h.reliability_seq = p->rseq_next - 2;   /* the first frame, sent again */
 	lc_flow_control_after_send(&fc_node, &h, NULL);
 	cr_assert_eq(p->sent, 2);
+}
+
+/*
+ * reliability consumes its ack-only frames below flow_control: sending one
+ * is not telling the peer our drained count, so the credit frame stays owed.
+ */
+Test(flow_control, an_ack_only_frame_does_not_pay_a_credit_return)
+{
+	struct lc_flow_control_state *st = &fc_node.proto.flow_control;
+	struct lc_flow_control_peer *p = &st->peer[2];
+	struct lc_frame_hdr h = fc_data(0, 2);
+
+	for (unsigned i = 0; i < st->threshold; i++)
+		fc_recv(2, LC_FT_DATA, 0, NULL, 0);
+	cr_assert(p->flags & LC_FC_F_CREDIT);
+	h.type = LC_FT_CTRL;
+	h.reliability_flags = LC_REL_F_ACK;
+	cr_assert_eq(lc_flow_control_send_frame(&fc_node, &h, NULL), LC_CONTINUE);
+	lc_flow_control_after_send(&fc_node, &h, NULL);
+	cr_assert_eq(p->told, 0, "an ack-only frame counted as a credit return");
+	/* a sequenced frame to the peer does carry it */
+	h = fc_data(0, 2);
+	h.type = LC_FT_CTRL;
+	cr_assert_eq(lc_flow_control_send_frame(&fc_node, &h, NULL), LC_CONTINUE);
+	lc_flow_control_after_send(&fc_node, &h, NULL);
+	cr_assert_eq(p->told, st->threshold);
 }
 #endif
 
