@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared pieces of the Open MPI twins of the libcomm examples: options, timing, sweep, stamps. */
+/* Shared pieces of the Open MPI twins of the libcomm examples: start-up with options, buffers, windows. */
 #ifndef LC_MPI_BENCH_H
 #define LC_MPI_BENCH_H
 
@@ -12,69 +12,12 @@
 
 /*
  * Every twin takes the options of its libcomm example (-s min:max, -i, -w,
- * --window), sweeps the same sizes, scales its iterations the same way,
- * checks its payload the same way and prints the same table, so that a
- * libcomm figure and an Open MPI figure differ only by the transport.
+ * --window), sweeps the same sizes (lc_ex_sweep_next), scales its
+ * iterations the same way (lc_ex_scaled), checks its payload the same way
+ * (lc_ex_check, lc_ex_marked) and prints the same table (lc_ex_row,
+ * lc_ex_row_rate), so that a libcomm figure and an Open MPI figure differ
+ * only by the transport.
  */
-struct lc_mb_opts {
-	size_t lo, hi;
-	unsigned iters, warmup, window;
-};
-
-/* 0 on success, 2 on a bad option (message printed). */
-static inline int lc_mb_parse(int argc, char **argv, const char *prog, struct lc_mb_opts *o)
-{
-	for (int a = 1; a < argc; a++) {
-		char *end = NULL;
-		if (strcmp(argv[a], "-s") == 0 && a + 1 < argc) {
-			if (lc_ex_parse_range(argv[++a], &o->lo, &o->hi) != 0) {
-				fprintf(stderr, "%s: bad size range '%s'\n", prog, argv[a]);
-				return 2;
-			}
-		} else if (strcmp(argv[a], "-i") == 0 && a + 1 < argc) {
-			o->iters = (unsigned)strtoul(argv[++a], &end, 10);
-		} else if (strcmp(argv[a], "-w") == 0 && a + 1 < argc) {
-			o->warmup = (unsigned)strtoul(argv[++a], &end, 10);
-		} else if (strcmp(argv[a], "--window") == 0 && a + 1 < argc) {
-			o->window = (unsigned)strtoul(argv[++a], &end, 10);
-		} else {
-			fprintf(stderr, "usage: mpirun -np 2 %s [-s min:max] [-i iters] [-w warmup] "
-					"[--window W]\n", prog);
-			return 2;
-		}
-		if (end && (*end || o->iters == 0 || o->window == 0 || o->window > 4096)) {
-			fprintf(stderr, "%s: bad number '%s'\n", prog, argv[a]);
-			return 2;
-		}
-	}
-	return 0;
-}
-
-static inline unsigned lc_mb_scaled(unsigned base, size_t size, unsigned floor)
-{
-	if (size <= 8192)
-		return base;
-	unsigned long long v = (unsigned long long)base * 8192 / size;
-	return v < floor ? floor : (unsigned)v;
-}
-
-/* Stamp the sequence number into the first and last 4 bytes (size >= 8). */
-static inline void lc_mb_stamp(unsigned char *b, size_t size, uint32_t seq)
-{
-	memcpy(b, &seq, 4);
-	memcpy(b + size - 4, &seq, 4);
-}
-
-/* 0 when the stamps carry seq; wipes them so that a stale message is seen next time. */
-static inline int lc_mb_unstamp(unsigned char *b, size_t size, uint32_t seq)
-{
-	uint32_t a, z;
-	memcpy(&a, b, 4);
-	memcpy(&z, b + size - 4, 4);
-	memset(b, 0, 4);
-	memset(b + size - 4, 0, 4);
-	return a == seq && z == seq ? 0 : -1;
-}
 
 static inline void *lc_mb_alloc(size_t n)
 {
@@ -84,6 +27,65 @@ static inline void *lc_mb_alloc(size_t n)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	return p;
+}
+
+/*
+ * MPI_Init, this rank (*me) and the options (o holds the defaults).  0, or
+ * the exit status 2 (MPI finalized) on a bad option or a world that is not
+ * 2 ranks; with say_size rank 0 says so in the latter case.
+ */
+static inline int lc_mb_init(int *argc, char ***argv, const char *prog, struct lc_ex_opts *o,
+			     int *me, int say_size)
+{
+	int n, rc;
+
+	MPI_Init(argc, argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, me);
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	rc = lc_ex_parse(*argc, *argv, prog, LC_EX_OPT_WINDOW, o);
+	if (rc == 1)
+		fprintf(stderr, "usage: mpirun -np 2 %s [-s min:max] [-i iters] [-w warmup] "
+				"[--window W]\n", prog);
+	if (rc == 0 && n == 2)
+		return 0;
+	if (n != 2 && say_size && *me == 0)
+		fprintf(stderr, "%s: needs exactly 2 ranks\n", prog);
+	MPI_Finalize();
+	return 2;
+}
+
+/* Table header (rank 0): "# Open MPI <name> (window W)" or without the window, then the columns. */
+static inline void lc_mb_header(const char *name, unsigned window, const char *columns)
+{
+	if (window)
+		printf("# Open MPI %s (window %u)\n# Size  %s\n", name, window, columns);
+	else
+		printf("# Open MPI %s\n# Size  %s\n", name, columns);
+	fflush(stdout);
+}
+
+/* Post window nonblocking transfers of size bytes with peer, one per slot of bufs (tag 1). */
+static inline void lc_mb_post(int send, unsigned char *bufs, size_t slot, size_t size,
+			      unsigned window, int peer, MPI_Request *req)
+{
+	for (unsigned j = 0; j < window; j++) {
+		if (send)
+			MPI_Isend(bufs + j * slot, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &req[j]);
+		else
+			MPI_Irecv(bufs + j * slot, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &req[j]);
+	}
+}
+
+/* Check the window received into bufs (message w * window + j in slot j); aborts the job on a wrong one. */
+static inline void lc_mb_check_marked(const char *prog, unsigned char *bufs, size_t slot, size_t size,
+				      unsigned window, unsigned w)
+{
+	for (unsigned j = 0; j < window; j++) {
+		if (!lc_ex_marked(bufs + j * slot, size, w * window + j)) {
+			fprintf(stderr, "%s: wrong message at size %zu\n", prog, size);
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		}
+	}
 }
 
 #endif /* LC_MPI_BENCH_H */
