@@ -5,38 +5,31 @@
 int main(int argc, char **argv)
 {
 	struct lc_ex_opts o = { .lo = 1, .hi = 4u << 20, .iters = 100, .warmup = 10, .window = 64 };
-	int me;
-	if (lc_mb_init(&argc, &argv, "mpi_bibw", &o, &me, 0) != 0)
+	struct lc_mb_win r;
+	if (lc_mb_start(&argc, &argv, "mpi_bibw", &o, 2, "Bandwidth (MB/s)", &r) != 0)
 		return 2;
-	int peer = 1 - me;
-	size_t slot = o.hi ? o.hi : 1;
-	unsigned char *sbufs = lc_mb_alloc(slot * o.window), *rbufs = lc_mb_alloc(slot * o.window);
-	MPI_Request *req = lc_mb_alloc(2 * o.window * sizeof *req);
-	if (me == 0)
-		lc_mb_header("bibw", o.window, "Bandwidth (MB/s)");
+	unsigned char *sbufs = r.bufs[0], *rbufs = r.bufs[1];
+	int peer = 1 - r.me;
 	for (size_t size = o.lo; size <= o.hi; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
 		unsigned w_timed = lc_ex_scaled(o.iters, size, 3);
 		unsigned w_warm = lc_ex_scaled(o.warmup, size, o.warmup ? 1 : 0);
 		double t0 = 0;
+		/* both ranks send: every slot's payload is the pattern of its index */
 		for (unsigned j = 0; j < o.window; j++)
-			lc_ex_fill(sbufs + j * slot, size, lc_ex_seed(size, j));
+			lc_ex_fill(sbufs + j * r.slot, size, lc_ex_seed(size, j));
 		for (unsigned w = 0; w < w_warm + w_timed; w++) {
 			if (w == w_warm)
 				t0 = MPI_Wtime();
-			lc_mb_post(0, rbufs, slot, size, o.window, peer, req);
+			lc_mb_post(0, rbufs, r.slot, size, o.window, peer, r.req);
 			for (unsigned j = 0; j < o.window; j++)
-				lc_ex_mark(sbufs + j * slot, size, w * o.window + j);
-			lc_mb_post(1, sbufs, slot, size, o.window, peer, req + o.window);
-			MPI_Waitall((int)(2 * o.window), req, MPI_STATUSES_IGNORE);
-			lc_mb_check_marked("mpi_bibw", rbufs, slot, size, o.window, w);
+				lc_ex_mark(sbufs + j * r.slot, size, w * o.window + j);
+			lc_mb_post(1, sbufs, r.slot, size, o.window, peer, r.req + o.window);
+			MPI_Waitall((int)(2 * o.window), r.req, MPI_STATUSES_IGNORE);
+			lc_mb_check_marked("mpi_bibw", rbufs, r.slot, size, o.window, w);
 		}
 		double dt = MPI_Wtime() - t0;
-		if (me == 0)
+		if (r.me == 0)
 			lc_ex_row(size, 2.0 * (double)size * w_timed * o.window / dt / 1e6);
 	}
-	free(sbufs);
-	free(rbufs);
-	free(req);
-	MPI_Finalize();
-	return 0;
+	return lc_mb_end(&r, 2);
 }

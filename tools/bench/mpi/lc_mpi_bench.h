@@ -64,6 +64,43 @@ static inline void lc_mb_header(const char *name, unsigned window, const char *c
 	fflush(stdout);
 }
 
+/* A windowed twin (bibw, msgrate, stream): its rank and its buffers. */
+struct lc_mb_win {
+	int me;
+	size_t slot;                    /* bytes a slot: max(hi, 1) */
+	unsigned char *bufs[2];         /* sets of window slots */
+	MPI_Request *req;               /* sets x window requests */
+};
+
+/*
+ * Start of a windowed twin named "mpi_<name>" (prog): lc_mb_init, sets (1
+ * or 2) of o->window slots and their requests, then the table header
+ * "# Open MPI <name> (window W)" on rank 0.  0, or the exit status 2.
+ */
+static inline int lc_mb_start(int *argc, char ***argv, const char *prog, struct lc_ex_opts *o,
+			      unsigned sets, const char *columns, struct lc_mb_win *r)
+{
+	if (lc_mb_init(argc, argv, prog, o, &r->me, 0) != 0)
+		return 2;
+	r->slot = o->hi ? o->hi : 1;
+	for (unsigned k = 0; k < sets; k++)
+		r->bufs[k] = lc_mb_alloc(r->slot * o->window);
+	r->req = lc_mb_alloc(sets * o->window * sizeof *r->req);
+	if (r->me == 0)
+		lc_mb_header(prog + strlen("mpi_"), o->window, columns);
+	return 0;
+}
+
+/* End of a windowed twin: its buffers freed, MPI finalized; the exit status 0. */
+static inline int lc_mb_end(struct lc_mb_win *r, unsigned sets)
+{
+	for (unsigned k = 0; k < sets; k++)
+		free(r->bufs[k]);
+	free(r->req);
+	MPI_Finalize();
+	return 0;
+}
+
 /* Post window nonblocking transfers of size bytes with peer, one per slot of bufs (tag 1). */
 static inline void lc_mb_post(int send, unsigned char *bufs, size_t slot, size_t size,
 			      unsigned window, int peer, MPI_Request *req)

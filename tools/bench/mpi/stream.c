@@ -5,43 +5,36 @@
 int main(int argc, char **argv)
 {
 	struct lc_ex_opts o = { .lo = 1, .hi = 4u << 20, .iters = 100, .warmup = 10, .window = 64 };
-	int me;
-	if (lc_mb_init(&argc, &argv, "mpi_stream", &o, &me, 0) != 0)
+	struct lc_mb_win r;
+	if (lc_mb_start(&argc, &argv, "mpi_stream", &o, 1, "Bandwidth (MB/s)  Messages/s", &r) != 0)
 		return 2;
-	size_t slot = o.hi ? o.hi : 1;
-	unsigned char *bufs = lc_mb_alloc(slot * o.window);
-	MPI_Request *req = lc_mb_alloc(o.window * sizeof *req);
-	if (me == 0)
-		lc_mb_header("stream", o.window, "Bandwidth (MB/s)  Messages/s");
+	unsigned char *bufs = r.bufs[0];
 	for (size_t size = o.lo; size <= o.hi; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
 		unsigned w_timed = lc_ex_scaled(o.iters, size, 5);
 		unsigned w_warm = lc_ex_scaled(o.warmup, size, o.warmup ? 1 : 0);
 		double t0 = 0;
-		if (me == 0)
+		if (r.me == 0)
 			for (unsigned j = 0; j < o.window; j++)
-				lc_ex_fill(bufs + j * slot, size, lc_ex_seed(size, j));
+				lc_ex_fill(bufs + j * r.slot, size, lc_ex_seed(size, j));
 		for (unsigned w = 0; w < w_warm + w_timed; w++) {
 			unsigned char ack = 0;
 			if (w == w_warm)
 				t0 = MPI_Wtime();
-			if (me == 0)
+			if (r.me == 0)
 				for (unsigned j = 0; j < o.window; j++)
-					lc_ex_mark(bufs + j * slot, size, w * o.window + j);
-			lc_mb_post(me == 0, bufs, slot, size, o.window, 1 - me, req);
-			MPI_Waitall((int)o.window, req, MPI_STATUSES_IGNORE);
-			if (me == 1) {
-				lc_mb_check_marked("mpi_stream", bufs, slot, size, o.window, w);
+					lc_ex_mark(bufs + j * r.slot, size, w * o.window + j);
+			lc_mb_post(r.me == 0, bufs, r.slot, size, o.window, 1 - r.me, r.req);
+			MPI_Waitall((int)o.window, r.req, MPI_STATUSES_IGNORE);
+			if (r.me == 1) {
+				lc_mb_check_marked("mpi_stream", bufs, r.slot, size, o.window, w);
 				MPI_Send(&ack, 1, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
 			} else {
 				MPI_Recv(&ack, 1, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 			}
 		}
 		double dt = MPI_Wtime() - t0;
-		if (me == 0)
+		if (r.me == 0)
 			lc_ex_row_rate(size, (double)w_timed * o.window, dt);
 	}
-	free(bufs);
-	free(req);
-	MPI_Finalize();
-	return 0;
+	return lc_mb_end(&r, 1);
 }
