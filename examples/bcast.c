@@ -73,14 +73,10 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	for (size_t size = lo; size <= hi; size = lc_ex_sweep_next(size, lo, hi)) {
-		unsigned it_timed = lc_ex_scaled(o.iters, size, 10);
-		unsigned it_warm = lc_ex_scaled(o.warmup, size, o.warmup ? 2 : 0);
-		double t0 = 0;
-		for (unsigned it = 0; it < it_warm + it_timed; it++) {
+		struct lc_ex_lat l = lc_ex_lat(&o, size);
+		for (unsigned it = 0; lc_ex_lat_more(&l, it); it++) {
 			uint64_t seed = lc_ex_seed(size, it);
 			struct lc_status st;
-			if (it == it_warm)
-				t0 = lc_ex_now_us();
 			if (me == 0) {
 				lc_ex_fill(buf, size, seed);
 				if ((rc = lc_bc_send(node, n, buf, size)) != 0)
@@ -92,17 +88,13 @@ int main(int argc, char **argv)
 			}
 			if ((rc = lc_recv(node, 0, buf, size, &st)) != 0)
 				return lc_ex_fail(node, "recv", rc);
-			size_t bad = st.len != size ? 0 : lc_ex_check(buf, size, seed);
-			if (st.len != size || bad != size) {
-				fprintf(stderr, "bcast: node %d: payload mismatch: size %zu iteration %u: "
-					"got %zu bytes, first bad byte at %zu\n", me, size, it, st.len, bad);
+			if (lc_ex_expect(me, buf, st.len, size, seed, it) != 0)
 				return 1;
-			}
 			if ((rc = lc_send(node, 0, NULL, 0)) != 0)
 				return lc_ex_fail(node, "ack", rc);
 		}
 		if (me == 0)
-			lc_ex_row(size, (lc_ex_now_us() - t0) / it_timed);
+			lc_ex_row(size, (lc_ex_now_us() - l.t0) / l.timed);
 	}
 	free(buf);
 	return lc_ex_close(node);

@@ -112,8 +112,7 @@ int main(int argc, char **argv)
 
 	for (size_t size = lo; size <= hi; size = lc_ex_sweep_next(size, lo, hi)) {
 		/* fewer windows as messages grow (as stream): at 4 MiB a window moves 512 MiB */
-		unsigned w_timed = lc_ex_scaled(iters, size, 2);
-		unsigned w_warm = lc_ex_scaled(warmup, size, warmup ? 1 : 0);
+		unsigned w_warm, w_timed = lc_ex_rounds(iters, warmup, size, 2, 1, &w_warm);
 		unsigned w_all = w_warm + w_timed;
 		double t0 = 0;
 

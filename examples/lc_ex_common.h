@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* libcomm side of the examples: options with usage, open and close, errors, table header, window loops. */
+/* The examples' libcomm helpers: options, open/close, errors, payload check, header, window loops. */
 #ifndef LC_EX_COMMON_H
 #define LC_EX_COMMON_H
 
@@ -73,6 +73,23 @@ static inline int lc_ex_close(lc_node *node)
 }
 
 /*
+ * 0 when the got bytes received (by node me, iteration it) are the pattern
+ * seed of size bytes; else the exit status 1 after "<prog>: node N: payload
+ * mismatch: ..." with the first byte that differs.
+ */
+static inline int lc_ex_expect(int me, const void *buf, size_t got, size_t size, uint64_t seed,
+			       unsigned it)
+{
+	size_t bad = got != size ? 0 : lc_ex_check(buf, size, seed);
+
+	if (got == size && bad == size)
+		return 0;
+	fprintf(stderr, LC_EX_PROG ": node %d: payload mismatch: size %zu iteration %u: "
+			"got %zu bytes, first bad byte at %zu\n", me, size, it, got, bad);
+	return 1;
+}
+
+/*
  * The table's two header lines (node 0):
  *   # libcomm <prog> (config <name>[, window <W>]<more>)
  *   # Size  <columns>
@@ -99,7 +116,7 @@ static inline int lc_ex_post_recvs(lc_node *node, int src, unsigned char *bufs, 
 	return 0;
 }
 
-/* Wait for window requests, statuses unread (what names them in an error).  0 or the exit status 1. */
+/* Wait for window requests, statuses unread (what names them in an error).  0 or exit status 1. */
 static inline int lc_ex_wait_all(lc_node *node, lc_req **req, unsigned window, const char *what)
 {
 	int rc;

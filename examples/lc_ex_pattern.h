@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Payload patterns, checksums, options, sweep and table rows shared by the examples, shm_pingpong and the MPI twins. */
+/* Patterns, checksums, options, sweep, table rows: shared by examples, shm_pingpong, MPI twins. */
 #ifndef LC_EX_PATTERN_H
 #define LC_EX_PATTERN_H
 
@@ -198,6 +198,19 @@ static inline unsigned lc_ex_scaled(unsigned base, size_t size, unsigned floor)
 }
 
 /*
+ * Rounds (iterations or windows) at a size, both scaled: returns the timed
+ * ones (at least timed_floor) and sets *warm to the warm-up ones (at least
+ * warm_floor when o->warmup asked for any).  Latency programs: floors 10
+ * and 2; windowed ones: a timed floor of their own and 1.
+ */
+static inline unsigned lc_ex_rounds(unsigned iters, unsigned warmup, size_t size,
+				    unsigned timed_floor, unsigned warm_floor, unsigned *warm)
+{
+	*warm = lc_ex_scaled(warmup, size, warmup ? warm_floor : 0);
+	return lc_ex_scaled(iters, size, timed_floor);
+}
+
+/*
  * A message of the windowed bandwidth programs (bibw and the MPI stream)
  * carries its sequence number in its first and last 4 bytes (8 bytes or
  * more) over a payload filled once per slot; a smaller one is the whole
@@ -334,6 +347,36 @@ static inline double lc_ex_now_us(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/*
+ * The iterations of one size of a latency program (pingpong, bcast,
+ * shm_pingpong): the warm-up ones, then the timed ones, whose clock (t0,
+ * microseconds) starts as the first of them begins:
+ *   struct lc_ex_lat l = lc_ex_lat(&o, size);
+ *   for (unsigned it = 0; lc_ex_lat_more(&l, it); it++)
+ *           ...;
+ *   per iteration: (lc_ex_now_us() - l.t0) / l.timed
+ */
+struct lc_ex_lat {
+	unsigned warm, timed;
+	double t0;
+};
+
+static inline struct lc_ex_lat lc_ex_lat(const struct lc_ex_opts *o, size_t size)
+{
+	struct lc_ex_lat l = { 0, 0, 0 };
+
+	l.timed = lc_ex_rounds(o->iters, o->warmup, size, 10, 2, &l.warm);
+	return l;
+}
+
+/* 1 while iteration it is one to run (the first timed one starts the clock), then 0. */
+static inline int lc_ex_lat_more(struct lc_ex_lat *l, unsigned it)
+{
+	if (it == l->warm)
+		l->t0 = lc_ex_now_us();
+	return it < l->warm + l->timed;
 }
 #endif
 

@@ -40,14 +40,10 @@ int main(int argc, char **argv)
 		lc_ex_header(0, "", "Latency (us)");
 
 	for (size_t size = o.lo; size <= o.hi; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
-		unsigned it_timed = lc_ex_scaled(o.iters, size, 10);
-		unsigned it_warm = lc_ex_scaled(o.warmup, size, o.warmup ? 2 : 0);
-		double t0 = 0;
-		for (unsigned it = 0; it < it_warm + it_timed; it++) {
+		struct lc_ex_lat l = lc_ex_lat(&o, size);
+		for (unsigned it = 0; lc_ex_lat_more(&l, it); it++) {
 			uint64_t seed = lc_ex_seed(size, it);
 			struct lc_status st;
-			if (it == it_warm)
-				t0 = lc_ex_now_us();
 			if (me == 0) {
 				lc_ex_fill(sbuf, size, seed);
 				if ((rc = lc_send(node, peer, sbuf, size)) != 0)
@@ -58,18 +54,12 @@ int main(int argc, char **argv)
 				if ((rc = lc_recv(node, peer, rbuf, size, &st)) != 0)
 					return lc_ex_fail(node, "recv", rc);
 			}
-			size_t bad = st.len != size ? 0 : lc_ex_check(rbuf, size, seed);
-			if (st.len != size || bad != size) {
-				fprintf(stderr,
-					"pingpong: node %d: payload mismatch: size %zu iteration %u: "
-					"got %zu bytes, first bad byte at %zu\n",
-					me, size, it, st.len, bad);
+			if (lc_ex_expect(me, rbuf, st.len, size, seed, it) != 0)
 				return 1;
-			}
 			if (me == 1 && (rc = lc_send(node, peer, rbuf, size)) != 0)
 				return lc_ex_fail(node, "send", rc);
 		}
-		double us = (lc_ex_now_us() - t0) / (2.0 * it_timed);
+		double us = (lc_ex_now_us() - l.t0) / (2.0 * l.timed);
 		if (me == 0)
 			lc_ex_row(size, us);
 	}

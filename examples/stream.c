@@ -350,14 +350,14 @@ int main(int argc, char **argv)
 	struct lc_st_counts cnt = { 0 };
 	struct lc_st_rx rx = { .req = req, .bufs = bufs, .slot = slot, .window = window, .cap = window };
 	unsigned long long acks_missed = 0;     /* verify, node 0: window acks not come in time */
-	for (size_t size = lo; size <= hi; size = lc_ex_sweep_next(size, lo, hi))
-		rx.grand += (unsigned long long)(lc_ex_scaled(warmup, size, warmup ? 1 : 0) +
-						 lc_ex_scaled(iters, size, 2)) * window;
+	for (size_t size = lo; size <= hi; size = lc_ex_sweep_next(size, lo, hi)) {
+		unsigned w_warm, w_timed = lc_ex_rounds(iters, warmup, size, 2, 1, &w_warm);
+		rx.grand += (unsigned long long)(w_warm + w_timed) * window;
+	}
 	for (size_t size = lo; size <= hi; size = lc_ex_sweep_next(size, lo, hi)) {
 		/* fewer windows as messages grow (OSU's large-message loop): at 4 MiB one window
 		 * is already 256 MiB, so two timed windows bound the cost of the largest sizes */
-		unsigned w_timed = lc_ex_scaled(iters, size, 2);
-		unsigned w_warm = lc_ex_scaled(warmup, size, warmup ? 1 : 0);
+		unsigned w_warm, w_timed = lc_ex_rounds(iters, warmup, size, 2, 1, &w_warm);
 		uint32_t total = (w_warm + w_timed) * window;
 		unsigned char *seen = NULL;
 		uint32_t top = 0;

@@ -117,14 +117,10 @@ int main(int argc, char **argv)
 	uint64_t seq = 0;
 	int bad = 0;
 	for (size_t size = lo; size <= hi && !bad; size = lc_ex_sweep_next(size, lo, hi)) {
-		unsigned it_timed = lc_ex_scaled(o.iters, size, 10);
-		unsigned it_warm = lc_ex_scaled(o.warmup, size, o.warmup ? 2 : 0);
-		double t0 = 0;
-		for (unsigned it = 0; it < it_warm + it_timed; it++) {
+		struct lc_ex_lat l = lc_ex_lat(&o, size);
+		for (unsigned it = 0; lc_ex_lat_more(&l, it); it++) {
 			uint64_t seed = lc_ex_seed(size, it);
 			seq++;
-			if (it == it_warm)
-				t0 = lc_ex_now_us();
 			if (me == 0) {
 				lc_ex_fill(sbuf, size, seed);
 				lc_shm_put(to1, sbuf, size, seq);
@@ -150,7 +146,7 @@ int main(int argc, char **argv)
 				lc_shm_put(to0, rbuf, size, seq);
 		}
 		if (me == 0 && !bad)
-			lc_ex_row(size, (lc_ex_now_us() - t0) / (2.0 * it_timed));
+			lc_ex_row(size, (lc_ex_now_us() - l.t0) / (2.0 * l.timed));
 	}
 	free(sbuf);
 	free(rbuf);

@@ -5,14 +5,12 @@
 int main(int argc, char **argv)
 {
 	struct lc_ex_opts o = { .lo = 1, .hi = 4u << 20, .iters = 100, .warmup = 10, .window = 64 };
-	struct lc_mb_win r;
-	if (lc_mb_start(&argc, &argv, "mpi_bibw", &o, 2, "Bandwidth (MB/s)", &r) != 0)
-		return 2;
+	struct lc_mb_win r = lc_mb_start(&argc, &argv, "mpi_bibw", &o, 2,
+					 "Bandwidth (MB/s)");
 	unsigned char *sbufs = r.bufs[0], *rbufs = r.bufs[1];
 	int peer = 1 - r.me;
 	for (size_t size = o.lo; size <= o.hi; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
-		unsigned w_timed = lc_ex_scaled(o.iters, size, 3);
-		unsigned w_warm = lc_ex_scaled(o.warmup, size, o.warmup ? 1 : 0);
+		unsigned w_warm, w_timed = lc_ex_rounds(o.iters, o.warmup, size, 3, 1, &w_warm);
 		double t0 = 0;
 		/* both ranks send: every slot's payload is the pattern of its index */
 		for (unsigned j = 0; j < o.window; j++)

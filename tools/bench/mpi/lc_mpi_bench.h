@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared pieces of the Open MPI twins of the libcomm examples: start-up with options, buffers, windows. */
+/* Shared pieces of the Open MPI twins of the libcomm examples: start-up, buffers, windows. */
 #ifndef LC_MPI_BENCH_H
 #define LC_MPI_BENCH_H
 
@@ -13,7 +13,7 @@
 /*
  * Every twin takes the options of its libcomm example (-s min:max, -i, -w,
  * --window), sweeps the same sizes (lc_ex_sweep_next), scales its
- * iterations the same way (lc_ex_scaled), checks its payload the same way
+ * iterations the same way (lc_ex_rounds), checks its payload the same way
  * (lc_ex_check, lc_ex_marked) and prints the same table (lc_ex_row,
  * lc_ex_row_rate), so that a libcomm figure and an Open MPI figure differ
  * only by the transport.
@@ -30,28 +30,28 @@ static inline void *lc_mb_alloc(size_t n)
 }
 
 /*
- * MPI_Init, this rank (*me) and the options (o holds the defaults).  0, or
- * the exit status 2 (MPI finalized) on a bad option or a world that is not
- * 2 ranks; with say_size rank 0 says so in the latter case.
+ * MPI_Init and the options (o holds the defaults); returns this rank.  A
+ * bad option or a world that is not 2 ranks ends the program: MPI is
+ * finalized, the exit status is 2 (with say_size rank 0 names the latter).
  */
 static inline int lc_mb_init(int *argc, char ***argv, const char *prog, struct lc_ex_opts *o,
-			     int *me, int say_size)
+			     int say_size)
 {
-	int n, rc;
+	int me, n, rc;
 
 	MPI_Init(argc, argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, me);
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
 	rc = lc_ex_parse(*argc, *argv, prog, LC_EX_OPT_WINDOW, o);
 	if (rc == 1)
 		fprintf(stderr, "usage: mpirun -np 2 %s [-s min:max] [-i iters] [-w warmup] "
 				"[--window W]\n", prog);
 	if (rc == 0 && n == 2)
-		return 0;
-	if (n != 2 && say_size && *me == 0)
+		return me;
+	if (n != 2 && say_size && me == 0)
 		fprintf(stderr, "%s: needs exactly 2 ranks\n", prog);
 	MPI_Finalize();
-	return 2;
+	exit(2);
 }
 
 /* Table header (rank 0): "# Open MPI <name> (window W)" or without the window, then the columns. */
@@ -73,22 +73,23 @@ struct lc_mb_win {
 };
 
 /*
- * Start of a windowed twin named "mpi_<name>" (prog): lc_mb_init, sets (1
- * or 2) of o->window slots and their requests, then the table header
- * "# Open MPI <name> (window W)" on rank 0.  0, or the exit status 2.
+ * Start of a windowed twin named "mpi_<name>" (prog): lc_mb_init (which
+ * ends the program on bad options), sets (1 or 2) of o->window slots and
+ * their requests, then the table header "# Open MPI <name> (window W)" on
+ * rank 0.
  */
-static inline int lc_mb_start(int *argc, char ***argv, const char *prog, struct lc_ex_opts *o,
-			      unsigned sets, const char *columns, struct lc_mb_win *r)
+static inline struct lc_mb_win lc_mb_start(int *argc, char ***argv, const char *prog,
+					   struct lc_ex_opts *o, unsigned sets, const char *columns)
 {
-	if (lc_mb_init(argc, argv, prog, o, &r->me, 0) != 0)
-		return 2;
-	r->slot = o->hi ? o->hi : 1;
+	struct lc_mb_win r = { .me = lc_mb_init(argc, argv, prog, o, 0) };
+
+	r.slot = o->hi ? o->hi : 1;
 	for (unsigned k = 0; k < sets; k++)
-		r->bufs[k] = lc_mb_alloc(r->slot * o->window);
-	r->req = lc_mb_alloc(sets * o->window * sizeof *r->req);
-	if (r->me == 0)
+		r.bufs[k] = lc_mb_alloc(r.slot * o->window);
+	r.req = lc_mb_alloc(sets * o->window * sizeof *r.req);
+	if (r.me == 0)
 		lc_mb_header(prog + strlen("mpi_"), o->window, columns);
-	return 0;
+	return r;
 }
 
 /* End of a windowed twin: its buffers freed, MPI finalized; the exit status 0. */
@@ -113,9 +114,9 @@ static inline void lc_mb_post(int send, unsigned char *bufs, size_t slot, size_t
 	}
 }
 
-/* Check the window received into bufs (message w * window + j in slot j); aborts the job on a wrong one. */
-static inline void lc_mb_check_marked(const char *prog, unsigned char *bufs, size_t slot, size_t size,
-				      unsigned window, unsigned w)
+/* Check the window received into bufs (message w * window + j in slot j); a wrong one aborts. */
+static inline void lc_mb_check_marked(const char *prog, unsigned char *bufs, size_t slot,
+				      size_t size, unsigned window, unsigned w)
 {
 	for (unsigned j = 0; j < window; j++) {
 		if (!lc_ex_marked(bufs + j * slot, size, w * window + j)) {

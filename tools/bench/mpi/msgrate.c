@@ -5,10 +5,8 @@
 int main(int argc, char **argv)
 {
 	struct lc_ex_opts o = { .lo = 0, .hi = 8u << 10, .iters = 200, .warmup = 20, .window = 64 };
-	struct lc_mb_win r;
-	if (lc_mb_start(&argc, &argv, "mpi_msgrate", &o, 1, "Bandwidth (MB/s)  Messages/s", &r) != 0)
-		return 2;
-	unsigned char *bufs = r.bufs[0];
+	struct lc_mb_win r = lc_mb_start(&argc, &argv, "mpi_msgrate", &o, 1,
+					 "Bandwidth (MB/s)  Messages/s");
 	for (size_t size = o.lo; size <= o.hi; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
 		double t0 = 0;
 		for (unsigned w = 0; w < o.warmup + o.iters; w++) {
@@ -17,9 +15,9 @@ int main(int argc, char **argv)
 				t0 = MPI_Wtime();
 			if (r.me == 0)
 				for (unsigned j = 0; j < o.window; j++)
-					lc_ex_fill(bufs + j * r.slot, size,
+					lc_ex_fill(r.bufs[0] + j * r.slot, size,
 						   lc_ex_seed(size, (uint64_t)w * o.window + j));
-			lc_mb_post(r.me == 0, bufs, r.slot, size, o.window, 1 - r.me, r.req);
+			lc_mb_post(r.me == 0, r.bufs[0], r.slot, size, o.window, 1 - r.me, r.req);
 			if (r.me == 0) {
 				MPI_Waitall((int)o.window, r.req, MPI_STATUSES_IGNORE);
 				MPI_Recv(&ack, 1, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -29,7 +27,7 @@ int main(int argc, char **argv)
 			for (unsigned j = 0; j < o.window; j++) {
 				MPI_Wait(&r.req[j], MPI_STATUS_IGNORE);
 				uint64_t seed = lc_ex_seed(size, (uint64_t)w * o.window + j);
-				if (lc_ex_check(bufs + j * r.slot, size, seed) != size) {
+				if (lc_ex_check(r.bufs[0] + j * r.slot, size, seed) != size) {
 					fprintf(stderr, "mpi_msgrate: wrong message at size %zu\n", size);
 					MPI_Abort(MPI_COMM_WORLD, 1);
 				}

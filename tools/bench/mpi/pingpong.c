@@ -5,16 +5,13 @@
 int main(int argc, char **argv)
 {
 	struct lc_ex_opts o = { .lo = 0, .hi = 4u << 20, .iters = 1000, .warmup = 100, .window = 1 };
-	int me;
-	if (lc_mb_init(&argc, &argv, "mpi_pingpong", &o, &me, 1) != 0)
-		return 2;
+	int me = lc_mb_init(&argc, &argv, "mpi_pingpong", &o, 1);
 	int peer = 1 - me;
 	unsigned char *sbuf = lc_mb_alloc(o.hi), *rbuf = lc_mb_alloc(o.hi);
 	if (me == 0)
 		lc_mb_header("pingpong", 0, "Latency (us)");
 	for (size_t size = o.lo; size <= o.hi; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
-		unsigned it_timed = lc_ex_scaled(o.iters, size, 10);
-		unsigned it_warm = lc_ex_scaled(o.warmup, size, o.warmup ? 2 : 0);
+		unsigned it_warm, it_timed = lc_ex_rounds(o.iters, o.warmup, size, 10, 2, &it_warm);
 		double t0 = 0;
 		for (unsigned it = 0; it < it_warm + it_timed; it++) {
 			uint64_t seed = lc_ex_seed(size, it);

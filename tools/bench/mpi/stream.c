@@ -5,28 +5,25 @@
 int main(int argc, char **argv)
 {
 	struct lc_ex_opts o = { .lo = 1, .hi = 4u << 20, .iters = 100, .warmup = 10, .window = 64 };
-	struct lc_mb_win r;
-	if (lc_mb_start(&argc, &argv, "mpi_stream", &o, 1, "Bandwidth (MB/s)  Messages/s", &r) != 0)
-		return 2;
-	unsigned char *bufs = r.bufs[0];
+	struct lc_mb_win r = lc_mb_start(&argc, &argv, "mpi_stream", &o, 1,
+					 "Bandwidth (MB/s)  Messages/s");
 	for (size_t size = o.lo; size <= o.hi; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
-		unsigned w_timed = lc_ex_scaled(o.iters, size, 5);
-		unsigned w_warm = lc_ex_scaled(o.warmup, size, o.warmup ? 1 : 0);
+		unsigned w_warm, w_timed = lc_ex_rounds(o.iters, o.warmup, size, 5, 1, &w_warm);
 		double t0 = 0;
 		if (r.me == 0)
 			for (unsigned j = 0; j < o.window; j++)
-				lc_ex_fill(bufs + j * r.slot, size, lc_ex_seed(size, j));
+				lc_ex_fill(r.bufs[0] + j * r.slot, size, lc_ex_seed(size, j));
 		for (unsigned w = 0; w < w_warm + w_timed; w++) {
 			unsigned char ack = 0;
 			if (w == w_warm)
 				t0 = MPI_Wtime();
 			if (r.me == 0)
 				for (unsigned j = 0; j < o.window; j++)
-					lc_ex_mark(bufs + j * r.slot, size, w * o.window + j);
-			lc_mb_post(r.me == 0, bufs, r.slot, size, o.window, 1 - r.me, r.req);
+					lc_ex_mark(r.bufs[0] + j * r.slot, size, w * o.window + j);
+			lc_mb_post(r.me == 0, r.bufs[0], r.slot, size, o.window, 1 - r.me, r.req);
 			MPI_Waitall((int)o.window, r.req, MPI_STATUSES_IGNORE);
 			if (r.me == 1) {
-				lc_mb_check_marked("mpi_stream", bufs, r.slot, size, o.window, w);
+				lc_mb_check_marked("mpi_stream", r.bufs[0], r.slot, size, o.window, w);
 				MPI_Send(&ack, 1, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
 			} else {
 				MPI_Recv(&ack, 1, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
