@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Payload patterns, checksums and option parsing shared by the examples and their MPI twins. */
+/* Patterns, checksums, options, sweep, table rows: shared by examples, shm_pingpong, MPI twins. */
 #ifndef LC_EX_PATTERN_H
 #define LC_EX_PATTERN_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /*
  * A payload is a run of 64-bit words w[k] = seed + k * golden, so every word
@@ -173,5 +175,209 @@ static inline size_t lc_ex_next_size(size_t cur, size_t lo)
 		p <<= 1;
 	return p;
 }
+
+/*
+ * The size after cur in the sweep lo..hi, or SIZE_MAX once hi is done:
+ *   for (size_t size = lo; size <= hi; size = lc_ex_sweep_next(size, lo, hi))
+ */
+static inline size_t lc_ex_sweep_next(size_t cur, size_t lo, size_t hi)
+{
+	return cur == hi ? SIZE_MAX : lc_ex_next_size(cur, lo);
+}
+
+/*
+ * Iterations (or windows) at a size: base up to 8 KiB, then fewer in
+ * proportion to the size (OSU's large-message loop), never under floor.
+ */
+static inline unsigned lc_ex_scaled(unsigned base, size_t size, unsigned floor)
+{
+	if (size <= 8192)
+		return base;
+	unsigned long long v = (unsigned long long)base * 8192 / size;
+	return v < floor ? floor : (unsigned)v;
+}
+
+/*
+ * Rounds (iterations or windows) at a size, both scaled: returns the timed
+ * ones (at least timed_floor) and sets *warm to the warm-up ones (at least
+ * warm_floor when o->warmup asked for any).  Latency programs: floors 10
+ * and 2; windowed ones: a timed floor of their own and 1.
+ */
+static inline unsigned lc_ex_rounds(unsigned iters, unsigned warmup, size_t size,
+				    unsigned timed_floor, unsigned warm_floor, unsigned *warm)
+{
+	*warm = lc_ex_scaled(warmup, size, warmup ? warm_floor : 0);
+	return lc_ex_scaled(iters, size, timed_floor);
+}
+
+/*
+ * A message of the windowed bandwidth programs (bibw and the MPI stream)
+ * carries its sequence number in its first and last 4 bytes (8 bytes or
+ * more) over a payload filled once per slot; a smaller one is the whole
+ * pattern of its sequence number.  The receiver wipes the stamps after
+ * checking them, so a stale message in a reused slot is seen.
+ */
+static inline void lc_ex_stamp(unsigned char *b, size_t size, uint32_t seq)
+{
+	memcpy(b, &seq, 4);
+	memcpy(b + size - 4, &seq, 4);
+}
+
+static inline void lc_ex_mark(unsigned char *b, size_t size, uint32_t seq)
+{
+	if (size >= 8)
+		lc_ex_stamp(b, size, seq);
+	else
+		lc_ex_fill(b, size, lc_ex_seed(size, seq));
+}
+
+/* 1 when the message of size bytes in b is message seq (its stamps are wiped), else 0. */
+static inline int lc_ex_marked(unsigned char *b, size_t size, uint32_t seq)
+{
+	if (size < 8)
+		return lc_ex_check(b, size, lc_ex_seed(size, seq)) == size;
+	uint32_t a, z;
+	memcpy(&a, b, 4);
+	memcpy(&z, b + size - 4, 4);
+	memset(b, 0, 4);
+	memset(b + size - 4, 0, 4);
+	return a == seq && z == seq;
+}
+
+/*
+ * Command-line options.  Every program takes -s min:max, -i N and -w N; the
+ * flags add the others.  The caller fills in the defaults first.
+ */
+struct lc_ex_opts {
+	size_t lo, hi;                  /* -s lo:hi */
+	unsigned iters, warmup;         /* -i, -w */
+	unsigned window;                /* --window (LC_EX_OPT_WINDOW), 1..4096 */
+	unsigned long work_us;          /* --work-us (LC_EX_OPT_WORK) */
+	int verify;                     /* --verify (LC_EX_OPT_VERIFY) */
+	unsigned tail_ms;               /* --tail-ms (LC_EX_OPT_VERIFY), above 0 */
+};
+
+#define LC_EX_OPT_WINDOW 1u     /* --window W */
+#define LC_EX_OPT_WORK   2u     /* --work-us U */
+#define LC_EX_OPT_VERIFY 4u     /* --verify, --tail-ms MS */
+#define LC_EX_OPT_COUNTS 8u     /* a bad -i or -w value is a "bad iteration count" or a
+				 * "bad warm-up count" (the latency programs), not a "bad number" */
+
+/*
+ * Parse argv into o: 0; 2 after printing "<prog>: bad ..." for a bad value;
+ * 1 for an option the flags do not take or one without its value (nothing
+ * printed: the caller prints its usage).  -i 0 is bad; so is any number
+ * while -i, --window or --tail-ms hold a bad value.
+ */
+static inline int lc_ex_parse(int argc, char **argv, const char *prog, unsigned flags,
+			      struct lc_ex_opts *o)
+{
+	for (int a = 1; a < argc; a++) {
+		const char *opt = argv[a], *what = "number";
+		char *end;
+
+		if (strcmp(opt, "--verify") == 0 && (flags & LC_EX_OPT_VERIFY)) {
+			o->verify = 1;
+			continue;
+		}
+		if (a + 1 >= argc)
+			return 1;
+		if (strcmp(opt, "-s") == 0) {
+			if (lc_ex_parse_range(argv[++a], &o->lo, &o->hi) != 0) {
+				fprintf(stderr, "%s: bad size range '%s'\n", prog, argv[a]);
+				return 2;
+			}
+			continue;
+		}
+		if (strcmp(opt, "-i") == 0) {
+			o->iters = (unsigned)strtoul(argv[++a], &end, 10);
+			if (flags & LC_EX_OPT_COUNTS)
+				what = "iteration count";
+		} else if (strcmp(opt, "-w") == 0) {
+			o->warmup = (unsigned)strtoul(argv[++a], &end, 10);
+			if (flags & LC_EX_OPT_COUNTS)
+				what = "warm-up count";
+		} else if (strcmp(opt, "--window") == 0 && (flags & LC_EX_OPT_WINDOW)) {
+			o->window = (unsigned)strtoul(argv[++a], &end, 10);
+		} else if (strcmp(opt, "--work-us") == 0 && (flags & LC_EX_OPT_WORK)) {
+			o->work_us = strtoul(argv[++a], &end, 10);
+		} else if (strcmp(opt, "--tail-ms") == 0 && (flags & LC_EX_OPT_VERIFY)) {
+			o->tail_ms = (unsigned)strtoul(argv[++a], &end, 10);
+		} else {
+			return 1;
+		}
+		if (*end || o->iters == 0 ||
+		    ((flags & LC_EX_OPT_WINDOW) && (o->window == 0 || o->window > 4096)) ||
+		    ((flags & LC_EX_OPT_VERIFY) && o->tail_ms == 0)) {
+			fprintf(stderr, "%s: bad %s '%s'\n", prog, what, argv[a]);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* One row of the table (node 0): the size and one figure. */
+static inline void lc_ex_row(size_t size, double v)
+{
+	printf("%-12zu%16.2f\n", size, v);
+	fflush(stdout);
+}
+
+/* One row of a rate table: the size, MB/s and messages/s of msgs messages of size bytes in dt s. */
+static inline void lc_ex_row_rate(size_t size, double msgs, double dt)
+{
+	printf("%-12zu%16.2f%14.0f\n", size, (double)size * msgs / dt / 1e6, msgs / dt);
+	fflush(stdout);
+}
+
+/*
+ * Clocks, for the programs built with POSIX (CLOCK_MONOTONIC is declared
+ * only then; the MPI twins, strict C11, time with MPI_Wtime).
+ */
+#ifdef CLOCK_MONOTONIC
+static inline double lc_ex_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static inline double lc_ex_now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/*
+ * The iterations of one size of a latency program (pingpong, bcast,
+ * shm_pingpong): the warm-up ones, then the timed ones, whose clock (t0,
+ * microseconds) starts as the first of them begins:
+ *   struct lc_ex_lat l = lc_ex_lat(&o, size);
+ *   for (unsigned it = 0; lc_ex_lat_more(&l, it); it++)
+ *           ...;
+ *   per iteration: (lc_ex_now_us() - l.t0) / l.timed
+ */
+struct lc_ex_lat {
+	unsigned warm, timed;
+	double t0;
+};
+
+static inline struct lc_ex_lat lc_ex_lat(const struct lc_ex_opts *o, size_t size)
+{
+	struct lc_ex_lat l = { 0, 0, 0 };
+
+	l.timed = lc_ex_rounds(o->iters, o->warmup, size, 10, 2, &l.warm);
+	return l;
+}
+
+/* 1 while iteration it is one to run (the first timed one starts the clock), then 0. */
+static inline int lc_ex_lat_more(struct lc_ex_lat *l, unsigned it)
+{
+	if (it == l->warm)
+		l->t0 = lc_ex_now_us();
+	return it < l->warm + l->timed;
+}
+#endif
 
 #endif /* LC_EX_PATTERN_H */

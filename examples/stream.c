@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* stream: windowed one-way bandwidth from node 0 to node 1, every message checked. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
 #include <string.h>
-#include <time.h>
 
-#include "comm.h"
+#define LC_EX_PROG "stream"
+#include "lc_ex_common.h"
 #include "lc_config.h"
-#include "lc_ex_pattern.h"
 
 /*
  * Usage: commrun -n 2 stream [-s min:max] [-i windows] [-w warmup] [--window W] [--verify]
@@ -63,28 +61,6 @@ static unsigned lc_st_dead_in_row;
 struct lc_st_counts {
 	unsigned long long total, ok, corrupt, duplicate, ooo, lost;
 };
-
-static double lc_st_now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static unsigned lc_st_scaled(unsigned base, size_t size, unsigned floor)
-{
-	if (size <= 8192)
-		return base;
-	unsigned long long v = (unsigned long long)base * 8192 / size;
-	return v < floor ? floor : (unsigned)v;
-}
-
-static int lc_st_fail(lc_node *node, const char *what, int rc)
-{
-	fprintf(stderr, "stream: node %d: %s: %s (%s)\n", lc_rank(node), what, lc_strerror(rc),
-		lc_last_error(node));
-	return 1;
-}
 
 /* Fill the message seq of a slot (sender side). */
 static void lc_st_make(unsigned char *buf, size_t size, uint32_t seq, int verify,
@@ -203,7 +179,7 @@ static long lc_st_judge(const unsigned char *buf, size_t got, size_t size, uint3
  */
 static int lc_st_wait_for(lc_node *node, lc_req *req, struct lc_status *st, unsigned ms)
 {
-	double end = lc_st_now_s() + ms / 1e3;
+	double end = lc_ex_now_s() + ms / 1e3;
 	unsigned spins = 0;
 	int done = 0, rc;
 
@@ -212,7 +188,7 @@ static int lc_st_wait_for(lc_node *node, lc_req *req, struct lc_status *st, unsi
 		if (done || rc != 0)
 			return rc;
 		if (++spins % LC_ST_IDLE_POLLS == 0) {
-			if (lc_st_now_s() > end)
+			if (lc_ex_now_s() > end)
 				return 1;
 			sched_yield();
 		}
@@ -240,7 +216,7 @@ static int lc_st_refill(lc_node *node, struct lc_st_rx *rx)
 			return 0;
 		}
 		if (rc != 0)
-			return lc_st_fail(node, "irecv", rc);
+			return lc_ex_fail(node, "irecv", rc);
 		rx->count++;
 		rx->posted++;
 	}
@@ -256,7 +232,7 @@ static int lc_st_ack(lc_node *node)
 	if (rc == LC_ERR_PEER_DEAD)
 		lc_st_gone = 1;
 	if (rc != 0 && rc != LC_ERR_LOST && rc != LC_ERR_PEER_DEAD && rc != LC_ERR_AGAIN)
-		return lc_st_fail(node, "send (ack)", rc);
+		return lc_ex_fail(node, "send (ack)", rc);
 	return 0;
 }
 
@@ -268,7 +244,7 @@ static int lc_st_rx_size(lc_node *node, struct lc_st_rx *rx, size_t size, uint32
 			 unsigned tail_ms, unsigned char *seen, struct lc_st_counts *c)
 {
 	uint32_t top = 0, w = 0, nwin = total / rx->window;
-	double last = lc_st_now_s();
+	double last = lc_ex_now_s();
 	unsigned spins = 0;
 
 	while (w < nwin && !lc_st_gone) {
@@ -283,7 +259,7 @@ static int lc_st_rx_size(lc_node *node, struct lc_st_rx *rx, size_t size, uint32
 			if (++spins % LC_ST_IDLE_POLLS)
 				continue;
 			sched_yield();
-			if (lc_st_now_s() - last < tail_ms / 1e3)
+			if (lc_ex_now_s() - last < tail_ms / 1e3)
 				continue;
 			/* nothing for the tail bound: the rest of this window is lost; unless
 			 * nothing of it came, when node 0 still waits for the last ack (lost):
@@ -292,13 +268,13 @@ static int lc_st_rx_size(lc_node *node, struct lc_st_rx *rx, size_t size, uint32
 				return rc;
 			if (top > w * rx->window)
 				w++;
-			last = lc_st_now_s();
+			last = lc_ex_now_s();
 			continue;
 		}
 		rx->head = (rx->head + 1) % rx->window;
 		rx->count--;
 		spins = 0;
-		last = lc_st_now_s();
+		last = lc_ex_now_s();
 		/* a stalled partial message also reads as PEER_DEAD: gone only when it lasts */
 		if (rc == LC_ERR_PEER_DEAD)
 			lc_st_gone = ++lc_st_dead_in_row >= 64;
@@ -307,7 +283,7 @@ static int lc_st_rx_size(lc_node *node, struct lc_st_rx *rx, size_t size, uint32
 		if (rc == LC_ERR_LOST || rc == LC_ERR_PEER_DEAD)
 			continue;       /* never seen: lost */
 		if (rc != 0)
-			return lc_st_fail(node, "wait (recv)", rc);
+			return lc_ex_fail(node, "wait (recv)", rc);
 		long seq = lc_st_judge(rx->bufs + (size_t)j * rx->slot, st.len, size, total, rx->window,
 				       seen, &top, c);
 		if (seq < 0)
@@ -333,65 +309,31 @@ static int lc_st_finish(lc_node *node, lc_req *req, const unsigned char *buf, si
 	int rc = lc_wait(node, req, &st);
 
 	if (rc != 0)
-		return lc_st_fail(node, "wait (recv)", rc);
+		return lc_ex_fail(node, "wait (recv)", rc);
 	lc_st_check(buf, st.len, size, expect, total, seen, top, c);
 	return 0;
 }
 
-static void lc_st_usage(void)
-{
-	fprintf(stderr, "usage: commrun -n 2 stream [-s min:max] [-i windows] [-w warmup] "
-			"[--window W] [--verify] [--tail-ms MS]\n"
-			"  sizes take K/M suffixes; default -s 1:4M -i 100 -w 10 --window 64\n");
-}
+static const char lc_st_usage[] =
+	"usage: commrun -n 2 stream [-s min:max] [-i windows] [-w warmup] [--window W] [--verify] "
+	"[--tail-ms MS]\n"
+	"  sizes take K/M suffixes; default -s 1:4M -i 100 -w 10 --window 64\n";
 
 int main(int argc, char **argv)
 {
-	size_t lo = 1, hi = 4u << 20;
-	unsigned iters = 100, warmup = 10, window = 64;
-	unsigned tail_ms = LC_ST_TAIL_MS;
-	int verify = 0;
-
-	for (int a = 1; a < argc; a++) {
-		char *end = NULL;
-		if (strcmp(argv[a], "-s") == 0 && a + 1 < argc) {
-			if (lc_ex_parse_range(argv[++a], &lo, &hi) != 0) {
-				fprintf(stderr, "stream: bad size range '%s'\n", argv[a]);
-				return 2;
-			}
-		} else if (strcmp(argv[a], "-i") == 0 && a + 1 < argc) {
-			iters = (unsigned)strtoul(argv[++a], &end, 10);
-		} else if (strcmp(argv[a], "-w") == 0 && a + 1 < argc) {
-			warmup = (unsigned)strtoul(argv[++a], &end, 10);
-		} else if (strcmp(argv[a], "--window") == 0 && a + 1 < argc) {
-			window = (unsigned)strtoul(argv[++a], &end, 10);
-		} else if (strcmp(argv[a], "--verify") == 0) {
-			verify = 1;
-		} else if (strcmp(argv[a], "--tail-ms") == 0 && a + 1 < argc) {
-			tail_ms = (unsigned)strtoul(argv[++a], &end, 10);
-		} else {
-			lc_st_usage();
-			return 2;
-		}
-		if (end && (*end || iters == 0 || window == 0 || window > 4096 || tail_ms == 0)) {
-			fprintf(stderr, "stream: bad number '%s'\n", argv[a]);
-			return 2;
-		}
-	}
+	struct lc_ex_opts o = { .lo = 1, .hi = 4u << 20, .iters = 100, .warmup = 10, .window = 64,
+				.tail_ms = LC_ST_TAIL_MS };
+	int rc = lc_ex_options(argc, argv, LC_EX_OPT_WINDOW | LC_EX_OPT_VERIFY, &o, lc_st_usage);
+	if (rc != 0)
+		return rc;
+	size_t lo = o.lo, hi = o.hi;
+	unsigned iters = o.iters, warmup = o.warmup, window = o.window, tail_ms = o.tail_ms;
+	int verify = o.verify;
 
 	lc_node *node;
-	int rc = lc_open(&node);
-	if (rc != 0) {
-		fprintf(stderr, "stream: lc_open: %s\n", lc_strerror(rc));
-		return 1;
-	}
-	int me = lc_rank(node), n = lc_size(node);
-	if (n != 2) {
-		if (me == 0)
-			fprintf(stderr, "stream: needs exactly 2 nodes (commrun -n 2), got %d\n", n);
-		lc_close(node);
-		return 2;
-	}
+	if ((rc = lc_ex_open(&node, 1)) != 0)
+		return rc;
+	int me = lc_rank(node);
 	size_t slot = hi ? hi : 1;
 	unsigned char *bufs = malloc(slot * window);
 	uint32_t *slot_sum = calloc(window, sizeof *slot_sum);
@@ -402,29 +344,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stream: out of memory for %u x %zu bytes\n", window, slot);
 		return 1;
 	}
-	if (me == 0) {
-		printf("# libcomm stream (config %s, window %u%s)\n", lc_config_name(), window,
-		       verify ? ", verify" : "");
-		printf("# Size  Bandwidth (MB/s)  Messages/s\n");
-		fflush(stdout);
-	}
+	if (me == 0)
+		lc_ex_header(window, verify ? ", verify" : "", "Bandwidth (MB/s)  Messages/s");
 
 	struct lc_st_counts cnt = { 0 };
 	struct lc_st_rx rx = { .req = req, .bufs = bufs, .slot = slot, .window = window, .cap = window };
 	unsigned long long acks_missed = 0;     /* verify, node 0: window acks not come in time */
-	for (size_t size = lo; size <= hi; size = lc_ex_next_size(size, lo)) {
-		rx.grand += (unsigned long long)(lc_st_scaled(warmup, size, warmup ? 1 : 0) +
-						 lc_st_scaled(iters, size, 2)) * window;
-		if (size == hi)
-			break;
+	for (size_t size = lo; size <= hi; size = lc_ex_sweep_next(size, lo, hi)) {
+		unsigned w_warm, w_timed = lc_ex_rounds(iters, warmup, size, 2, 1, &w_warm);
+		rx.grand += (unsigned long long)(w_warm + w_timed) * window;
 	}
-	for (size_t size = lo;; size = lc_ex_next_size(size, lo)) {
-		if (size > hi)
-			break;
+	for (size_t size = lo; size <= hi; size = lc_ex_sweep_next(size, lo, hi)) {
 		/* fewer windows as messages grow (OSU's large-message loop): at 4 MiB one window
 		 * is already 256 MiB, so two timed windows bound the cost of the largest sizes */
-		unsigned w_timed = lc_st_scaled(iters, size, 2);
-		unsigned w_warm = lc_st_scaled(warmup, size, warmup ? 1 : 0);
+		unsigned w_warm, w_timed = lc_ex_rounds(iters, warmup, size, 2, 1, &w_warm);
 		uint32_t total = (w_warm + w_timed) * window;
 		unsigned char *seen = NULL;
 		uint32_t top = 0;
@@ -450,7 +383,7 @@ int main(int argc, char **argv)
 		for (unsigned w = 0; w < w_warm + w_timed && !(me == 1 && verify); w++) {
 			unsigned char ack = 0;
 			if (w == w_warm)
-				t0 = lc_st_now_s();
+				t0 = lc_ex_now_s();
 			if (me == 0) {
 				unsigned first = 0;     /* oldest send not waited for */
 				for (unsigned j = 0; j < window; j++) {
@@ -461,28 +394,28 @@ int main(int argc, char **argv)
 					       first < j)
 						if ((rc = lc_wait(node, req[first++], NULL)) != 0 &&
 						    !(verify && rc == LC_ERR_LOST))
-							return lc_st_fail(node, "wait (send)", rc);
+							return lc_ex_fail(node, "wait (send)", rc);
 					if (rc != 0)
-						return lc_st_fail(node, "isend", rc);
+						return lc_ex_fail(node, "isend", rc);
 				}
 				for (unsigned j = first; j < window; j++)
 					if ((rc = lc_wait(node, req[j], NULL)) != 0 &&
 					    !(verify && rc == LC_ERR_LOST))
-						return lc_st_fail(node, "wait (send)", rc);
+						return lc_ex_fail(node, "wait (send)", rc);
 				if (!verify) {
 					if ((rc = lc_recv(node, 1, &ack, 1, NULL)) != 0)
-						return lc_st_fail(node, "recv (ack)", rc);
+						return lc_ex_fail(node, "recv (ack)", rc);
 				} else {
 					/* a lost ack: go on, the receive stays posted for the next one */
 					if (!ack_req && (rc = lc_irecv(node, 1, &ack_buf, 1, &ack_req)) != 0)
-						return lc_st_fail(node, "irecv (ack)", rc);
+						return lc_ex_fail(node, "irecv (ack)", rc);
 					rc = lc_st_wait_for(node, ack_req, NULL, 2 * tail_ms);
 					if (rc != 1)
 						ack_req = NULL;
 					else
 						acks_missed++;
 					if (rc < 0 && rc != LC_ERR_LOST)
-						return lc_st_fail(node, "recv (ack)", rc);
+						return lc_ex_fail(node, "recv (ack)", rc);
 				}
 			} else {
 				unsigned first = 0;     /* oldest receive not waited for */
@@ -497,21 +430,19 @@ int main(int argc, char **argv)
 						first++;
 					}
 					if (rc != 0)
-						return lc_st_fail(node, "irecv", rc);
+						return lc_ex_fail(node, "irecv", rc);
 				}
 				for (; first < window; first++)
 					if ((rc = lc_st_finish(node, req[first], bufs + first * slot, size,
 							       w * window + first, total, seen, &top, &cnt)) != 0)
 						return rc;
 				if ((rc = lc_send(node, 0, &ack, 1)) != 0)
-					return lc_st_fail(node, "send (ack)", rc);
+					return lc_ex_fail(node, "send (ack)", rc);
 			}
 		}
-		double dt = lc_st_now_s() - t0;
+		double dt = lc_ex_now_s() - t0;
 		if (me == 0) {
-			double msgs = (double)w_timed * window;
-			printf("%-12zu%16.2f%14.0f\n", size, (double)size * msgs / dt / 1e6, msgs / dt);
-			fflush(stdout);
+			lc_ex_row_rate(size, (double)w_timed * window, dt);
 		} else {
 			for (uint32_t s = 0; s < total; s++)
 				cnt.lost += !seen[s];
@@ -523,16 +454,14 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
-		if (size == hi)
-			break;
 	}
 	int bad = 0;
 	if (verify && me == 0) {
 		/* node 1 may still be receiving: leave after its last word, bye = 1 (bounded; a
 		 * window ack still posted for takes whatever comes first) */
-		double end = lc_st_now_s() + 4 * tail_ms / 1e3;
+		double end = lc_ex_now_s() + 4 * tail_ms / 1e3;
 		ack_buf = 0;
-		while (ack_buf != 1 && lc_st_now_s() < end) {
+		while (ack_buf != 1 && lc_ex_now_s() < end) {
 			if (!ack_req && lc_irecv(node, 1, &ack_buf, 1, &ack_req) != 0)
 				break;
 			rc = lc_st_wait_for(node, ack_req, NULL, 4 * tail_ms);
@@ -561,13 +490,9 @@ int main(int argc, char **argv)
 		}
 	}
 	/* pending receives (verify) still point into bufs until the node is closed */
-	rc = lc_close(node);
+	rc = lc_ex_close(node);
 	free(bufs);
 	free(slot_sum);
 	free(req);
-	if (rc != 0) {
-		fprintf(stderr, "stream: lc_close: %s\n", lc_strerror(rc));
-		return 1;
-	}
-	return bad;
+	return rc ? rc : bad;
 }

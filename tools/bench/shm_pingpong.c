@@ -35,21 +35,6 @@ struct lc_shm_box {
 	_Alignas(64) unsigned char data[];
 };
 
-static double lc_shm_now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static unsigned lc_shm_scaled(unsigned base, size_t size, unsigned floor)
-{
-	if (size <= 8192)
-		return base;
-	unsigned long long v = (unsigned long long)base * 8192 / size;
-	return v < floor ? floor : (unsigned)v;
-}
-
 static void lc_shm_put(struct lc_shm_box *box, const void *buf, size_t len, uint64_t seq)
 {
 	if (len)
@@ -80,33 +65,13 @@ static int lc_shm_get(struct lc_shm_box *box, void *buf, size_t len, uint64_t se
 
 int main(int argc, char **argv)
 {
-	size_t lo = 0, hi = 4u << 20;
-	unsigned iters = 1000, warmup = 100;
-
-	for (int a = 1; a < argc; a++) {
-		char *end;
-		if (strcmp(argv[a], "-s") == 0 && a + 1 < argc) {
-			if (lc_ex_parse_range(argv[++a], &lo, &hi) != 0) {
-				fprintf(stderr, "shm_pingpong: bad size range '%s'\n", argv[a]);
-				return 2;
-			}
-		} else if (strcmp(argv[a], "-i") == 0 && a + 1 < argc) {
-			iters = (unsigned)strtoul(argv[++a], &end, 10);
-			if (*end || iters == 0) {
-				fprintf(stderr, "shm_pingpong: bad iteration count '%s'\n", argv[a]);
-				return 2;
-			}
-		} else if (strcmp(argv[a], "-w") == 0 && a + 1 < argc) {
-			warmup = (unsigned)strtoul(argv[++a], &end, 10);
-			if (*end) {
-				fprintf(stderr, "shm_pingpong: bad warm-up count '%s'\n", argv[a]);
-				return 2;
-			}
-		} else {
-			fprintf(stderr, "usage: shm_pingpong [-s min:max] [-i iters] [-w warmup]\n");
-			return 2;
-		}
-	}
+	struct lc_ex_opts o = { .lo = 0, .hi = 4u << 20, .iters = 1000, .warmup = 100 };
+	int rc = lc_ex_parse(argc, argv, "shm_pingpong", LC_EX_OPT_COUNTS, &o);
+	if (rc == 1)
+		fprintf(stderr, "usage: shm_pingpong [-s min:max] [-i iters] [-w warmup]\n");
+	if (rc != 0)
+		return 2;
+	size_t lo = o.lo, hi = o.hi;
 
 	size_t boxb = (sizeof(struct lc_shm_box) + hi + 63) & ~(size_t)63;
 	char name[64];
@@ -151,17 +116,11 @@ int main(int argc, char **argv)
 	}
 	uint64_t seq = 0;
 	int bad = 0;
-	for (size_t size = lo; !bad; size = lc_ex_next_size(size, lo)) {
-		if (size > hi)
-			break;
-		unsigned it_timed = lc_shm_scaled(iters, size, 10);
-		unsigned it_warm = lc_shm_scaled(warmup, size, warmup ? 2 : 0);
-		double t0 = 0;
-		for (unsigned it = 0; it < it_warm + it_timed; it++) {
+	for (size_t size = lo; size <= hi && !bad; size = lc_ex_sweep_next(size, lo, hi)) {
+		struct lc_ex_lat l = lc_ex_lat(&o, size);
+		for (unsigned it = 0; lc_ex_lat_more(&l, it); it++) {
 			uint64_t seed = lc_ex_seed(size, it);
 			seq++;
-			if (it == it_warm)
-				t0 = lc_shm_now_us();
 			if (me == 0) {
 				lc_ex_fill(sbuf, size, seed);
 				lc_shm_put(to1, sbuf, size, seq);
@@ -186,12 +145,8 @@ int main(int argc, char **argv)
 			if (me == 1)
 				lc_shm_put(to0, rbuf, size, seq);
 		}
-		if (me == 0 && !bad) {
-			printf("%-12zu%16.2f\n", size, (lc_shm_now_us() - t0) / (2.0 * it_timed));
-			fflush(stdout);
-		}
-		if (size == hi)
-			break;
+		if (me == 0 && !bad)
+			lc_ex_row(size, (lc_ex_now_us() - l.t0) / (2.0 * l.timed));
 	}
 	free(sbuf);
 	free(rbuf);

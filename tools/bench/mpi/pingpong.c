@@ -4,29 +4,14 @@
 
 int main(int argc, char **argv)
 {
-	struct lc_mb_opts o = { 0, 4u << 20, 1000, 100, 1 };
-	MPI_Init(&argc, &argv);
-	int me, n;
-	MPI_Comm_rank(MPI_COMM_WORLD, &me);
-	MPI_Comm_size(MPI_COMM_WORLD, &n);
-	if (lc_mb_parse(argc, argv, "mpi_pingpong", &o) != 0 || n != 2) {
-		if (n != 2 && me == 0)
-			fprintf(stderr, "mpi_pingpong: needs exactly 2 ranks\n");
-		MPI_Finalize();
-		return 2;
-	}
+	struct lc_ex_opts o = { .lo = 0, .hi = 4u << 20, .iters = 1000, .warmup = 100, .window = 1 };
+	int me = lc_mb_init(&argc, &argv, "mpi_pingpong", &o, 1);
 	int peer = 1 - me;
 	unsigned char *sbuf = lc_mb_alloc(o.hi), *rbuf = lc_mb_alloc(o.hi);
-	if (me == 0) {
-		printf("# Open MPI pingpong\n# Size  Latency (us)\n");
-		fflush(stdout);
-	}
-	int bad = 0;
-	for (size_t size = o.lo; !bad; size = lc_ex_next_size(size, o.lo)) {
-		if (size > o.hi)
-			break;
-		unsigned it_timed = lc_mb_scaled(o.iters, size, 10);
-		unsigned it_warm = lc_mb_scaled(o.warmup, size, o.warmup ? 2 : 0);
+	if (me == 0)
+		lc_mb_header("pingpong", 0, "Latency (us)");
+	for (size_t size = o.lo; size <= o.hi; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
+		unsigned it_warm, it_timed = lc_ex_rounds(o.iters, o.warmup, size, 10, 2, &it_warm);
 		double t0 = 0;
 		for (unsigned it = 0; it < it_warm + it_timed; it++) {
 			uint64_t seed = lc_ex_seed(size, it);
@@ -44,15 +29,11 @@ int main(int argc, char **argv)
 			if (me == 1)
 				MPI_Send(rbuf, (int)size, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
 		}
-		if (me == 0) {
-			printf("%-12zu%16.2f\n", size, (MPI_Wtime() - t0) * 1e6 / (2.0 * it_timed));
-			fflush(stdout);
-		}
-		if (size == o.hi)
-			break;
+		if (me == 0)
+			lc_ex_row(size, (MPI_Wtime() - t0) * 1e6 / (2.0 * it_timed));
 	}
 	free(sbuf);
 	free(rbuf);
 	MPI_Finalize();
-	return bad;
+	return 0;
 }

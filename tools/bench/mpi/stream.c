@@ -4,76 +4,34 @@
 
 int main(int argc, char **argv)
 {
-	struct lc_mb_opts o = { 1, 4u << 20, 100, 10, 64 };
-	MPI_Init(&argc, &argv);
-	int me, n;
-	MPI_Comm_rank(MPI_COMM_WORLD, &me);
-	MPI_Comm_size(MPI_COMM_WORLD, &n);
-	if (lc_mb_parse(argc, argv, "mpi_stream", &o) != 0 || n != 2) {
-		MPI_Finalize();
-		return 2;
-	}
-	size_t slot = o.hi ? o.hi : 1;
-	unsigned char *bufs = lc_mb_alloc(slot * o.window);
-	MPI_Request *req = lc_mb_alloc(o.window * sizeof *req);
-	if (me == 0) {
-		printf("# Open MPI stream (window %u)\n# Size  Bandwidth (MB/s)  Messages/s\n", o.window);
-		fflush(stdout);
-	}
-	for (size_t size = o.lo;; size = lc_ex_next_size(size, o.lo)) {
-		if (size > o.hi)
-			break;
-		unsigned w_timed = lc_mb_scaled(o.iters, size, 5);
-		unsigned w_warm = lc_mb_scaled(o.warmup, size, o.warmup ? 1 : 0);
+	struct lc_ex_opts o = { .lo = 1, .hi = 4u << 20, .iters = 100, .warmup = 10, .window = 64 };
+	struct lc_mb_win r = lc_mb_start(&argc, &argv, "mpi_stream", &o, 1,
+					 "Bandwidth (MB/s)  Messages/s");
+	for (size_t size = o.lo; size <= o.hi; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
+		unsigned w_warm, w_timed = lc_ex_rounds(o.iters, o.warmup, size, 5, 1, &w_warm);
 		double t0 = 0;
-		if (me == 0)
+		if (r.me == 0)
 			for (unsigned j = 0; j < o.window; j++)
-				lc_ex_fill(bufs + j * slot, size, lc_ex_seed(size, j));
+				lc_ex_fill(r.bufs[0] + j * r.slot, size, lc_ex_seed(size, j));
 		for (unsigned w = 0; w < w_warm + w_timed; w++) {
 			unsigned char ack = 0;
 			if (w == w_warm)
 				t0 = MPI_Wtime();
-			for (unsigned j = 0; j < o.window; j++) {
-				unsigned char *b = bufs + j * slot;
-				uint32_t seq = w * o.window + j;
-				if (me == 0) {
-					if (size >= 8)
-						lc_mb_stamp(b, size, seq);
-					else
-						lc_ex_fill(b, size, lc_ex_seed(size, seq));
-					MPI_Isend(b, (int)size, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &req[j]);
-				} else {
-					MPI_Irecv(b, (int)size, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &req[j]);
-				}
-			}
-			MPI_Waitall((int)o.window, req, MPI_STATUSES_IGNORE);
-			if (me == 1) {
-				for (unsigned j = 0; j < o.window; j++) {
-					unsigned char *b = bufs + j * slot;
-					uint32_t seq = w * o.window + j;
-					int ok = size >= 8 ? lc_mb_unstamp(b, size, seq) == 0
-						 : lc_ex_check(b, size, lc_ex_seed(size, seq)) == size;
-					if (!ok) {
-						fprintf(stderr, "mpi_stream: wrong message at size %zu\n", size);
-						MPI_Abort(MPI_COMM_WORLD, 1);
-					}
-				}
+			if (r.me == 0)
+				for (unsigned j = 0; j < o.window; j++)
+					lc_ex_mark(r.bufs[0] + j * r.slot, size, w * o.window + j);
+			lc_mb_post(r.me == 0, r.bufs[0], r.slot, size, o.window, 1 - r.me, r.req);
+			MPI_Waitall((int)o.window, r.req, MPI_STATUSES_IGNORE);
+			if (r.me == 1) {
+				lc_mb_check_marked("mpi_stream", r.bufs[0], r.slot, size, o.window, w);
 				MPI_Send(&ack, 1, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
 			} else {
 				MPI_Recv(&ack, 1, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 			}
 		}
 		double dt = MPI_Wtime() - t0;
-		if (me == 0) {
-			double msgs = (double)w_timed * o.window;
-			printf("%-12zu%16.2f%14.0f\n", size, (double)size * msgs / dt / 1e6, msgs / dt);
-			fflush(stdout);
-		}
-		if (size == o.hi)
-			break;
+		if (r.me == 0)
+			lc_ex_row_rate(size, (double)w_timed * o.window, dt);
 	}
-	free(bufs);
-	free(req);
-	MPI_Finalize();
-	return 0;
+	return lc_mb_end(&r, 1);
 }

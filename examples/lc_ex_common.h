@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/* The examples' libcomm helpers: options, open/close, errors, payload check, header, window loops. */
+#ifndef LC_EX_COMMON_H
+#define LC_EX_COMMON_H
+
+/*
+ * An example defines LC_EX_PROG (its name, the first word of each of its
+ * messages) before it includes this header.  What the MPI twins and
+ * shm_pingpong share with the examples lives in lc_ex_pattern.h; what is
+ * here calls libcomm.
+ */
+#ifndef LC_EX_PROG
+#error "define LC_EX_PROG (the program's name in its messages) before including lc_ex_common.h"
+#endif
+
+#include <stdio.h>
+
+#include "comm.h"
+#include "lc_ex_pattern.h"
+
+/* Options (lc_ex_parse); usage is printed for an option the program does not take.  0 or 2. */
+static inline int lc_ex_options(int argc, char **argv, unsigned flags, struct lc_ex_opts *o,
+				const char *usage)
+{
+	int r = lc_ex_parse(argc, argv, LC_EX_PROG, flags, o);
+
+	if (r == 1)
+		fputs(usage, stderr);
+	return r ? 2 : 0;
+}
+
+/* Report a failed libcomm call; returns the exit status 1. */
+static inline int lc_ex_fail(lc_node *node, const char *what, int rc)
+{
+	fprintf(stderr, LC_EX_PROG ": node %d: %s: %s (%s)\n", lc_rank(node), what, lc_strerror(rc),
+		lc_last_error(node));
+	return 1;
+}
+
+/*
+ * lc_open; with pair, the run must be exactly 2 nodes (node 0 says so,
+ * the node is closed again).  0 with *node open, else the exit status
+ * (1: lc_open failed, 2: not 2 nodes).
+ */
+static inline int lc_ex_open(lc_node **node, int pair)
+{
+	int rc = lc_open(node);
+
+	if (rc != 0) {
+		fprintf(stderr, LC_EX_PROG ": lc_open: %s\n", lc_strerror(rc));
+		return 1;
+	}
+	if (pair && lc_size(*node) != 2) {
+		if (lc_rank(*node) == 0)
+			fprintf(stderr, LC_EX_PROG ": needs exactly 2 nodes (commrun -n 2), got %d\n",
+				lc_size(*node));
+		lc_close(*node);
+		return 2;
+	}
+	return 0;
+}
+
+/* lc_close: 0, or the exit status 1 after printing why. */
+static inline int lc_ex_close(lc_node *node)
+{
+	int rc = lc_close(node);
+
+	if (rc != 0) {
+		fprintf(stderr, LC_EX_PROG ": lc_close: %s\n", lc_strerror(rc));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * 0 when the got bytes received (by node me, iteration it) are the pattern
+ * seed of size bytes; else the exit status 1 after "<prog>: node N: payload
+ * mismatch: ..." with the first byte that differs.
+ */
+static inline int lc_ex_expect(int me, const void *buf, size_t got, size_t size, uint64_t seed,
+			       unsigned it)
+{
+	size_t bad = got != size ? 0 : lc_ex_check(buf, size, seed);
+
+	if (got == size && bad == size)
+		return 0;
+	fprintf(stderr, LC_EX_PROG ": node %d: payload mismatch: size %zu iteration %u: "
+			"got %zu bytes, first bad byte at %zu\n", me, size, it, got, bad);
+	return 1;
+}
+
+/*
+ * The table's two header lines (node 0):
+ *   # libcomm <prog> (config <name>[, window <W>]<more>)
+ *   # Size  <columns>
+ * window 0 leaves the window out.
+ */
+static inline void lc_ex_header(unsigned window, const char *more, const char *columns)
+{
+	printf("# libcomm " LC_EX_PROG " (config %s", lc_config_name());
+	if (window)
+		printf(", window %u", window);
+	printf("%s)\n# Size  %s\n", more, columns);
+	fflush(stdout);
+}
+
+/* Post window receives of size bytes from src, one per slot of bufs.  0 or the exit status 1. */
+static inline int lc_ex_post_recvs(lc_node *node, int src, unsigned char *bufs, size_t slot,
+				   size_t size, unsigned window, lc_req **req)
+{
+	int rc;
+
+	for (unsigned j = 0; j < window; j++)
+		if ((rc = lc_irecv(node, src, bufs + j * slot, size, &req[j])) != 0)
+			return lc_ex_fail(node, "irecv", rc);
+	return 0;
+}
+
+/* Wait for window requests, statuses unread (what names them in an error).  0 or exit status 1. */
+static inline int lc_ex_wait_all(lc_node *node, lc_req **req, unsigned window, const char *what)
+{
+	int rc;
+
+	for (unsigned j = 0; j < window; j++)
+		if ((rc = lc_wait(node, req[j], NULL)) != 0)
+			return lc_ex_fail(node, what, rc);
+	return 0;
+}
+
+#endif /* LC_EX_COMMON_H */
