@@ -10,6 +10,7 @@
 #include "lc_config.h"
 #include "lc_errors.h"
 #include "lc_frame_hdr.h"
+#include "multicast/stamp.h"
 #include "nic.h"
 
 /* ---- in-process NICs on one segment: the group table and replication ---- */
@@ -112,17 +113,29 @@ Test(mcast_nic, table_full_then_an_id_comes_back)
 }
 
 #if LC_MULTICAST_MODE_NIC
-/* Post a one-frame group message of 8 bytes (tag) from nics[0] to gid. */
+/*
+ * Post a one-frame group message of 8 bytes (tag) from nics[0] to gid, as
+ * the host's send_frame hooks do (multicast/hooks.h): the members of the
+ * group now, the sender aside, in the slot's stamp table, LC_FF_GROUP set.
+ */
 static void post_group(uint32_t gid, uint32_t tag)
 {
 	uint8_t *slot = lc_nic_tx_slot(nics[0]);
+	struct lc_mc_stamps *t = lc_nic_tx_stamp(nics[0]);
+	uint64_t bits[LC_NIC_GROUP_WORDS];
 	struct lc_frame_hdr h = { .magic = LC_FRAME_MAGIC, .type = LC_FT_DATA,
-				  .flags = LC_FF_FIRST | LC_FF_LAST, .src = 0,
+				  .flags = LC_FF_FIRST | LC_FF_LAST | LC_FF_GROUP, .src = 0,
 				  .dst = (uint16_t)LC_NIC_GROUP_DST(gid), .len = 8, .seq = tag,
 				  .msg_len = 8 };
 	uint64_t v = tag;
 
 	cr_assert_not_null(slot);
+	cr_assert_not_null(t, "nic mode has a stamp table per Send Ring slot");
+	cr_assert_geq(lc_nic_group_members(nics[0], gid, bits), 0);
+	t->n = 0;
+	for (uint32_t i = 1; i < NODES; i++)
+		if (bits[i / 64] >> (i % 64) & 1)
+			t->m[t->n++] = (struct lc_mc_stamp){ .member = (uint16_t)i };
 	memcpy(slot, &h, sizeof h);
 	memcpy(slot + sizeof h, &v, 8);
 	lc_nic_tx_post_pio(nics[0]);
