@@ -495,6 +495,22 @@ Test(mcast_run, reliable_broadcast_to_8_nodes_under_faults)
 }
 #endif
 
+/* A member that leaves the job (closes) mid-stream never blocks the group: the others get everything. */
+Test(mcast_run, a_member_that_leaves_the_job_does_not_block_the_others)
+{
+	static const char *const opts[] = { NULL };
+	static const char *const args[] = { "dropout", "400", NULL };
+	struct lc_t_out o;
+
+	run_mcast(&o, 4, opts, args);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, "received 400 broadcasts intact in order"), 2, "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, "received 100 broadcasts intact in order, then left"), 1,
+		     "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, "node 0 broadcast 400 messages"), 1, "output:\n%s", o.text);
+	free(o.text);
+}
+
 #if LC_PROTO_RELIABILITY
 Test(mcast_run, reliable_group_and_unicast_from_one_root_keep_their_order_under_faults)
 {

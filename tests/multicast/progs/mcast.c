@@ -30,6 +30,11 @@
  *                     "mcast counters: node <i> bp_drops <a> bp_truncs <b> mcast_frames <c>"
  *                     (with flow control no copy may wait in the sender's NIC
  *                     until the backpressure limit drops it).
+ * mcast dropout N     node 0 broadcasts N messages; the last node takes N/4
+ *                     and closes (it leaves the job); the others must get
+ *                     all N, in order.  A broadcast after the dropout may
+ *                     report LC_ERR_PEER_DEAD (host mode: the send to that
+ *                     member failed) but never blocks the group.
  * Every message: uint32 kind (G group, U unicast, E end), uint32 k, pattern.
  */
 enum { K_GROUP = 'G', K_UNI = 'U', K_END = 'E', K_NOTE = 'N' };
@@ -237,6 +242,33 @@ static int run_sleepy(lc_node *node, int me, int n, uint32_t count, long nap, ui
 	return 0;
 }
 
+static int run_dropout(lc_node *node, int me, int n, uint32_t count, uint8_t *buf, size_t cap)
+{
+	uint32_t k, got, dead = 0, stop = me == n - 1 ? count / 4 : count;
+	int rc;
+
+	if (n < 3)
+		lc_tp_fail("dropout needs 3 nodes");
+	if (me == 0) {
+		for (k = 0; k < count; k++) {
+			make(buf, msg_len(k), K_GROUP, k);
+			rc = lc_bcast(node, buf, msg_len(k));
+			if (rc == LC_ERR_PEER_DEAD)
+				dead++;
+			else
+				LC_TP_OK(node, rc);
+		}
+		printf("[0] mcast ok: node 0 broadcast %u messages, %u reported a dead member\n", count, dead);
+		return 0;
+	}
+	for (got = 0; got < stop; got++)
+		if (take(node, 0, buf, cap, &k) != K_GROUP || k != got)
+			lc_tp_fail("broadcast %u arrived as k %u", got, k);
+	printf("[%d] mcast ok: node %d received %u broadcasts intact in order%s\n", me, me, got,
+	       stop < count ? ", then left" : "");
+	return 0;
+}
+
 /* The config's static groups: members as listed, then traffic to each. */
 static int run_static(lc_node *node, int me, int n, uint32_t count, uint8_t *buf, size_t cap)
 {
@@ -306,13 +338,15 @@ int main(int argc, char **argv)
 	int rc = 2;
 
 	if (argc < 2)
-		lc_tp_fail("usage: mcast bcast|order|joinleave|static|sleepy [N [NAP_MS NAPS]]");
+		lc_tp_fail("usage: mcast bcast|order|joinleave|static|sleepy|dropout [N [NAP_MS NAPS]]");
 	if (strcmp(argv[1], "bcast") == 0)
 		rc = run_bcast(node, me, n, count, buf, cap);
 	else if (strcmp(argv[1], "order") == 0)
 		rc = run_order(node, me, n, count, buf, cap);
 	else if (strcmp(argv[1], "static") == 0)
 		rc = run_static(node, me, n, count, buf, cap);
+	else if (strcmp(argv[1], "dropout") == 0)
+		rc = run_dropout(node, me, n, count, buf, cap);
 	else if (strcmp(argv[1], "sleepy") == 0)
 		rc = run_sleepy(node, me, n, count, argc > 3 ? strtol(argv[3], NULL, 10) : 100,
 				argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 4, buf, cap);
