@@ -8,6 +8,11 @@
  *   mode        LC_MULTICAST_MODE_HOST / LC_MULTICAST_MODE_NIC (0/1)
  *   max_groups  LC_MULTICAST_MAX_GROUPS: entries of the group table in the
  *               job segment (nic/mcast.c, geometry field `groups`)
+ *   max_members LC_MULTICAST_MAX_MEMBERS (nic mode): members one group frame
+ *               reaches, the sender aside; sizes the SRAM stamp tables
+ *               (stamp.h); lc_mcast to a larger group fails (LC_ERR_TOOBIG)
+ * Pointcuts: init, send_frame (nic mode: the stamp table), recv_frame (nic
+ *   mode: the per-root message order), nic_tx (nic_hooks.h).
  * Header fields: none (a group frame is dst = LC_NIC_GROUP_DST(gid) on the
  *   sender, LC_FF_GROUP and dst = member on the wire), so host mode costs
  *   no instruction and no header byte.
