@@ -238,6 +238,11 @@ int lc_nic_mcast_left(const struct lc_nic *nic, uint32_t dst)
 	return dst < nic->g.nodes && (nic->mc_left[dst / 64] >> (dst % 64) & 1);
 }
 
+int lc_nic_mcast_busy(const struct lc_nic *nic)
+{
+	return nic->mc_busy;
+}
+
 int lc_nic_mcast_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst)
 {
 	if (lc_seg_node_state(nic, dst) >= LC_NODE_EXITED) {

@@ -188,6 +188,8 @@ const void *lc_nic_mcast_stamp(const struct lc_nic *nic);
 void lc_nic_mcast_start(struct lc_nic *nic, const struct lc_frame_hdr *hdr,
 			const uint64_t members[LC_NIC_GROUP_WORDS]);
 int lc_nic_mcast_left(const struct lc_nic *nic, uint32_t dst);
+/* 1 while the frame at send_tail is a group frame whose copies are under way (started, not done). */
+int lc_nic_mcast_busy(const struct lc_nic *nic);
 int lc_nic_mcast_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst);
 int lc_nic_mcast_done(struct lc_nic *nic);
 

@@ -85,33 +85,37 @@ static inline lc_verdict lc_multicast_nic_tx(struct lc_nic *nic, struct lc_frame
 #if LC_MULTICAST_MODE_NIC
 	const struct lc_mc_stamps *t;
 	uint64_t bits[LC_NIC_GROUP_WORDS];
-	uint16_t gdst = hdr->dst;
+	int again = lc_nic_mcast_busy(nic);
 	uint32_t n;
-	int put;
 
 	/*
-	 * A group frame: to a group id.  A kept copy that reliability sends
-	 * again to one member is LC_FF_GROUP too, but addressed to the member:
-	 * an ordinary unicast frame here.  (dst goes back to the group id after
-	 * each copy, so a frame asked again is still recognised.)
+	 * A group frame: to a group id, or asked again (LC_RETRY) while its
+	 * copies are under way -- its slot then holds the copy stamped for the
+	 * member that had no room, dst = that member.  A kept copy that
+	 * reliability sends again to one member is LC_FF_GROUP too, but reaches
+	 * send_tail only after the group frame before it was done: an ordinary
+	 * unicast frame here.
 	 */
-	if (gdst < LC_MAX_NODES)
+	if (hdr->dst < LC_MAX_NODES && !again)
 		return LC_CONTINUE;
 	/* the host marked it and filled the table of its slot (multicast/hooks.h) */
 	t = lc_nic_mcast_stamp(nic);
 	n = t->n < LC_MULTICAST_MAX_MEMBERS ? t->n : LC_MULTICAST_MAX_MEMBERS;
-	memset(bits, 0, sizeof(bits));
-	for (uint32_t i = 0; i < n; i++)
-		bits[t->m[i].member / 64] |= 1ull << (t->m[i].member % 64);
-	/* once per frame: a frame asked again (LC_RETRY) keeps the members already served */
-	lc_nic_mcast_start(nic, hdr, bits);
+	if (!again) {
+		memset(bits, 0, sizeof(bits));
+		for (uint32_t i = 0; i < n; i++)
+			bits[t->m[i].member / 64] |= 1ull << (t->m[i].member % 64);
+		/* once per frame: a frame asked again keeps the members already served */
+		lc_nic_mcast_start(nic, hdr, bits);
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		if (!lc_nic_mcast_left(nic, t->m[i].member))
 			continue;
-		lc_multicast_nic_stamp(hdr, &t->m[i]);
-		put = lc_nic_mcast_put(nic, hdr, t->m[i].member);
-		hdr->dst = gdst;
-		if (put == LC_RETRY)
+		/* the copy for the member that had no room last time is still stamped: no second CRC */
+		if (!again || hdr->dst != t->m[i].member)
+			lc_multicast_nic_stamp(hdr, &t->m[i]);
+		again = 0;
+		if (lc_nic_mcast_put(nic, hdr, t->m[i].member) == LC_RETRY)
 			return LC_RETRY;
 	}
 	return (lc_verdict)lc_nic_mcast_done(nic);

@@ -13,12 +13,14 @@
 /*
  * Send kept frame k again.  A copy of a group frame (multicast nic mode) was
  * kept without its CRCs (the MCP computed them for the first transmission,
- * hooks.h lc_reliability_after_group): seal it here, on the rare resend.
+ * hooks.h lc_reliability_after_group): seal it at its first resend, once
+ * (the copy never changes afterwards; a CRC that happens to be 0 is only
+ * computed again, to the same value).
  */
 static int lc_reliability_resend_kept(struct lc_node *node, struct lc_frame_hdr *k)
 {
 #if LC_MC_NIC
-	if (k->flags & LC_FF_GROUP) {
+	if ((k->flags & LC_FF_GROUP) && k->reliability_crc == 0) {
 		k->reliability_crc = lc_reliability_crc(k, k + 1);
 #if LC_PROTO_CHECKSUM
 		k->checksum_crc = lc_checksum_frame_crc(k, k + 1);
