@@ -30,12 +30,19 @@ end
 M.MC_STAMP_HEAD_BYTES = 16
 M.MC_STAMP_MEMBER_BYTES = 16
 
--- Buffers after the baseline ones that an active protocol needs: multicast in nic mode keeps
--- one per-member stamp table per Send Ring slot (the host fills it, the MCP stamps each copy).
+-- Protocols whose header fields differ per member of a group (protocols/multicast/stamp.h).
+local PER_MEMBER = { checksum = true, reliability = true, flow_control = true }
+
+-- Buffers after the baseline ones that an active protocol needs: multicast in nic mode, composed
+-- with a protocol of PER_MEMBER, keeps one per-member stamp table per Send Ring slot (the host
+-- fills it, the MCP stamps each copy).
 local function proto_buffers(c)
-  local out = {}
+  local out, stamped = {}, false
   for _, a in ipairs(c.active or {}) do
-    if a.proto.name == "multicast" and a.params.mode == "nic" then
+    if PER_MEMBER[a.proto.name] then stamped = true end
+  end
+  for _, a in ipairs(c.active or {}) do
+    if a.proto.name == "multicast" and a.params.mode == "nic" and stamped then
       out[#out + 1] = { name = "mc_stamp", count = c["nic.send_ring"],
         elem = M.MC_STAMP_HEAD_BYTES + M.MC_STAMP_MEMBER_BYTES * a.params.max_members }
     end

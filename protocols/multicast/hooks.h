@@ -8,7 +8,7 @@
  *   mode        LC_MULTICAST_MODE_HOST / LC_MULTICAST_MODE_NIC (0/1)
  *   max_groups  LC_MULTICAST_MAX_GROUPS: entries of the group table in the
  *               job segment (nic/mcast.c, geometry field `groups`)
- *   max_members LC_MULTICAST_MAX_MEMBERS (nic mode): members one group frame
+ *   max_members LC_MULTICAST_MAX_MEMBERS (LC_MC_NIC, stamp.h): members one group frame
  *               reaches, the sender aside; sizes the SRAM stamp tables
  *               (stamp.h); lc_mcast to a larger group fails (LC_ERR_TOOBIG)
  * Pointcuts: init, send_frame (nic mode: the stamp table), recv_frame (nic

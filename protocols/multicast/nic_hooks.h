@@ -5,9 +5,12 @@
 
 /*
  * Pointcut nic_tx (nic mode only; in host mode it compiles to LC_CONTINUE).
- * A group frame (dst >= LC_MAX_NODES, see LC_NIC_GROUP_DST) comes, marked
- * LC_FF_GROUP by the host, with its members and their per-member fields in
- * the stamp table of its Send Ring slot (multicast/stamp.h).  The hook
+ * A group frame (dst >= LC_MAX_NODES, see LC_NIC_GROUP_DST) comes, with
+ * checksum, reliability or flow_control composed (LC_MC_NIC), marked
+ * LC_FF_GROUP by the host with its members and their per-member fields in
+ * the stamp table of its Send Ring slot (multicast/stamp.h); in nic mode
+ * alone the hook marks it and lc_nic_mcast_tx takes the members from the
+ * group table at the message's first frame.  The hook
  * copies it to each member with that member's fields stamped and CRCs
  * computed (lc_nic_mcast_put: nic/mcast.c) and answers LC_CONSUMED, or
  * LC_RETRY while a member's Receive Ring is full (Net-Send asks again;
@@ -31,7 +34,7 @@
 #include "multicast/stamp.h"
 #include "nic.h"
 
-#if LC_MULTICAST_MODE_NIC
+#if LC_MC_NIC
 /*
  * Stamp the copy of the group frame at hdr for member s (multicast/stamp.h):
  * dst, reliability's seq and ack, flow control's credit, then the CRCs the
@@ -82,7 +85,7 @@ static inline void lc_multicast_nic_stamp(struct lc_frame_hdr *hdr, const struct
 
 static inline lc_verdict lc_multicast_nic_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr)
 {
-#if LC_MULTICAST_MODE_NIC
+#if LC_MC_NIC
 	const struct lc_mc_stamps *t;
 	uint64_t bits[LC_NIC_GROUP_WORDS];
 	int again = lc_nic_mcast_busy(nic);
@@ -119,6 +122,18 @@ static inline lc_verdict lc_multicast_nic_tx(struct lc_nic *nic, struct lc_frame
 			return LC_RETRY;
 	}
 	return (lc_verdict)lc_nic_mcast_done(nic);
+#elif LC_MULTICAST_MODE_NIC
+	/* no per-member field: the MCP reads the members from the group table */
+	uint32_t gid = 0;
+
+	if (!(hdr->flags & LC_FF_GROUP)) {
+		if (hdr->dst < LC_MAX_NODES)
+			return LC_CONTINUE;
+		gid = hdr->dst - LC_MAX_NODES;
+		hdr->flags |= LC_FF_GROUP;
+	}
+	/* a frame asked again (LC_RETRY) is already marked: the MCP kept its group */
+	return (lc_verdict)lc_nic_mcast_tx(nic, hdr, gid);
 #else
 	(void)nic;
 	(void)hdr;

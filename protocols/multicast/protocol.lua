@@ -15,15 +15,16 @@ return {
   params = {
     { name = "mode", type = "string", default = "host", values = { "host", "nic" },
       help = "\"host\": lc_mcast sends one unicast copy per member through the whole pipeline; "
-        .. "\"nic\": the host posts each frame once with a per-member stamp table (member, "
-        .. "reliability seq and ack, flow-control credit) in NIC SRAM, and the sender's MCP "
-        .. "copies the frame to every member at nic_tx, stamping each copy and computing its "
-        .. "CRCs (flat tree); both modes compose with checksum, reliability and flow_control" },
+        .. "\"nic\": the host posts each frame once and the sender's MCP copies it to every "
+        .. "member at nic_tx (flat tree); with checksum, reliability or flow_control the host "
+        .. "adds a per-member stamp table (member, reliability seq and ack, flow-control "
+        .. "credit) in NIC SRAM and the MCP stamps each copy and computes its CRCs; both modes "
+        .. "compose with every protocol" },
     { name = "max_groups", type = "integer", default = 16, min = 1, max = 4096,
       help = "entries of the group table in the job segment (group ids 0 .. max_groups-1)" },
     { name = "max_members", type = "integer", default = 64, min = 1, max = 255,
-      help = "nic mode: members (the sender aside) one group frame may reach; sizes the SRAM "
-        .. "stamp tables (nic.send_ring x (16 + 16 x max_members) bytes); lc_mcast to a larger "
+      help = "nic mode with checksum, reliability or flow_control: members (the sender aside) "
+        .. "one group frame may reach; sizes the SRAM stamp tables (nic.send_ring x (16 + 16 x max_members) bytes); lc_mcast to a larger "
         .. "group fails with LC_ERR_TOOBIG" },
     { name = "groups", type = "int_lists", default = {}, min = 0, max = 4095,
       help = "static groups, e.g. { { 0, 1, 2 }, { 1, 3 } }: group ids 0, 1, ... in order, made "

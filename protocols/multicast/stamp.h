@@ -4,8 +4,12 @@
 #define LC_MULTICAST_STAMP_H
 
 /*
- * LC_MC_NIC (0/1): multicast is composed in nic mode.  Other protocols test it
- * to handle group frames (dst = LC_NIC_GROUP_DST(gid)) per member.
+ * LC_MC_NIC (0/1): multicast is composed in nic mode together with a protocol
+ * whose header fields differ per member (checksum, reliability, flow_control;
+ * gen/model.lua PER_MEMBER): group frames carry stamp tables.  Those
+ * protocols test it to handle group frames (dst = LC_NIC_GROUP_DST(gid)) per
+ * member.  nic mode alone needs no table: the MCP takes the members from the
+ * group table and only sets dst (nic/mcast.c lc_nic_mcast_tx).
  *
  * THE STAMP TABLE.  A group frame leaves the host once, but each member's
  * copy must carry fields only the host knows per member: dst, reliability's
@@ -25,7 +29,7 @@
 
 #include "lc_config.h"
 
-#if LC_MULTICAST_MODE_NIC
+#if LC_MULTICAST_MODE_NIC && (LC_PROTO_CHECKSUM || LC_PROTO_RELIABILITY || LC_PROTO_FLOW_CONTROL)
 #define LC_MC_NIC 1
 
 struct lc_mc_stamp {
