@@ -32,6 +32,7 @@ int lc_geom_from_config(struct lc_nic_geom *g, uint32_t nodes)
 		.off_tx_fifo = LC_NIC_OFF_TX_FIFO,
 		.off_rx_fifo = LC_NIC_OFF_RX_FIFO,
 		.off_recv_len = LC_NIC_OFF_RECV_LEN,
+		.off_mc_stamp = LC_NIC_OFF_MC_STAMP,
 		.staging_slots = LC_HOST_STAGING_SLOTS,
 		.switch_ports = LC_NET_SWITCH_PORTS,
 		.backpressure_timeout_ns = (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u,

@@ -24,9 +24,16 @@ function M.macros(m, schema, protos)
   def("LC_NIC_DMA_BLOCK_BYTES", "32", "bytes of one DMA chain block")
   def("LC_NIC_FIFO_ENTRY_BYTES", "16", "bytes of one doorbell/completion FIFO entry")
   def("LC_NIC_RECV_LEN_BYTES", "4", "bytes of one Receive Ring slot's wire length")
+  local stamp
   for _, l in ipairs(m.sram) do
     def("LC_NIC_OFF_" .. l.name:upper(), tostring(l.offset), "SRAM offset of " .. l.name)
+    if l.name == "mc_stamp" then stamp = l end
   end
+  if not stamp then
+    def("LC_NIC_OFF_MC_STAMP", "0", "SRAM offset of mc_stamp (0: no multicast stamp tables)")
+  end
+  def("LC_NIC_MC_STAMP_BYTES", tostring(stamp and stamp.elem or 0),
+    "bytes of one multicast stamp table (one per Send Ring slot; 0: none)")
   def("LC_NIC_SRAM_USED_BYTES", tostring(m.sram_used), "SRAM bytes the layout takes")
   def("LC_HOST_STAGING_SLOTS", tostring(m.staging_slots), "host staging slots (power of two)")
   def("LC_FRAME_HDR_BYTES", tostring(m.hdr_bytes), "sizeof(struct lc_frame_hdr)")

@@ -25,6 +25,31 @@ local function sram_buffers(c)
   }
 end
 
+-- Bytes of one multicast stamp table (protocols/multicast/stamp.h): a 16-byte head, then one
+-- 16-byte stamp per member (member, credit, seq, ack).
+M.MC_STAMP_HEAD_BYTES = 16
+M.MC_STAMP_MEMBER_BYTES = 16
+
+-- Protocols whose header fields differ per member of a group (protocols/multicast/stamp.h).
+local PER_MEMBER = { checksum = true, reliability = true, flow_control = true }
+
+-- Buffers after the baseline ones that an active protocol needs: multicast in nic mode, composed
+-- with a protocol of PER_MEMBER, keeps one per-member stamp table per Send Ring slot (the host
+-- fills it, the MCP stamps each copy).
+local function proto_buffers(c)
+  local out, stamped = {}, false
+  for _, a in ipairs(c.active or {}) do
+    if PER_MEMBER[a.proto.name] then stamped = true end
+  end
+  for _, a in ipairs(c.active or {}) do
+    if a.proto.name == "multicast" and a.params.mode == "nic" and stamped then
+      out[#out + 1] = { name = "mc_stamp", count = c["nic.send_ring"],
+        elem = M.MC_STAMP_HEAD_BYTES + M.MC_STAMP_MEMBER_BYTES * a.params.max_members }
+    end
+  end
+  return out
+end
+
 local function floor_pow2(n)
   local p = 1
   while p * 2 <= n do p = p * 2 end
@@ -94,7 +119,9 @@ function M.build(c, frame, protos, name)
   -- SRAM layout and budget.
   local layout = { { name = "ctrl", offset = 0, bytes = M.CTRL_BYTES } }
   local pos = M.CTRL_BYTES
-  for _, b in ipairs(sram_buffers(c)) do
+  local bufs = sram_buffers(c)
+  for _, b in ipairs(proto_buffers(c)) do bufs[#bufs + 1] = b end
+  for _, b in ipairs(bufs) do
     pos = util.align(pos, M.SRAM_ALIGN)
     local bytes = b.count * b.elem
     layout[#layout + 1] = { name = b.name, offset = pos, bytes = bytes, count = b.count, elem = b.elem }

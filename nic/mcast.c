@@ -19,13 +19,17 @@
  * state (AG1) before they read members.  Joins and leaves are fetch_or /
  * fetch_and with release (RG2) -> snapshots load members with acquire (AG2).
  *
- * Replication (lc_nic_mcast_tx, the MCP): the members of a message are
- * snapshot at its first frame (mc_msg) so that every frame of one message
- * goes to the same members: a node that joins or leaves while a message is
- * in flight gets all of it or none of it.  For each frame, mc_left holds the
- * members still to get a copy; a member whose Receive Ring is full makes the
- * hook return LC_RETRY (Net-Send asks again on its next step, the frame
- * stays at send_tail) and the members already served are not served again.
+ * Replication (the MCP, driven by the multicast protocol's nic_tx hook):
+ * the host names the members of each group frame in the frame's stamp
+ * table (lc_nic_tx_stamp; it snapshots the group at a message's first frame
+ * so that every frame of one message goes to the same members: a node that
+ * joins or leaves while a message is in flight gets all of it or none of
+ * it).  lc_nic_mcast_start takes them as mc_left, the members still to get a
+ * copy; a member whose Receive Ring is full makes the hook return LC_RETRY
+ * (Net-Send asks again on its next step, the frame stays at send_tail) and
+ * the members already served are not served again.  lc_nic_mcast_tx is the
+ * same loop for a frame with no stamp table: members from the group table
+ * (mc_msg, snapshot at the first frame), no per-copy fields.
  * Each copy is put on its link by lc_net_put (nic.c), the path of every
  * unicast frame too: the fault injector draws, applies and counts faults per
  * (root, member) link for copies as for unicast frames.
@@ -198,6 +202,79 @@ static int mc_stalled_out(struct lc_nic *nic, uint32_t dst)
 	return now - nic->mc_stall_ns >= nic->g.backpressure_timeout_ns;
 }
 
+void *lc_nic_tx_stamp(struct lc_nic *nic)
+{
+	uint32_t head = atomic_load_explicit(&nic->ctrl->send_head.v, memory_order_relaxed);
+
+	if (!nic->g.off_mc_stamp)
+		return NULL;
+	return nic->sram + nic->g.off_mc_stamp +
+	       (size_t)(head & (nic->g.send_ring - 1)) * LC_NIC_MC_STAMP_BYTES;
+}
+
+const void *lc_nic_mcast_stamp(const struct lc_nic *nic)
+{
+	uint32_t tail = atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_relaxed);
+
+	if (!nic->g.off_mc_stamp)
+		return NULL;
+	return nic->sram + nic->g.off_mc_stamp +
+	       (size_t)(tail & (nic->g.send_ring - 1)) * LC_NIC_MC_STAMP_BYTES;
+}
+
+void lc_nic_mcast_start(struct lc_nic *nic, const struct lc_frame_hdr *hdr,
+			const uint64_t members[LC_NIC_GROUP_WORDS])
+{
+	if (nic->mc_busy)
+		return;
+	memcpy(nic->mc_left, members, sizeof(nic->mc_left));
+	/* the source does not receive its own message */
+	nic->mc_left[hdr->src / 64] &= ~(1ull << (hdr->src % 64));
+	nic->mc_busy = 1;
+}
+
+int lc_nic_mcast_left(const struct lc_nic *nic, uint32_t dst)
+{
+	return dst < nic->g.nodes && (nic->mc_left[dst / 64] >> (dst % 64) & 1);
+}
+
+int lc_nic_mcast_busy(const struct lc_nic *nic)
+{
+	return nic->mc_busy;
+}
+
+int lc_nic_mcast_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst)
+{
+	if (lc_seg_node_state(nic, dst) >= LC_NODE_EXITED) {
+		lc_nic_count(nic, LC_NIC_STAT_dead_drops, 1);
+		mc_dst_drop(nic, dst);
+	} else {
+		uint32_t busy = 0;
+		int put;
+
+		hdr->dst = (uint16_t)dst;
+		put = lc_net_put(nic, hdr, dst, &busy);
+		if (put == LC_NET_PUT_LATER)
+			return LC_RETRY;        /* a delay fault on this link */
+		if (put == LC_NET_PUT_BUSY) {
+			if (!mc_stalled_out(nic, dst))
+				return LC_RETRY;
+			lc_nic_count(nic, LC_NIC_STAT_bp_drops, 1);
+			mc_dst_drop(nic, dst);
+		}
+	}
+	nic->mc_stall_ns = 0;
+	nic->mc_left[dst / 64] &= ~(1ull << (dst % 64));
+	return 0;
+}
+
+int lc_nic_mcast_done(struct lc_nic *nic)
+{
+	nic->mc_busy = 0;
+	lc_nic_count(nic, LC_NIC_STAT_mcast_frames, 1);
+	return LC_CONSUMED;
+}
+
 int lc_nic_mcast_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t gid)
 {
 	uint32_t w, dst;
@@ -209,10 +286,7 @@ int lc_nic_mcast_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t gid)
 			if (lc_nic_group_members(nic, gid, nic->mc_msg) < 0)
 				memset(nic->mc_msg, 0, sizeof(nic->mc_msg));
 		}
-		memcpy(nic->mc_left, nic->mc_msg, sizeof(nic->mc_left));
-		/* the source does not receive its own message */
-		nic->mc_left[hdr->src / 64] &= ~(1ull << (hdr->src % 64));
-		nic->mc_busy = 1;
+		lc_nic_mcast_start(nic, hdr, nic->mc_msg);
 	}
 	for (w = 0; w < LC_NIC_GROUP_WORDS; w++) {
 		while ((bits = nic->mc_left[w]) != 0) {
@@ -221,29 +295,9 @@ int lc_nic_mcast_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t gid)
 				nic->mc_left[w] &= ~(1ull << (dst % 64));
 				continue;
 			}
-			if (lc_seg_node_state(nic, dst) >= LC_NODE_EXITED) {
-				lc_nic_count(nic, LC_NIC_STAT_dead_drops, 1);
-				mc_dst_drop(nic, dst);
-			} else {
-				uint32_t busy = 0;
-				int put;
-
-				hdr->dst = (uint16_t)dst;
-				put = lc_net_put(nic, hdr, dst, &busy);
-				if (put == LC_NET_PUT_LATER)
-					return LC_RETRY;        /* a delay fault on this link */
-				if (put == LC_NET_PUT_BUSY) {
-					if (!mc_stalled_out(nic, dst))
-						return LC_RETRY;
-					lc_nic_count(nic, LC_NIC_STAT_bp_drops, 1);
-					mc_dst_drop(nic, dst);
-				}
-			}
-			nic->mc_stall_ns = 0;
-			nic->mc_left[w] &= ~(1ull << (dst % 64));
+			if (lc_nic_mcast_put(nic, hdr, dst) == LC_RETRY)
+				return LC_RETRY;
 		}
 	}
-	nic->mc_busy = 0;
-	lc_nic_count(nic, LC_NIC_STAT_mcast_frames, 1);
-	return LC_CONSUMED;
+	return lc_nic_mcast_done(nic);
 }

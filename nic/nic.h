@@ -41,7 +41,7 @@ struct lc_nic_geom {
 	/* byte offsets of each buffer in SRAM (computed by the generator) */
 	uint32_t off_ctrl, off_send_ring, off_recv_ring, off_tx_dma, off_rx_dma, off_tx_fifo, off_rx_fifo;
 	uint32_t off_recv_len;      /* recv_ring x uint32_t: wire byte count of each Receive Ring slot */
-	uint32_t reserved;          /* 0; keeps the struct free of padding (the segment compares every field) */
+	uint32_t off_mc_stamp;      /* send_ring multicast stamp tables (nic mode), 0: none (see lc_nic_tx_stamp) */
 	uint32_t staging_slots;    /* host staging buffer: slots of slot_bytes, power of two */
 	uint32_t switch_ports;     /* ports of one crossbar switch */
 	uint64_t backpressure_timeout_ns;
@@ -161,6 +161,37 @@ int lc_nic_group_members(const struct lc_nic *nic, uint32_t gid, uint64_t out[LC
  * counted as drops to them), LC_DROP for an unknown group.
  */
 int lc_nic_mcast_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t gid);
+
+/*
+ * Stamp tables (multicast nic mode): one table of LC_NIC_MC_STAMP_BYTES per
+ * Send Ring slot, in SRAM at off_mc_stamp.  The NIC gives the table of a slot
+ * to whoever fills or reads it; its content is the multicast protocol's
+ * (protocols/multicast/stamp.h: per member, the fields the MCP writes into
+ * that member's copy).  Ordering: the host writes the table before the
+ * frame's doorbell, so the doorbell's release (R2 -> A2) publishes it with
+ * the frame; the table is reused only after send_tail passed the slot (R1 -> A1).
+ */
+/* Host: the table of the slot lc_nic_tx_slot returned last (NULL with no stamp area). */
+void *lc_nic_tx_stamp(struct lc_nic *nic);
+/* MCP (nic_tx): the table of the frame at send_tail (NULL with no stamp area). */
+const void *lc_nic_mcast_stamp(const struct lc_nic *nic);
+/*
+ * MCP, replication driven by the nic_tx hook (the per-copy fields are the
+ * hook's): lc_nic_mcast_start names the members of the frame at send_tail,
+ * once per frame (while a frame is under way, a retried call keeps the
+ * members already served); lc_nic_mcast_left says whether dst still waits
+ * for its copy; lc_nic_mcast_put sends the copy at hdr (dst set) to dst and
+ * returns 0 (sent, or skipped: dst dead or stalled out, counted as a drop to
+ * it) or LC_RETRY (dst's ring is full, or a delay fault: ask again later);
+ * lc_nic_mcast_done ends the frame and returns LC_CONSUMED.
+ */
+void lc_nic_mcast_start(struct lc_nic *nic, const struct lc_frame_hdr *hdr,
+			const uint64_t members[LC_NIC_GROUP_WORDS]);
+int lc_nic_mcast_left(const struct lc_nic *nic, uint32_t dst);
+/* 1 while the frame at send_tail is a group frame whose copies are under way (started, not done). */
+int lc_nic_mcast_busy(const struct lc_nic *nic);
+int lc_nic_mcast_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst);
+int lc_nic_mcast_done(struct lc_nic *nic);
 
 /* ---- the MCP ---- */
 

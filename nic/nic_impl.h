@@ -182,7 +182,7 @@ enum lc_node_state {
 	X(send_ring) X(recv_ring) X(tx_dma) X(rx_dma) X(tx_fifo) X(rx_fifo) \
 	X(off_ctrl) X(off_send_ring) X(off_recv_ring) X(off_tx_dma)         \
 	X(off_rx_dma) X(off_tx_fifo) X(off_rx_fifo) X(off_recv_len)        \
-	X(reserved) X(staging_slots)                                           \
+	X(off_mc_stamp) X(staging_slots)                                           \
 	X(switch_ports) X(backpressure_timeout_ns) X(fingerprint) X(groups)
 
 struct lc_seg_node {

@@ -67,6 +67,10 @@ int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen)
 	}                                                                                          \
 	end = (uint64_t)(off) + (uint64_t)(count) * (size);
 	LC_GEOM_BUFFERS(LC_X_CHECK)
+	/* the multicast stamp tables (nic.h): optional, last, LC_NIC_MC_STAMP_BYTES each */
+	if (g->off_mc_stamp) {
+		LC_X_CHECK("mc stamp", g->send_ring, LC_NIC_MC_STAMP_BYTES, g->off_mc_stamp)
+	}
 #undef LC_X_CHECK
 #undef LC_GEOM_BUFFERS
 	if (!is_pow2(g->staging_slots) || g->staging_slots < 2) {

@@ -127,8 +127,15 @@
  * their order; the wait is driven by progress calls (which yield after a run
  * of idle rounds), never by a spin inside this protocol.
  *
- * Group frames (LC_FF_GROUP: dst is a group id) are not credit-checked here:
- * a NIC-replicated multicast frame would need a credit at every member.
+ * GROUP FRAMES (multicast nic mode, multicast/stamp.h: dst is a group id, the
+ * MCP replicates the frame).  send_frame needs a credit at EVERY member the
+ * stamp table names (RETRY otherwise, the member blocked and probed as for
+ * a unicast frame) and stamps each member's `drained` counter; after_send
+ * counts the frame as sent to each member (and its reliability seq, so a
+ * later retransmission of the member's copy is recognised as one).  At the
+ * member the copy is an ordinary data frame of the root: it is drained and
+ * returns its credit like any other.  Members multicast left out (dead, or
+ * given up by reliability) need no credit, so they never block the group.
  */
 #include <stdint.h>
 
@@ -142,6 +149,12 @@
 #endif
 #if LC_FLOW_CONTROL_CREDITS >= 32768
 #error "flow_control.credits must stay below 2^15 (the credit field is 16 bits)"
+#endif
+
+#if LC_PROTO_MULTICAST
+#include "multicast/stamp.h"
+#else
+#define LC_MC_NIC 0
 #endif
 
 #if LC_PROTO_RELIABILITY
@@ -250,6 +263,60 @@ static inline int lc_flow_control_init(struct lc_node *node)
 	return 0;
 }
 
+/* No credit for peer: note it blocked (probes, flow_control.c) and RETRY. */
+static inline lc_verdict lc_fc_wait(struct lc_flow_control_state *st, uint32_t peer)
+{
+	struct lc_flow_control_peer *p = &st->peer[peer];
+
+	st->waits++;
+#if LC_FC_PROBES
+	if (!(p->flags & LC_FC_F_BLOCKED)) {
+		p->flags |= LC_FC_F_BLOCKED;
+		p->probe_at = 0;
+		lc_fc_list(st, peer);
+	}
+#else
+	(void)p;
+#endif
+	return LC_RETRY;
+}
+
+#if LC_MC_NIC
+/* A group frame (GROUP FRAMES above): a credit at every member, each member's count stamped. */
+static inline lc_verdict lc_flow_control_send_group(struct lc_node *node)
+{
+	struct lc_flow_control_state *st = &node->proto.flow_control;
+	struct lc_mc_stamps *t = node->proto.multicast.tx_stamp;
+	struct lc_flow_control_peer *p;
+
+	for (uint32_t i = 0; i < t->n; i++) {
+		p = &st->peer[t->m[i].member];
+		if (p->sent - p->adv >= st->credits)
+			return lc_fc_wait(st, t->m[i].member);
+	}
+	for (uint32_t i = 0; i < t->n; i++)
+		t->m[i].credit = (uint16_t)st->peer[t->m[i].member].drained;
+	return LC_CONTINUE;
+}
+
+/* after_send of a group frame: sent to every member (a new frame, never a retransmission). */
+static inline void lc_flow_control_after_group(struct lc_node *node)
+{
+	struct lc_flow_control_state *st = &node->proto.flow_control;
+	const struct lc_mc_stamps *t = node->proto.multicast.tx_stamp;
+
+	for (uint32_t i = 0; i < t->n; i++) {
+		struct lc_flow_control_peer *p = &st->peer[t->m[i].member];
+
+		p->told = p->drained;   /* the count stamped: nothing was received since send_frame */
+		p->sent++;
+#if LC_PROTO_RELIABILITY
+		p->rseq_next = t->m[i].seq + 1;
+#endif
+	}
+}
+#endif
+
 static inline lc_verdict lc_flow_control_send_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
 						    const void *payload)
 {
@@ -257,20 +324,16 @@ static inline lc_verdict lc_flow_control_send_frame(struct lc_node *node, struct
 	struct lc_flow_control_peer *p;
 
 	(void)payload;
-	if (hdr->flags & LC_FF_GROUP)
-		return LC_CONTINUE;
-	p = &st->peer[hdr->dst];
-	if (hdr->type == LC_FT_DATA && p->sent - p->adv >= st->credits) {
-		st->waits++;
-#if LC_FC_PROBES
-		if (!(p->flags & LC_FC_F_BLOCKED)) {
-			p->flags |= LC_FC_F_BLOCKED;
-			p->probe_at = 0;
-			lc_fc_list(st, hdr->dst);
-		}
+	if (hdr->dst >= LC_MAX_NODES) {
+#if LC_MC_NIC
+		if (hdr->flags & LC_FF_GROUP)
+			return lc_flow_control_send_group(node);
 #endif
-		return LC_RETRY;
+		return LC_CONTINUE;
 	}
+	p = &st->peer[hdr->dst];
+	if (hdr->type == LC_FT_DATA && p->sent - p->adv >= st->credits)
+		return lc_fc_wait(st, hdr->dst);
 	hdr->flow_control_credit = (uint16_t)p->drained;
 	return LC_CONTINUE;
 }
@@ -282,8 +345,13 @@ static inline void lc_flow_control_after_send(struct lc_node *node, const struct
 	struct lc_flow_control_peer *p;
 
 	(void)payload;
-	if (hdr->flags & LC_FF_GROUP)
+	if (hdr->dst >= LC_MAX_NODES) {
+#if LC_MC_NIC
+		if (hdr->flags & LC_FF_GROUP)
+			lc_flow_control_after_group(node);
+#endif
 		return;
+	}
 	p = &st->peer[hdr->dst];
 	if (!lc_fc_unheard(hdr))
 		p->told = p->drained;
@@ -315,7 +383,8 @@ static inline lc_verdict lc_flow_control_recv_frame(struct lc_node *node, struct
 		}
 	}
 	if (hdr->type == LC_FT_DATA) {
-		if (!(hdr->flags & LC_FF_GROUP) && ++p->drained - p->told >= st->threshold &&
+		/* a group copy (multicast nic mode) paid its credit like a unicast frame */
+		if (++p->drained - p->told >= st->threshold &&
 		    !(p->flags & LC_FC_F_CREDIT)) {
 			p->flags |= LC_FC_F_CREDIT;
 			lc_fc_list(st, hdr->src);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "multicast/stamp.h"
 #include "multicast/static_groups.h"
 #include "node.h"
 
@@ -181,7 +182,7 @@ static int lc_mc_send_host(struct lc_node *node, const uint64_t *bits, const voi
 int lc_mcast(lc_node *node, int gid, const void *buf, size_t len)
 {
 	uint64_t bits[LC_NIC_GROUP_WORDS];
-	int rc = lc_check(node, "lc_mcast"), id;
+	int rc = lc_check(node, "lc_mcast"), id, n;
 
 	if (rc)
 		return rc;
@@ -192,9 +193,18 @@ int lc_mcast(lc_node *node, int gid, const void *buf, size_t len)
 	id = lc_mc_gid(node, gid, "lc_mcast");
 	if (id < 0)
 		return id;
-	if (lc_nic_group_members(node->nic, (uint32_t)id, bits) < 0)
+	n = lc_nic_group_members(node->nic, (uint32_t)id, bits);
+	if (n < 0)
 		return lc_fail(LC_ERR_RANGE, "lc_mcast: no group %d", gid);
+#if LC_MC_NIC
+	n -= (int)(bits[node->rank / 64] >> (node->rank % 64) & 1);
+	if (n > LC_MULTICAST_MAX_MEMBERS)
+		return lc_fail(LC_ERR_TOOBIG, "lc_mcast: group %d has %d members besides this node, the "
+			       "stamp tables hold %d (multicast.max_members)", gid, n,
+			       LC_MULTICAST_MAX_MEMBERS);
+#endif
 #if LC_MULTICAST_MODE_NIC
+	(void)n;
 	return lc_mc_send_nic(node, (uint32_t)id, buf, len);
 #else
 	return lc_mc_send_host(node, bits, buf, len);

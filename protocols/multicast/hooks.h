@@ -8,6 +8,11 @@
  *   mode        LC_MULTICAST_MODE_HOST / LC_MULTICAST_MODE_NIC (0/1)
  *   max_groups  LC_MULTICAST_MAX_GROUPS: entries of the group table in the
  *               job segment (nic/mcast.c, geometry field `groups`)
+ *   max_members LC_MULTICAST_MAX_MEMBERS (LC_MC_NIC, stamp.h): members one group frame
+ *               reaches, the sender aside; sizes the SRAM stamp tables
+ *               (stamp.h); lc_mcast to a larger group fails (LC_ERR_TOOBIG)
+ * Pointcuts: init, send_frame (nic mode: the stamp table), recv_frame (nic
+ *   mode: the per-root message order), nic_tx (nic_hooks.h).
  * Header fields: none (a group frame is dst = LC_NIC_GROUP_DST(gid) on the
  *   sender, LC_FF_GROUP and dst = member on the wire), so host mode costs
  *   no instruction and no header byte.
@@ -30,19 +35,34 @@
  *   mapped numbers are contiguous and increasing, so lc_rx_frame keeps its
  *   checks unchanged: group and unicast messages of one root are delivered
  *   in the order the root sent them.
+ *
+ * nic mode with checksum, reliability and flow_control (multicast/stamp.h):
+ *   send_frame (this protocol's runs first: send_frame is reversed) takes
+ *   the members of a group message at its first frame (the group table,
+ *   less the sender), leaves out members that are dead or that reliability
+ *   gave up (tx_dead_skips; for the rest of the message too), writes them
+ *   into the frame's stamp table and marks the frame LC_FF_GROUP.
+ *   flow_control then needs a credit at every member, reliability a window
+ *   slot at every member (each RETRYs otherwise, committing nothing); they
+ *   stamp each member's credit, seq and ack, and at after_send count the
+ *   frame as sent to each member and keep one copy per member (a repair is a
+ *   unicast retransmission of that copy, carrying the member's seq).  At a
+ *   member the copy is then a frame of the root's unicast sequence space:
+ *   reliability checks its CRC and order, flow_control counts it drained,
+ *   and recv_frame (below) maps it into the root's message order.
+ *   A member that dies or is given up is left out of later frames; the
+ *   group send itself does not fail (the others get the message).
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "lc_config.h"
 #include "lc_frame_hdr.h"
 #include "lc_proto.h"
 #include "lc_verdict.h"
 
-/*
- * nic mode with checksum, reliability or flow_control is refused by the
- * generator (protocol.lua: conflicts ... when = { mode = "nic" }, with the
- * reason), so no build reaches this header with that combination.
- */
+#include "multicast/stamp.h"
+
 _Static_assert(LC_MULTICAST_GROUPS_COUNT <= LC_MULTICAST_MAX_GROUPS,
 	       "multicast.groups lists more static groups than multicast.max_groups");
 
@@ -67,6 +87,70 @@ static inline int lc_multicast_init(struct lc_node *node)
 #undef LC_X_MC_STATIC
 	(void)node;
 	return 0;
+}
+
+#if LC_MC_NIC
+/* 0 when member m must be left out of group frames: dead, or given up by reliability. */
+static inline int lc_multicast_member_ok(struct lc_node *node, uint32_t m)
+{
+#if LC_PROTO_RELIABILITY
+	if (node->proto.reliability.peer[m].dead)
+		return 0;
+#endif
+	return lc_nic_peer_alive(node->nic, m);
+}
+
+/* The members of the group frame at hdr into its stamp table (cold enough: once per group frame). */
+static inline lc_verdict lc_multicast_stamp_members(struct lc_node *node, struct lc_frame_hdr *hdr)
+{
+	struct lc_multicast_state *st = &node->proto.multicast;
+	struct lc_mc_stamps *t = lc_nic_tx_stamp(node->nic);
+	uint32_t n = 0, m;
+	uint64_t bits;
+
+	if (hdr->flags & LC_FF_FIRST) {
+		/* a retried first frame takes the snapshot again: nothing was committed */
+		if (lc_nic_group_members(node->nic, hdr->dst - LC_MAX_NODES, st->tx_bits) < 0)
+			memset(st->tx_bits, 0, sizeof(st->tx_bits));
+		st->tx_bits[node->rank / 64] &= ~(1ull << (node->rank % 64));
+	}
+	for (uint32_t w = 0; w < LC_NIC_GROUP_WORDS; w++) {
+		for (bits = st->tx_bits[w]; bits; bits &= bits - 1) {
+			m = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			if (m >= node->size || !lc_multicast_member_ok(node, m)) {
+				st->tx_bits[w] &= ~(1ull << (m % 64));
+				st->tx_dead_skips++;
+				continue;
+			}
+			if (n == LC_MULTICAST_MAX_MEMBERS) {
+				/* joined after lc_mcast checked the size: left out of the whole message */
+				st->tx_bits[w] &= ~(1ull << (m % 64));
+				st->tx_clipped++;
+				continue;
+			}
+			t->m[n] = (struct lc_mc_stamp){ .member = (uint16_t)m };
+			n++;
+		}
+	}
+	t->n = n;
+	st->tx_stamp = t;
+	hdr->flags |= LC_FF_GROUP;
+	return LC_CONTINUE;
+}
+#endif
+
+static inline lc_verdict lc_multicast_send_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
+						 const void *payload)
+{
+	(void)payload;
+#if LC_MC_NIC
+	if (hdr->dst >= LC_MAX_NODES && hdr->type == LC_FT_DATA)
+		return lc_multicast_stamp_members(node, hdr);
+#else
+	(void)node;
+	(void)hdr;
+#endif
+	return LC_CONTINUE;
 }
 
 static inline lc_verdict lc_multicast_recv_frame(struct lc_node *node, struct lc_frame_hdr *hdr,

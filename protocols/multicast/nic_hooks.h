@@ -5,10 +5,16 @@
 
 /*
  * Pointcut nic_tx (nic mode only; in host mode it compiles to LC_CONTINUE).
- * A frame whose dst is a group (>= LC_MAX_NODES, see LC_NIC_GROUP_DST) is
- * marked LC_FF_GROUP the first time the MCP looks at it; lc_nic_mcast_tx (nic/mcast.c) then copies it to every member but
- * its source and answers LC_CONSUMED, or LC_RETRY while a member's Receive
- * Ring is full (Net-Send asks again; members served keep their copy).
+ * A group frame (dst >= LC_MAX_NODES, see LC_NIC_GROUP_DST) comes, with
+ * checksum, reliability or flow_control composed (LC_MC_NIC), marked
+ * LC_FF_GROUP by the host with its members and their per-member fields in
+ * the stamp table of its Send Ring slot (multicast/stamp.h); in nic mode
+ * alone the hook marks it and lc_nic_mcast_tx takes the members from the
+ * group table at the message's first frame.  The hook
+ * copies it to each member with that member's fields stamped and CRCs
+ * computed (lc_nic_mcast_put: nic/mcast.c) and answers LC_CONSUMED, or
+ * LC_RETRY while a member's Receive Ring is full (Net-Send asks again;
+ * members served keep their copy).
  *
  * Why replication at nic_tx (a flat tree) and not forwarding at nic_rx (a
  * spanning tree): with the MCP stepped inline by each host's progress calls
@@ -19,15 +25,105 @@
  * MCP one memcpy into the member's ring instead of a host frame post.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "lc_config.h"
+#include "lc_crc32c.h"
 #include "lc_frame_hdr.h"
 #include "lc_verdict.h"
+#include "multicast/stamp.h"
 #include "nic.h"
+
+#if LC_MC_NIC
+/*
+ * Stamp the copy of the group frame at hdr for member s (multicast/stamp.h):
+ * dst, reliability's seq and ack, flow control's credit, then the CRCs the
+ * receiving protocols check, in their order (reliability_crc over the header
+ * with both CRC fields 0 and the payload, then checksum_crc over the header
+ * with itself 0 and, with cover = "frame", the payload).  The payload sits
+ * after the header in the Send Ring slot (a DMA frame's payload arrived there
+ * before the frame was ready).  The copy put on the link is the slot itself;
+ * the fault injector damages only the receiver's copy, so the next member's
+ * stamp starts from intact bytes.
+ */
+static inline void lc_multicast_nic_stamp(struct lc_frame_hdr *hdr, const struct lc_mc_stamp *s)
+{
+	hdr->dst = s->member;
+#if LC_PROTO_FLOW_CONTROL
+	hdr->flow_control_credit = s->credit;
+#endif
+#if LC_PROTO_RELIABILITY
+	hdr->reliability_seq = s->seq;
+	hdr->reliability_ack = s->ack;
+	hdr->reliability_crc = 0;
+#endif
+#if LC_PROTO_CHECKSUM
+	hdr->checksum_crc = 0;
+#endif
+#if LC_PROTO_RELIABILITY
+	{
+		uint32_t crc = lc_crc32c(0, hdr, sizeof(*hdr));
+
+		if (hdr->len)
+			crc = lc_crc32c(crc, hdr + 1, hdr->len);
+		hdr->reliability_crc = crc;
+	}
+#endif
+#if LC_PROTO_CHECKSUM
+	{
+		uint32_t crc = lc_crc32c(0, hdr, sizeof(*hdr));
+
+#if LC_CHECKSUM_COVER_FRAME
+		if (hdr->len)
+			crc = lc_crc32c(crc, hdr + 1, hdr->len);
+#endif
+		hdr->checksum_crc = crc;
+	}
+#endif
+}
+#endif
 
 static inline lc_verdict lc_multicast_nic_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr)
 {
-#if LC_MULTICAST_MODE_NIC
+#if LC_MC_NIC
+	const struct lc_mc_stamps *t;
+	uint64_t bits[LC_NIC_GROUP_WORDS];
+	int again = lc_nic_mcast_busy(nic);
+	uint32_t n;
+
+	/*
+	 * A group frame: to a group id, or asked again (LC_RETRY) while its
+	 * copies are under way -- its slot then holds the copy stamped for the
+	 * member that had no room, dst = that member.  A kept copy that
+	 * reliability sends again to one member is LC_FF_GROUP too, but reaches
+	 * send_tail only after the group frame before it was done: an ordinary
+	 * unicast frame here.
+	 */
+	if (hdr->dst < LC_MAX_NODES && !again)
+		return LC_CONTINUE;
+	/* the host marked it and filled the table of its slot (multicast/hooks.h) */
+	t = lc_nic_mcast_stamp(nic);
+	n = t->n < LC_MULTICAST_MAX_MEMBERS ? t->n : LC_MULTICAST_MAX_MEMBERS;
+	if (!again) {
+		memset(bits, 0, sizeof(bits));
+		for (uint32_t i = 0; i < n; i++)
+			bits[t->m[i].member / 64] |= 1ull << (t->m[i].member % 64);
+		/* once per frame: a frame asked again keeps the members already served */
+		lc_nic_mcast_start(nic, hdr, bits);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (!lc_nic_mcast_left(nic, t->m[i].member))
+			continue;
+		/* the copy for the member that had no room last time is still stamped: no second CRC */
+		if (!again || hdr->dst != t->m[i].member)
+			lc_multicast_nic_stamp(hdr, &t->m[i]);
+		again = 0;
+		if (lc_nic_mcast_put(nic, hdr, t->m[i].member) == LC_RETRY)
+			return LC_RETRY;
+	}
+	return (lc_verdict)lc_nic_mcast_done(nic);
+#elif LC_MULTICAST_MODE_NIC
+	/* no per-member field: the MCP reads the members from the group table */
 	uint32_t gid = 0;
 
 	if (!(hdr->flags & LC_FF_GROUP)) {

@@ -8,8 +8,10 @@
 #include "faults.h"
 #include "geom.h"
 #include "lc_config.h"
+#include "lc_crc32c.h"
 #include "lc_errors.h"
 #include "lc_frame_hdr.h"
+#include "multicast/stamp.h"
 #include "nic.h"
 
 /* ---- in-process NICs on one segment: the group table and replication ---- */
@@ -112,17 +114,40 @@ Test(mcast_nic, table_full_then_an_id_comes_back)
 }
 
 #if LC_MULTICAST_MODE_NIC
-/* Post a one-frame group message of 8 bytes (tag) from nics[0] to gid. */
+/*
+ * Post a one-frame group message of 8 bytes (tag) from nics[0] to gid, as
+ * the host's send_frame hooks do (multicast/hooks.h): the members of the
+ * group now, the sender aside, in the slot's stamp table, LC_FF_GROUP set.
+ */
 static void post_group(uint32_t gid, uint32_t tag)
 {
 	uint8_t *slot = lc_nic_tx_slot(nics[0]);
+	void *t = lc_nic_tx_stamp(nics[0]);
+	uint64_t bits[LC_NIC_GROUP_WORDS];
 	struct lc_frame_hdr h = { .magic = LC_FRAME_MAGIC, .type = LC_FT_DATA,
-				  .flags = LC_FF_FIRST | LC_FF_LAST, .src = 0,
+				  .flags = LC_FF_FIRST | LC_FF_LAST | LC_FF_GROUP, .src = 0,
 				  .dst = (uint16_t)LC_NIC_GROUP_DST(gid), .len = 8, .seq = tag,
 				  .msg_len = 8 };
 	uint64_t v = tag;
 
 	cr_assert_not_null(slot);
+#if LC_MC_NIC
+	cr_assert_not_null(t, "a stamp table per Send Ring slot");
+	cr_assert_geq(lc_nic_group_members(nics[0], gid, bits), 0);
+	{
+		struct lc_mc_stamps *st = t;
+
+		st->n = 0;
+		for (uint32_t i = 1; i < NODES; i++)
+			if (bits[i / 64] >> (i % 64) & 1)
+				st->m[st->n++] = (struct lc_mc_stamp){ .member = (uint16_t)i };
+	}
+#else
+	/* nic mode alone: no table, the NIC marks the frame and reads the group */
+	cr_assert_null(t, "no stamp table without a per-member protocol");
+	(void)bits;
+	h.flags &= (uint8_t)~LC_FF_GROUP;
+#endif
 	memcpy(slot, &h, sizeof h);
 	memcpy(slot + sizeof h, &v, 8);
 	lc_nic_tx_post_pio(nics[0]);
@@ -226,6 +251,72 @@ Test(mcast_nic, a_full_member_ring_holds_the_frame_others_keep_their_single_copy
 		cr_assert_eq(tags[k], k);
 	cr_assert_eq(atomic_load_explicit(&lc_nic_stats(nics[0])[LC_NIC_STAT_bp_drops], memory_order_relaxed), 0);
 }
+
+#if LC_PROTO_RELIABILITY
+/* The CRC reliability checks: header with reliability_crc (and checksum_crc) 0, then the payload. */
+static uint32_t rel_crc(const struct lc_frame_hdr *h)
+{
+	struct lc_frame_hdr c = *h;
+	uint32_t crc;
+
+	c.reliability_crc = 0;
+#if LC_PROTO_CHECKSUM
+	c.checksum_crc = 0;
+#endif
+	crc = lc_crc32c(0, &c, sizeof c);
+	return h->len ? lc_crc32c(crc, h + 1, h->len) : crc;
+}
+
+Test(mcast_nic, each_copy_carries_its_members_stamp_and_a_crc_over_its_final_header)
+{
+	uint32_t m[] = { 1, 2, 3 }, gid, seen = 0;
+	uint8_t *slot;
+	struct lc_mc_stamps *t;
+	struct lc_frame_hdr h = { .magic = LC_FRAME_MAGIC, .type = LC_FT_DATA,
+				  .flags = LC_FF_FIRST | LC_FF_LAST | LC_FF_GROUP, .src = 0,
+				  .len = 8, .seq = 5, .msg_len = 8 };
+	uint64_t v = 0x1122334455667788ull;
+
+	cr_assert_eq(lc_nic_group_create(nics[0], m, 3, &gid), 0);
+	h.dst = (uint16_t)LC_NIC_GROUP_DST(gid);
+	slot = lc_nic_tx_slot(nics[0]);
+	t = lc_nic_tx_stamp(nics[0]);
+	cr_assert_not_null(slot);
+	cr_assert_not_null(t);
+	/* members out of group order and a seq at the wrap: the table, not the group, decides */
+	t->n = 2;
+	t->m[0] = (struct lc_mc_stamp){ .member = 3, .credit = 0xfffe, .seq = 0xffffffffu, .ack = 7 };
+	t->m[1] = (struct lc_mc_stamp){ .member = 1, .credit = 3, .seq = 40, .ack = 0 };
+	memcpy(slot, &h, sizeof h);
+	memcpy(slot + sizeof h, &v, 8);
+	lc_nic_tx_post_pio(nics[0]);
+	step_all(8);
+	for (uint32_t i = 1; i < NODES; i++) {
+		struct lc_frame_hdr *r;
+
+		while ((r = lc_nic_rx_peek(nics[i]))) {
+			const struct lc_mc_stamp *want = i == 3 ? &t->m[0] : &t->m[1];
+			uint64_t got;
+
+			cr_assert_neq(i, 2, "node 2 is in the group but not in the table");
+			cr_assert_eq(r->dst, i);
+			cr_assert_eq(r->reliability_seq, want->seq, "node %u: its own seq", i);
+			cr_assert_eq(r->reliability_ack, want->ack, "node %u: its own ack", i);
+			cr_assert_eq(r->reliability_flags, 0, "a sequenced data frame");
+#if LC_PROTO_FLOW_CONTROL
+			cr_assert_eq(r->flow_control_credit, want->credit, "node %u: its own credit", i);
+#endif
+			cr_assert_eq(r->reliability_crc, rel_crc(r), "node %u: CRC of the copy as stamped", i);
+			memcpy(&got, r + 1, 8);
+			cr_assert_eq(got, v);
+			seen |= 1u << i;
+			lc_nic_rx_release(nics[i]);
+			lc_nic_step(nics[i]);
+		}
+	}
+	cr_assert_eq(seen, (1u << 1) | (1u << 3), "one copy to each member of the table");
+}
+#endif
 
 /* ---- NIC-made copies go through the per-link fault injector ---- */
 
@@ -397,6 +488,104 @@ Test(mcast_run, reliable_broadcast_to_8_nodes_under_faults)
 		if (sscanf(t + 1, "%*[^0-9]%u->%u %llu", &a, &b, &d) == 3)
 			drops += d;
 	cr_assert_gt(drops, 0, "no frame was dropped:\n%s", o.text);
+#if LC_MULTICAST_MODE_NIC
+	{
+		/* the root posted each message once; its NIC made the copies */
+		const char *tm = strstr(o.text, "\ntx_msgs "), *mf = strstr(o.text, "\nmcast_frames ");
+		unsigned long long msgs = 0, frames = 0;
+
+		cr_assert(tm && sscanf(tm, " tx_msgs %llu", &msgs) == 1, "output:\n%s", o.text);
+		cr_assert(mf && sscanf(mf, " mcast_frames %llu", &frames) == 1, "output:\n%s", o.text);
+		cr_assert_eq(msgs, 200, "root messages: one per broadcast:\n%s", o.text);
+		cr_assert_gt(frames, 0, "no frame replicated by the root's NIC:\n%s", o.text);
+	}
+#endif
+	free(o.text);
+}
+#endif
+
+/* A member that leaves the job (closes) mid-stream never blocks the group: the others get everything. */
+Test(mcast_run, a_member_that_leaves_the_job_does_not_block_the_others)
+{
+	static const char *const opts[] = { NULL };
+	static const char *const args[] = { "dropout", "400", NULL };
+	struct lc_t_out o;
+
+	run_mcast(&o, 4, opts, args);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, "received 400 broadcasts intact in order"), 2, "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, "received 100 broadcasts intact in order, then left"), 1,
+		     "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, "node 0 broadcast 400 messages"), 1, "output:\n%s", o.text);
+	free(o.text);
+}
+
+#if LC_PROTO_RELIABILITY
+Test(mcast_run, reliable_group_and_unicast_from_one_root_keep_their_order_under_faults)
+{
+	static const char *const opts[] = {
+		"--stats", "--faults", "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,seed=3", NULL };
+	static const char *const args[] = { "order", "600", NULL };
+	struct lc_t_out o;
+
+	run_mcast(&o, 4, opts, args);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, "mcast ok:"), 4, "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, " messages in order"), 3, "output:\n%s", o.text);
+	cr_assert(strstr(o.text, "# faults injected per link"), "no fault table:\n%s", o.text);
+	free(o.text);
+}
+#endif
+
+#if LC_PROTO_FLOW_CONTROL
+/*
+ * A member that sleeps while the root broadcasts: flow control holds the
+ * root (a credit at every member per group frame), so no copy waits in the
+ * root's NIC until the backpressure limit drops it, and every member gets
+ * every message.  Naps are kept below reliability's give-up time.  (With
+ * reliability its window alone may bound what a member holds; the config
+ * without it, flowctl_multicast_nic, shows the credits at work.)
+ */
+Test(mcast_run, a_sleeping_member_never_overflows)
+{
+	static const char *const opts[] = { NULL };
+	const char *args[] = { "sleepy", "200", NULL, "4", NULL };
+	char nap[16];
+	/* naps of twice the backpressure limit (at most 1 s): without credits the root's NIC would drop */
+	long ms = LC_BACKPRESSURE_TIMEOUT_US / 500 < 1000 ? LC_BACKPRESSURE_TIMEOUT_US / 500 : 1000;
+	struct lc_t_out o;
+	const char *c;
+	int seen = 0;
+
+#if LC_PROTO_RELIABILITY
+	{
+		long give_up_ms = (long)((uint64_t)LC_RELIABILITY_TIMEOUT_US *
+					 ((2ull << (LC_RELIABILITY_MAX_RETRIES < 20 ? LC_RELIABILITY_MAX_RETRIES : 20)) - 1) /
+					 1000u);
+
+		if (ms > give_up_ms / 4)
+			ms = give_up_ms / 4 > 1 ? give_up_ms / 4 : 1;
+	}
+#endif
+	snprintf(nap, sizeof nap, "%ld", ms);
+	args[2] = nap;
+	run_mcast(&o, 4, opts, args);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, "received 200 broadcasts intact in order"), 3, "output:\n%s", o.text);
+	for (c = o.text; (c = strstr(c, "mcast counters: node ")); c++) {
+		unsigned long long drops = 1, truncs = 1, frames = 0;
+		int node;
+
+		cr_assert_eq(sscanf(c, "mcast counters: node %d bp_drops %llu bp_truncs %llu mcast_frames %llu",
+				    &node, &drops, &truncs, &frames), 4, "output:\n%s", o.text);
+		cr_assert_eq(drops, 0, "node %d dropped frames at the backpressure limit:\n%s", node, o.text);
+		cr_assert_eq(truncs, 0, "node %d truncated frames:\n%s", node, o.text);
+		if (node == 0)
+			cr_assert_eq(frames > 0, LC_MULTICAST_MODE_NIC, "the root's NIC replicated (nic mode only):\n%s",
+				     o.text);
+		seen++;
+	}
+	cr_assert_eq(seen, 4, "counters of %d nodes:\n%s", seen, o.text);
 	free(o.text);
 }
 #endif

@@ -74,6 +74,11 @@
 #include "lc_frame_hdr.h"
 #include "lc_proto.h"
 #include "lc_verdict.h"
+#if LC_PROTO_MULTICAST
+#include "multicast/stamp.h"
+#else
+#define LC_MC_NIC 0
+#endif
 
 #ifndef LC_RELIABILITY_MODE_STOP_AND_WAIT
 #error "lc_config.h does not define LC_RELIABILITY_MODE_STOP_AND_WAIT: reliability needs its mode"
@@ -163,6 +168,81 @@ static inline void lc_reliability_fini(struct lc_node *node)
 	lc_reliability_drain(node);
 }
 
+#if LC_MC_NIC
+/*
+ * A group frame of multicast's nic mode (multicast/stamp.h): the next seq
+ * of EVERY member, so LC_RETRY when any member's window is full or a
+ * go-back-N resend to it is under way (members reliability gave up were
+ * left out by multicast's send_frame).  Each member's seq and ack go into
+ * the stamp table; the MCP stamps them and computes each copy's CRC.
+ */
+static inline lc_verdict lc_reliability_send_group(struct lc_node *node, struct lc_frame_hdr *hdr)
+{
+	struct lc_reliability_state *st = &node->proto.reliability;
+	struct lc_mc_stamps *t = node->proto.multicast.tx_stamp;
+	struct lc_reliability_peer *p;
+
+	for (uint32_t i = 0; i < t->n; i++) {
+		p = &st->peer[t->m[i].member];
+		if (p->next - p->una >= LC_RELIABILITY_W || p->rsnd != p->next)
+			return LC_RETRY;
+	}
+	for (uint32_t i = 0; i < t->n; i++) {
+		p = &st->peer[t->m[i].member];
+		t->m[i].seq = p->next;
+		t->m[i].ack = p->expect;
+	}
+	hdr->reliability_flags = 0;
+	hdr->reliability_crc = 0;
+	return LC_CONTINUE;
+}
+
+/*
+ * after_send of a group frame: per member, what after_send does for a
+ * unicast frame, and a copy of the frame as that member got it (stamped;
+ * reliability_crc 0: computed when the copy is sent again, reliability.c).
+ * A copy per member, not one shared copy: a member's window then stays
+ * one array of whole frames that go-back-N resends as they are, and the
+ * memcpy per member is what host mode pays too (it keeps every copy).
+ */
+static inline void lc_reliability_after_group(struct lc_node *node, const struct lc_frame_hdr *hdr,
+					      const void *payload)
+{
+	struct lc_reliability_state *st = &node->proto.reliability;
+	const struct lc_mc_stamps *t = node->proto.multicast.tx_stamp;
+
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct lc_mc_stamp *sm = &t->m[i];
+		struct lc_reliability_peer *p = &st->peer[sm->member];
+		struct lc_frame_hdr *k = lc_reliability_kept(p, p->next);
+
+		p->acked = sm->ack;
+		p->ack_now = 0;
+		if (p->acked == p->expect)
+			p->ack_due_ns = 0;
+		memcpy(k, hdr, sizeof(*hdr));
+		k->dst = sm->member;
+		k->reliability_seq = sm->seq;
+		k->reliability_ack = sm->ack;
+#if LC_PROTO_FLOW_CONTROL
+		k->flow_control_credit = sm->credit;
+#endif
+		if (hdr->len)
+			memcpy(k + 1, payload, hdr->len);
+		if (p->una == p->next) {
+			p->deadline_ns = st->now_ns + p->rto_ns;
+			p->retries = 0;
+		}
+		if (!p->rtt_t0_ns) {
+			p->rtt_seq = p->next;
+			p->rtt_t0_ns = st->now_ns | 1u;
+		}
+		p->next++;
+		p->rsnd = p->next;
+	}
+}
+#endif
+
 static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
 						   const void *payload)
 {
@@ -170,6 +250,10 @@ static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct 
 	struct lc_reliability_peer *p;
 
 	if (hdr->dst >= node->size) {
+#if LC_MC_NIC
+		if (hdr->flags & LC_FF_GROUP)
+			return lc_reliability_send_group(node, hdr);
+#endif
 		hdr->reliability_flags = LC_REL_F_UNSEQ;
 	} else {
 		p = &st->peer[hdr->dst];
@@ -199,6 +283,12 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 
 	if (hdr->reliability_flags & LC_REL_F_UNSEQ)
 		return;
+#if LC_MC_NIC
+	if ((hdr->flags & LC_FF_GROUP) && hdr->dst >= LC_MAX_NODES) {
+		lc_reliability_after_group(node, hdr, payload);
+		return;
+	}
+#endif
 	p = &st->peer[hdr->dst];
 	p->acked = hdr->reliability_ack;
 	p->ack_now = 0;

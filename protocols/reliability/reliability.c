@@ -6,6 +6,29 @@
 
 #include "node.h"
 #include "reliability/hooks.h"
+#if LC_PROTO_CHECKSUM
+#include "checksum/hooks.h"
+#endif
+
+/*
+ * Send kept frame k again.  A copy of a group frame (multicast nic mode) was
+ * kept without its CRCs (the MCP computed them for the first transmission,
+ * hooks.h lc_reliability_after_group): seal it at its first resend, once
+ * (the copy never changes afterwards; a CRC that happens to be 0 is only
+ * computed again, to the same value).
+ */
+static int lc_reliability_resend_kept(struct lc_node *node, struct lc_frame_hdr *k)
+{
+#if LC_MC_NIC
+	if ((k->flags & LC_FF_GROUP) && k->reliability_crc == 0) {
+		k->reliability_crc = lc_reliability_crc(k, k + 1);
+#if LC_PROTO_CHECKSUM
+		k->checksum_crc = lc_checksum_frame_crc(k, k + 1);
+#endif
+	}
+#endif
+	return lc_proto_resend(node, k, k + 1);
+}
 
 int lc_reliability_setup(struct lc_node *node)
 {
@@ -60,10 +83,10 @@ static void lc_reliability_timeout(struct lc_node *node, struct lc_reliability_p
 	/* silence (hooks.h): the oldest frame alone, now and then */
 	if (p->rto_ns >= LC_RELIABILITY_RTO_CAP_NS && p->retries % LC_RELIABILITY_SILENT_EVERY == 0 &&
 	    p->rsnd == p->next) {
-		const struct lc_frame_hdr *k = lc_reliability_kept(p, p->una);
+		struct lc_frame_hdr *k = lc_reliability_kept(p, p->una);
 
 		p->rtt_t0_ns = 0;   /* Karn */
-		if (lc_proto_resend(node, k, k + 1) == 0)
+		if (lc_reliability_resend_kept(node, k) == 0)
 			LC_STAT_ADD(node, rel_retransmits, 1);
 	}
 }
@@ -72,9 +95,9 @@ static void lc_reliability_timeout(struct lc_node *node, struct lc_reliability_p
 static void lc_reliability_resend(struct lc_node *node, struct lc_reliability_peer *p)
 {
 	while (p->rsnd != p->next) {
-		const struct lc_frame_hdr *k = lc_reliability_kept(p, p->rsnd);
+		struct lc_frame_hdr *k = lc_reliability_kept(p, p->rsnd);
 
-		if (lc_proto_resend(node, k, k + 1) != 0)
+		if (lc_reliability_resend_kept(node, k) != 0)
 			return;
 		p->rsnd++;
 		LC_STAT_ADD(node, rel_retransmits, 1);

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Node program of the multicast tests: broadcast sizes, order with unicast, join/leave under traffic. */
+#define _POSIX_C_SOURCE 200809L
+#include <time.h>
+
 #include "../../pipeline/progs/lc_tprog.h"
 
 #if LC_PROTO_MULTICAST
@@ -20,6 +23,18 @@
  *                     exactly their members, the launcher's --group 0,3 is
  *                     group COUNT; node 0 sends N messages to each static
  *                     group, every member gets them all, in order.
+ * mcast sleepy N NAP_MS NAPS
+ *                     node 0 broadcasts N messages; node 1 sleeps NAPS times
+ *                     NAP_MS spread over its receives, the others receive at
+ *                     once; every node ends with
+ *                     "mcast counters: node <i> bp_drops <a> bp_truncs <b> mcast_frames <c>"
+ *                     (with flow control no copy may wait in the sender's NIC
+ *                     until the backpressure limit drops it).
+ * mcast dropout N     node 0 broadcasts N messages; the last node takes N/4
+ *                     and closes (it leaves the job); the others must get
+ *                     all N, in order.  A broadcast after the dropout may
+ *                     report LC_ERR_PEER_DEAD (host mode: the send to that
+ *                     member failed) but never blocks the group.
  * Every message: uint32 kind (G group, U unicast, E end), uint32 k, pattern.
  */
 enum { K_GROUP = 'G', K_UNI = 'U', K_END = 'E', K_NOTE = 'N' };
@@ -181,6 +196,79 @@ static int run_joinleave(lc_node *node, int me, int n, uint32_t count, uint8_t *
 	return 0;
 }
 
+static void nap_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&t, NULL);
+}
+
+static int run_sleepy(lc_node *node, int me, int n, uint32_t count, long nap, uint32_t naps,
+		      uint8_t *buf, size_t cap)
+{
+	uint64_t c[LC_STAT_COUNT];
+	uint32_t k, got, every = naps ? count / naps : 0, napped = 0;
+
+	if (me == 0) {
+		for (k = 0; k < count; k++) {
+			make(buf, msg_len(k), K_GROUP, k);
+			LC_TP_OK(node, lc_bcast(node, buf, msg_len(k)));
+		}
+		printf("[0] mcast ok: node 0 broadcast %u messages to %d nodes\n", count, n - 1);
+	} else {
+		for (got = 0; got < count; got++) {
+			if (me == 1 && every && got % every == 0 && napped < naps) {
+				nap_ms(nap);
+				napped++;
+			}
+			if (take(node, 0, buf, cap, &k) != K_GROUP || k != got)
+				lc_tp_fail("broadcast %u arrived as k %u", got, k);
+		}
+		printf("[%d] mcast ok: node %d received %u broadcasts intact in order\n", me, me, got);
+	}
+	/* the root's counters are final once every member told it got everything */
+	if (me == 0) {
+		for (int i = 1; i < n; i++)
+			if (take(node, LC_ANY_SOURCE, buf, cap, &k) != K_END)
+				lc_tp_fail("expected an end message");
+	} else {
+		make(buf, 8, K_END, (uint32_t)me);
+		LC_TP_OK(node, lc_send(node, 0, buf, 8));
+	}
+	LC_TP_OK(node, lc_stats(node, c));
+	printf("mcast counters: node %d bp_drops %llu bp_truncs %llu mcast_frames %llu\n", me,
+	       (unsigned long long)c[LC_STAT_bp_drops], (unsigned long long)c[LC_STAT_bp_truncs],
+	       (unsigned long long)c[LC_STAT_mcast_frames]);
+	return 0;
+}
+
+static int run_dropout(lc_node *node, int me, int n, uint32_t count, uint8_t *buf, size_t cap)
+{
+	uint32_t k, got, dead = 0, stop = me == n - 1 ? count / 4 : count;
+	int rc;
+
+	if (n < 3)
+		lc_tp_fail("dropout needs 3 nodes");
+	if (me == 0) {
+		for (k = 0; k < count; k++) {
+			make(buf, msg_len(k), K_GROUP, k);
+			rc = lc_bcast(node, buf, msg_len(k));
+			if (rc == LC_ERR_PEER_DEAD)
+				dead++;
+			else
+				LC_TP_OK(node, rc);
+		}
+		printf("[0] mcast ok: node 0 broadcast %u messages, %u reported a dead member\n", count, dead);
+		return 0;
+	}
+	for (got = 0; got < stop; got++)
+		if (take(node, 0, buf, cap, &k) != K_GROUP || k != got)
+			lc_tp_fail("broadcast %u arrived as k %u", got, k);
+	printf("[%d] mcast ok: node %d received %u broadcasts intact in order%s\n", me, me, got,
+	       stop < count ? ", then left" : "");
+	return 0;
+}
+
 /* The config's static groups: members as listed, then traffic to each. */
 static int run_static(lc_node *node, int me, int n, uint32_t count, uint8_t *buf, size_t cap)
 {
@@ -250,13 +338,18 @@ int main(int argc, char **argv)
 	int rc = 2;
 
 	if (argc < 2)
-		lc_tp_fail("usage: mcast bcast|order|joinleave [N]");
+		lc_tp_fail("usage: mcast bcast|order|joinleave|static|sleepy|dropout [N [NAP_MS NAPS]]");
 	if (strcmp(argv[1], "bcast") == 0)
 		rc = run_bcast(node, me, n, count, buf, cap);
 	else if (strcmp(argv[1], "order") == 0)
 		rc = run_order(node, me, n, count, buf, cap);
 	else if (strcmp(argv[1], "static") == 0)
 		rc = run_static(node, me, n, count, buf, cap);
+	else if (strcmp(argv[1], "dropout") == 0)
+		rc = run_dropout(node, me, n, count, buf, cap);
+	else if (strcmp(argv[1], "sleepy") == 0)
+		rc = run_sleepy(node, me, n, count, argc > 3 ? strtol(argv[3], NULL, 10) : 100,
+				argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 4, buf, cap);
 	else if (strcmp(argv[1], "joinleave") == 0)
 		rc = run_joinleave(node, me, n, count, buf, cap);
 	else

@@ -1,4 +1,4 @@
 return {
-  protocols = { "checksum", "reliability", "multicast" },
-  multicast = { mode = "nic" },
+  protocols = { "fast", "safe" },
+  fast = { mode = "b" },
 }
