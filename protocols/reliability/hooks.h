@@ -129,8 +129,12 @@ int lc_reliability_setup(struct lc_node *node);
 void lc_reliability_drain(struct lc_node *node);
 void lc_reliability_timers(struct lc_node *node, uint64_t now_ns);
 
-/* CRC32C of a frame: header with reliability_crc (and checksum_crc) as 0, then len payload bytes. */
-static inline uint32_t lc_reliability_crc(const struct lc_frame_hdr *hdr, const void *payload)
+/*
+ * CRC32C of a frame: header with reliability_crc (and checksum_crc) as 0, then
+ * len payload bytes.  Inline (lc_crc32c_inline): the header is a fixed number
+ * of crc32 steps, a short payload a few more; no call on an 8-byte message.
+ */
+__attribute__((always_inline)) static inline uint32_t lc_reliability_crc(const struct lc_frame_hdr *hdr, const void *payload)
 {
 	struct lc_frame_hdr h;
 	uint32_t crc;
@@ -140,9 +144,9 @@ static inline uint32_t lc_reliability_crc(const struct lc_frame_hdr *hdr, const 
 #if LC_PROTO_CHECKSUM
 	h.checksum_crc = 0;     /* checksum seals the header after us (send_frame is reversed) */
 #endif
-	crc = lc_crc32c(0, &h, sizeof h);
+	crc = lc_crc32c_inline_words(0, &h, sizeof h);
 	if (h.len)
-		crc = lc_crc32c(crc, payload, h.len);
+		crc = lc_crc32c_inline(crc, payload, h.len);
 	return crc;
 }
 
