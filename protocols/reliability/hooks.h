@@ -150,6 +150,13 @@ __attribute__((always_inline)) static inline uint32_t lc_reliability_crc(const s
 	return crc;
 }
 
+/* Timer work falls due at t (0: at once): the next poll scans the peers no later than that. */
+static inline void lc_reliability_wake(struct lc_reliability_state *st, uint64_t t)
+{
+	if (t < st->wake_ns)
+		st->wake_ns = t;
+}
+
 /* The kept copy of frame seq to peer p. */
 static inline struct lc_frame_hdr *lc_reliability_kept(struct lc_reliability_peer *p, uint32_t seq)
 {
@@ -182,6 +189,7 @@ static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct 
 		} else {
 			if (p->dead) {
 				st->failed = 1;
+				st->wake_ns = 0;
 				return LC_RETRY;
 			}
 			if (p->next - p->una >= LC_RELIABILITY_W || p->rsnd != p->next)
@@ -217,6 +225,7 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 	if (p->una == p->next) {
 		p->deadline_ns = st->now_ns + p->rto_ns;
 		p->retries = 0;
+		lc_reliability_wake(st, p->deadline_ns);
 	}
 	if (!p->rtt_t0_ns) {
 		p->rtt_seq = p->next;
@@ -227,8 +236,9 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 }
 
 /* Go back to frame una; Karn's rule: the timed frame is sent again, its ack gives no sample. */
-static inline void lc_reliability_go_back(struct lc_reliability_peer *p)
+static inline void lc_reliability_go_back(struct lc_reliability_state *st, struct lc_reliability_peer *p)
 {
+	st->wake_ns = 0;        /* the resend runs in poll */
 	p->rsnd = p->una;
 	p->recover = p->next;
 	p->gb_una = p->una;
@@ -276,7 +286,7 @@ static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct
 		if (adv == 0 && gap && p->una != p->next &&
 		    ((int32_t)(p->una - p->recover) >= 0 || p->una != p->gb_una) &&
 		    ++p->dupacks == LC_RELIABILITY_DUPACKS)
-			lc_reliability_go_back(p);
+			lc_reliability_go_back(st, p);
 		return;
 	}
 	if (p->rtt_t0_ns && p->rtt_seq - p->una < adv) {
@@ -291,7 +301,12 @@ static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct
 	p->dupacks = 0;
 	if ((int32_t)(p->rsnd - ack) < 0)
 		p->rsnd = ack;
-	p->deadline_ns = p->una != p->next ? st->now_ns + p->rto_ns : 0;
+	if (p->una != p->next) {
+		p->deadline_ns = st->now_ns + p->rto_ns;
+		lc_reliability_wake(st, p->deadline_ns);
+	} else {
+		p->deadline_ns = 0;
+	}
 }
 
 static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
@@ -315,10 +330,15 @@ static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct 
 	d = hdr->reliability_seq - p->expect;
 	if (d == 0) {
 		p->expect++;
-		if (!p->ack_due_ns)
+		if (!p->ack_due_ns) {
 			p->ack_due_ns = st->now_ns + LC_RELIABILITY_ACK_DELAY_NS;
+			lc_reliability_wake(st, p->ack_due_ns);
+		}
+		if (p->expect - p->acked >= LC_RELIABILITY_ACK_BATCH)
+			st->wake_ns = 0;
 		return LC_CONTINUE;
 	}
+	st->wake_ns = 0;        /* ack_now: the ack goes on the next poll */
 	if ((int32_t)d < 0) {
 		LC_STAT_ADD(node, rel_dup_drops, 1);
 		p->ack_now |= LC_REL_F_ACK;
@@ -329,8 +349,15 @@ static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct 
 	return LC_DROP;
 }
 
+/* O(1) while no timer is due: a compare, not a scan of every peer. */
 static inline void lc_reliability_poll(struct lc_node *node, uint64_t now_ns)
 {
+	struct lc_reliability_state *st = &node->proto.reliability;
+
+	if (now_ns < st->wake_ns) {
+		st->now_ns = now_ns;
+		return;
+	}
 	lc_reliability_timers(node, now_ns);
 }
 
