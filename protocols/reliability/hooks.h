@@ -150,6 +150,31 @@ __attribute__((always_inline)) static inline uint32_t lc_reliability_crc(const s
 	return crc;
 }
 
+/*
+ * The payload of a kept copy: header plus len bytes, never a whole slot.  Up
+ * to 16 bytes by two overlapping fixed-size moves (no call), longer ones by
+ * memcpy.
+ */
+static inline void lc_reliability_keep_payload(void *dst, const void *src, uint32_t len)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	if (len > 16) {
+		memcpy(d, s, len);
+	} else if (len >= 8) {
+		memcpy(d, s, 8);
+		memcpy(d + len - 8, s + len - 8, 8);
+	} else if (len >= 4) {
+		memcpy(d, s, 4);
+		memcpy(d + len - 4, s + len - 4, 4);
+	} else if (len) {
+		d[0] = s[0];
+		d[len / 2] = s[len / 2];
+		d[len - 1] = s[len - 1];
+	}
+}
+
 /* Timer work falls due at t (0: at once): the next poll scans the peers no later than that. */
 static inline void lc_reliability_wake(struct lc_reliability_state *st, uint64_t t)
 {
@@ -220,8 +245,7 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 		return;
 	k = lc_reliability_kept(p, p->next);
 	memcpy(k, hdr, sizeof(*hdr));
-	if (hdr->len)
-		memcpy(k + 1, payload, hdr->len);
+	lc_reliability_keep_payload(k + 1, payload, hdr->len);
 	if (p->una == p->next) {
 		p->deadline_ns = st->now_ns + p->rto_ns;
 		p->retries = 0;
