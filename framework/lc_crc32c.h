@@ -126,4 +126,72 @@ __attribute__((always_inline)) static inline uint32_t lc_crc32c_inline_words(uin
 	return lc_crc32c(crc, buf, len);
 }
 
+/*
+ * CRC32C of a frame: hlen header bytes (a compile-time constant multiple of 8,
+ * at most 64) in which the bytes marked in zero (bit i: byte i, a constant:
+ * the header's CRC fields) count as 0, then len payload bytes.  Equal to
+ * lc_crc32c(lc_crc32c(0, h, hlen), payload, len) with h the header so
+ * zeroed, but with one CPU test and no copy of the header: each header word
+ * is loaded, masked when it holds a zeroed byte, and fed to crc32.
+ */
+__attribute__((always_inline)) static inline uint32_t lc_crc32c_inline_frame(const void *hdr, size_t hlen,
+									    uint64_t zero, const void *payload,
+									    size_t len)
+{
+#if LC_CRC32C_INLINE_X86
+	if (hlen % 8 == 0 && hlen <= 64 && len <= LC_CRC32C_INLINE_MAX && __builtin_cpu_supports("sse4.2")) {
+		const unsigned char *h = hdr, *p = payload;
+		uint64_t c = 0xffffffffu;
+		uint32_t c32;
+
+#pragma GCC unroll 8
+		for (size_t i = 0; i < hlen / 8; i++) {
+			uint64_t w, keep = ~(uint64_t)0;
+
+#pragma GCC unroll 8
+			for (unsigned b = 0; b < 8; b++)
+				if ((zero >> (8 * i + b)) & 1u)
+					keep &= ~((uint64_t)0xff << (8 * b));
+			memcpy(&w, h + 8 * i, sizeof w);
+			c = lc_crc32c_step64(c, w & keep);
+		}
+		for (; len >= 8; len -= 8, p += 8) {
+			uint64_t w;
+
+			memcpy(&w, p, sizeof w);
+			c = lc_crc32c_step64(c, w);
+		}
+		c32 = (uint32_t)c;
+		if (len & 4) {
+			uint32_t w;
+
+			memcpy(&w, p, sizeof w);
+			c32 = lc_crc32c_step32(c32, w);
+			p += 4;
+		}
+		if (len & 2) {
+			uint16_t w;
+
+			memcpy(&w, p, sizeof w);
+			c32 = lc_crc32c_step16(c32, w);
+			p += 2;
+		}
+		if (len & 1)
+			c32 = lc_crc32c_step8(c32, *p);
+		return ~c32;
+	}
+#endif
+	{
+		unsigned char h[64];
+		uint32_t crc;
+
+		memcpy(h, hdr, hlen <= sizeof h ? hlen : sizeof h);
+		for (size_t i = 0; i < hlen && i < sizeof h; i++)
+			if ((zero >> i) & 1u)
+				h[i] = 0;
+		crc = lc_crc32c(0, h, hlen <= sizeof h ? hlen : sizeof h);
+		return len ? lc_crc32c(crc, payload, len) : crc;
+	}
+}
+
 #endif /* LC_CRC32C_H */

@@ -129,25 +129,28 @@ int lc_reliability_setup(struct lc_node *node);
 void lc_reliability_drain(struct lc_node *node);
 void lc_reliability_timers(struct lc_node *node, uint64_t now_ns);
 
+/* Bytes of a field of the frame header, as a mask (bit i: byte i). */
+#define LC_REL_HDR_BYTES(field)                                                                       \
+	((((uint64_t)1 << sizeof(((struct lc_frame_hdr *)0)->field)) - 1u)                            \
+	 << offsetof(struct lc_frame_hdr, field))
+/* The header bytes the CRC takes as 0: its own field, and checksum's (which seals after us). */
+#if LC_PROTO_CHECKSUM
+#define LC_REL_CRC_ZERO (LC_REL_HDR_BYTES(reliability_crc) | LC_REL_HDR_BYTES(checksum_crc))
+#else
+#define LC_REL_CRC_ZERO LC_REL_HDR_BYTES(reliability_crc)
+#endif
+_Static_assert(sizeof(struct lc_frame_hdr) <= 64, "the CRC's byte mask covers the header");
+
 /*
  * CRC32C of a frame: header with reliability_crc (and checksum_crc) as 0, then
- * len payload bytes.  Inline (lc_crc32c_inline): the header is a fixed number
- * of crc32 steps, a short payload a few more; no call on an 8-byte message.
+ * len payload bytes.  Inline (lc_crc32c_inline_frame): one crc32 per header
+ * word, the CRC fields masked out in place of a copy, a short payload a few
+ * more; no call on an 8-byte message.
  */
-__attribute__((always_inline)) static inline uint32_t lc_reliability_crc(const struct lc_frame_hdr *hdr, const void *payload)
+__attribute__((always_inline)) static inline uint32_t lc_reliability_crc(const struct lc_frame_hdr *hdr,
+									const void *payload)
 {
-	struct lc_frame_hdr h;
-	uint32_t crc;
-
-	memcpy(&h, hdr, sizeof h);
-	h.reliability_crc = 0;
-#if LC_PROTO_CHECKSUM
-	h.checksum_crc = 0;     /* checksum seals the header after us (send_frame is reversed) */
-#endif
-	crc = lc_crc32c_inline_words(0, &h, sizeof h);
-	if (h.len)
-		crc = lc_crc32c_inline(crc, payload, h.len);
-	return crc;
+	return lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_REL_CRC_ZERO, payload, hdr->len);
 }
 
 /*
