@@ -11,8 +11,8 @@
  *                Karn's rule: no sample from a frame that was sent again),
  *                never below timeout_us; doubled after each timeout of the
  *                same frame up to LC_RELIABILITY_RTO_CAP_NS = max(64 x
- *                timeout_us, 100 ms), back to the estimate when an ack brings
- *                a new round-trip sample (Karn: not before, see ack_in).
+ *                timeout_us, 100 ms), back to the estimate when an ack moves
+ *                the window.
  *   window       frames kept unacknowledged per peer (power of two).
  *   max_retries  timeouts of one frame in a row AT THE CAP before the peer is
  *                declared dead: every send queued or in flight to it fails
@@ -316,20 +316,13 @@ static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct
 			lc_reliability_go_back(st, p);
 		return;
 	}
-	/*
-	 * Karn: a backed-off timeout stays until a frame sent once is acked and
-	 * gives a new estimate; back to the old estimate at every ack instead, a
-	 * peer slower than that estimate (descheduled, or a slow machine) would
-	 * time out every frame again, and never give a sample.  The next new frame
-	 * after a go-back is timed, so the backoff outlives the loss by one round
-	 * trip.
-	 */
 	if (p->rtt_t0_ns && p->rtt_seq - p->una < adv) {
 		if (st->now_ns > p->rtt_t0_ns)
 			lc_reliability_rtt(p, st->now_ns - p->rtt_t0_ns);
 		p->rtt_t0_ns = 0;
-		p->rto_ns = p->rto_base_ns;
 	}
+	/* progress: back to the estimate (a loss burst would keep a backed-off timer for long) */
+	p->rto_ns = p->rto_base_ns;
 	p->una = ack;
 	p->retries = 0;
 	p->dupacks = 0;
