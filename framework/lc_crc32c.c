@@ -79,6 +79,16 @@ static uint32_t lc_crc32c_sse42(uint32_t crc, const void *buf, size_t len)
 #if defined(__x86_64__)
 	uint64_t c = ~crc;
 
+	/* 32 bytes a round: a quarter of the loop overhead (the crc32 chain stays serial) */
+	for (; len >= 32; len -= 32, p += 32) {
+		uint64_t w[4];
+
+		memcpy(w, p, sizeof w);         /* unaligned loads */
+		c = _mm_crc32_u64(c, w[0]);
+		c = _mm_crc32_u64(c, w[1]);
+		c = _mm_crc32_u64(c, w[2]);
+		c = _mm_crc32_u64(c, w[3]);
+	}
 	for (; len >= 8; len -= 8, p += 8) {
 		uint64_t w;
 

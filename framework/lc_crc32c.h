@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * CRC32C (Castagnoli, reflected, init and final xor ~0) of len bytes at buf,
@@ -19,5 +20,178 @@ uint32_t lc_crc32c_sw(uint32_t crc, const void *buf, size_t len);
 uint32_t lc_crc32c_hw(uint32_t crc, const void *buf, size_t len);
 /* 1 when this CPU has SSE4.2 (probed once, then cached). */
 int lc_crc32c_hw_available(void);
+
+/*
+ * lc_crc32c_inline: the same CRC as lc_crc32c, for the per-frame paths of the
+ * protocols.  Up to LC_CRC32C_INLINE_MAX bytes it runs inline: the crc32
+ * instruction by inline assembly (so the caller needs no target("sse4.2") and
+ * no call), 8 bytes a step, the CPU test a single load of the CPU model that
+ * libgcc fills before main.  A frame header (its size a compile-time
+ * constant) thus costs one crc32 per 8 bytes and no loop.  Longer buffers, a
+ * CPU without SSE4.2 and other architectures take lc_crc32c.
+ */
+#define LC_CRC32C_INLINE_MAX 256u
+
+#if defined(__x86_64__)
+#define LC_CRC32C_INLINE_X86 1
+#else
+#define LC_CRC32C_INLINE_X86 0
+#endif
+
+#if LC_CRC32C_INLINE_X86
+static inline uint64_t lc_crc32c_step64(uint64_t c, uint64_t w)
+{
+	__asm__("crc32q %1, %0" : "+r"(c) : "rm"(w));
+	return c;
+}
+
+static inline uint32_t lc_crc32c_step32(uint32_t c, uint32_t w)
+{
+	__asm__("crc32l %1, %0" : "+r"(c) : "rm"(w));
+	return c;
+}
+
+static inline uint32_t lc_crc32c_step16(uint32_t c, uint16_t w)
+{
+	__asm__("crc32w %1, %0" : "+r"(c) : "rm"(w));
+	return c;
+}
+
+static inline uint32_t lc_crc32c_step8(uint32_t c, uint8_t w)
+{
+	__asm__("crc32b %1, %0" : "+r"(c) : "rm"(w));
+	return c;
+}
+#endif
+
+__attribute__((always_inline)) static inline uint32_t lc_crc32c_inline(uint32_t crc, const void *buf, size_t len)
+{
+#if LC_CRC32C_INLINE_X86
+	if (len <= LC_CRC32C_INLINE_MAX && __builtin_cpu_supports("sse4.2")) {
+		const unsigned char *p = buf;
+		uint64_t c = (uint32_t)~crc;
+		uint32_t c32;
+
+		for (; len >= 8; len -= 8, p += 8) {
+			uint64_t w;
+
+			memcpy(&w, p, sizeof w);        /* unaligned load */
+			c = lc_crc32c_step64(c, w);
+		}
+		c32 = (uint32_t)c;
+		if (len & 4) {
+			uint32_t w;
+
+			memcpy(&w, p, sizeof w);
+			c32 = lc_crc32c_step32(c32, w);
+			p += 4;
+		}
+		if (len & 2) {
+			uint16_t w;
+
+			memcpy(&w, p, sizeof w);
+			c32 = lc_crc32c_step16(c32, w);
+			p += 2;
+		}
+		if (len & 1)
+			c32 = lc_crc32c_step8(c32, *p);
+		return ~c32;
+	}
+#endif
+	return lc_crc32c(crc, buf, len);
+}
+
+/*
+ * lc_crc32c_inline for len a compile-time constant multiple of 8 (a frame
+ * header): the loop unrolls into len / 8 crc32 instructions.
+ */
+__attribute__((always_inline)) static inline uint32_t lc_crc32c_inline_words(uint32_t crc, const void *buf,
+									    size_t len)
+{
+#if LC_CRC32C_INLINE_X86
+	if (len % 8 == 0 && len <= LC_CRC32C_INLINE_MAX && __builtin_cpu_supports("sse4.2")) {
+		const unsigned char *p = buf;
+		uint64_t c = (uint32_t)~crc;
+
+#pragma GCC unroll 32
+		for (size_t i = 0; i < len / 8; i++) {
+			uint64_t w;
+
+			memcpy(&w, p + 8 * i, sizeof w);
+			c = lc_crc32c_step64(c, w);
+		}
+		return ~(uint32_t)c;
+	}
+#endif
+	return lc_crc32c(crc, buf, len);
+}
+
+/*
+ * CRC32C of a frame: hlen header bytes (a compile-time constant multiple of 8,
+ * at most 64) in which the bytes marked in zero (bit i: byte i, a constant:
+ * the header's CRC fields) count as 0, then len payload bytes.  Equal to
+ * lc_crc32c(lc_crc32c(0, h, hlen), payload, len) with h the header so
+ * zeroed, but with one CPU test and no copy of the header: each header word
+ * is loaded, masked when it holds a zeroed byte, and fed to crc32.
+ */
+__attribute__((always_inline)) static inline uint32_t lc_crc32c_inline_frame(const void *hdr, size_t hlen,
+									    uint64_t zero, const void *payload,
+									    size_t len)
+{
+#if LC_CRC32C_INLINE_X86
+	if (hlen % 8 == 0 && hlen <= 64 && len <= LC_CRC32C_INLINE_MAX && __builtin_cpu_supports("sse4.2")) {
+		const unsigned char *h = hdr, *p = payload;
+		uint64_t c = 0xffffffffu;
+		uint32_t c32;
+
+#pragma GCC unroll 8
+		for (size_t i = 0; i < hlen / 8; i++) {
+			uint64_t w, keep = ~(uint64_t)0;
+
+#pragma GCC unroll 8
+			for (unsigned b = 0; b < 8; b++)
+				if ((zero >> (8 * i + b)) & 1u)
+					keep &= ~((uint64_t)0xff << (8 * b));
+			memcpy(&w, h + 8 * i, sizeof w);
+			c = lc_crc32c_step64(c, w & keep);
+		}
+		for (; len >= 8; len -= 8, p += 8) {
+			uint64_t w;
+
+			memcpy(&w, p, sizeof w);
+			c = lc_crc32c_step64(c, w);
+		}
+		c32 = (uint32_t)c;
+		if (len & 4) {
+			uint32_t w;
+
+			memcpy(&w, p, sizeof w);
+			c32 = lc_crc32c_step32(c32, w);
+			p += 4;
+		}
+		if (len & 2) {
+			uint16_t w;
+
+			memcpy(&w, p, sizeof w);
+			c32 = lc_crc32c_step16(c32, w);
+			p += 2;
+		}
+		if (len & 1)
+			c32 = lc_crc32c_step8(c32, *p);
+		return ~c32;
+	}
+#endif
+	{
+		unsigned char h[64];
+		uint32_t crc;
+
+		memcpy(h, hdr, hlen <= sizeof h ? hlen : sizeof h);
+		for (size_t i = 0; i < hlen && i < sizeof h; i++)
+			if ((zero >> i) & 1u)
+				h[i] = 0;
+		crc = lc_crc32c(0, h, hlen <= sizeof h ? hlen : sizeof h);
+		return len ? lc_crc32c(crc, payload, len) : crc;
+	}
+}
 
 #endif /* LC_CRC32C_H */

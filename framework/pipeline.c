@@ -19,6 +19,11 @@ void lc_node_reset(struct lc_node *node)
 	node->stats = NULL;
 	node->rank = node->size = 0;
 	node->idle = 0;
+#if LC_PROTO_ANY_ACTIVE
+	node->poll_left = 0;                    /* the first step reads the clock, */
+	node->poll_busy = LC_POLL_CLOCK_BURST;  /* busy or idle */
+	node->poll_ns = 0;
+#endif
 	node->sendq = node->inflight = node->posted = (struct lc_reqq){ 0 };
 	node->uq_head = node->uq_tail = NULL;
 	memset(node->tx_seq, 0, sizeof(node->tx_seq));
@@ -293,7 +298,14 @@ int lc_progress_locked(struct lc_node *node)
 	if (node->inflight.head)
 		work += lc_tx_reap(node);
 #if LC_PROTO_ANY_ACTIVE
-	LC_PC(poll, node, lc_now_ns());
+	/* the clock: fresh in sustained work, not in a short burst, now and then when idle (node.h) */
+	node->poll_busy = work ? node->poll_busy + 1 : 0;
+	if (work >= LC_POLL_CLOCK_SPAN || node->poll_busy > LC_POLL_CLOCK_BURST ||
+	    (!work && --node->poll_left <= 0)) {
+		node->poll_left = LC_POLL_CLOCK_SPAN;
+		node->poll_ns = lc_now_ns();
+	}
+	LC_PC(poll, node, node->poll_ns);
 #endif
 	if (work) {
 		node->idle = 0;

@@ -134,21 +134,60 @@ int lc_reliability_setup(struct lc_node *node);
 void lc_reliability_drain(struct lc_node *node);
 void lc_reliability_timers(struct lc_node *node, uint64_t now_ns);
 
-/* CRC32C of a frame: header with reliability_crc (and checksum_crc) as 0, then len payload bytes. */
-static inline uint32_t lc_reliability_crc(const struct lc_frame_hdr *hdr, const void *payload)
-{
-	struct lc_frame_hdr h;
-	uint32_t crc;
-
-	memcpy(&h, hdr, sizeof h);
-	h.reliability_crc = 0;
+/* Bytes of a field of the frame header, as a mask (bit i: byte i). */
+#define LC_REL_HDR_BYTES(field)                                                                       \
+	((((uint64_t)1 << sizeof(((struct lc_frame_hdr *)0)->field)) - 1u)                            \
+	 << offsetof(struct lc_frame_hdr, field))
+/* The header bytes the CRC takes as 0: its own field, and checksum's (which seals after us). */
 #if LC_PROTO_CHECKSUM
-	h.checksum_crc = 0;     /* checksum seals the header after us (send_frame is reversed) */
+#define LC_REL_CRC_ZERO (LC_REL_HDR_BYTES(reliability_crc) | LC_REL_HDR_BYTES(checksum_crc))
+#else
+#define LC_REL_CRC_ZERO LC_REL_HDR_BYTES(reliability_crc)
 #endif
-	crc = lc_crc32c(0, &h, sizeof h);
-	if (h.len)
-		crc = lc_crc32c(crc, payload, h.len);
-	return crc;
+_Static_assert(sizeof(struct lc_frame_hdr) <= 64, "the CRC's byte mask covers the header");
+
+/*
+ * CRC32C of a frame: header with reliability_crc (and checksum_crc) as 0, then
+ * len payload bytes.  Inline (lc_crc32c_inline_frame): one crc32 per header
+ * word, the CRC fields masked out in place of a copy, a short payload a few
+ * more; no call on an 8-byte message.
+ */
+__attribute__((always_inline)) static inline uint32_t lc_reliability_crc(const struct lc_frame_hdr *hdr,
+									const void *payload)
+{
+	return lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_REL_CRC_ZERO, payload, hdr->len);
+}
+
+/*
+ * The payload of a kept copy: header plus len bytes, never a whole slot.  Up
+ * to 16 bytes by two overlapping fixed-size moves (no call), longer ones by
+ * memcpy.
+ */
+static inline void lc_reliability_keep_payload(void *dst, const void *src, uint32_t len)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	if (len > 16) {
+		memcpy(d, s, len);
+	} else if (len >= 8) {
+		memcpy(d, s, 8);
+		memcpy(d + len - 8, s + len - 8, 8);
+	} else if (len >= 4) {
+		memcpy(d, s, 4);
+		memcpy(d + len - 4, s + len - 4, 4);
+	} else if (len) {
+		d[0] = s[0];
+		d[len / 2] = s[len / 2];
+		d[len - 1] = s[len - 1];
+	}
+}
+
+/* Timer work falls due at t (0: at once): the next poll scans the peers no later than that. */
+static inline void lc_reliability_wake(struct lc_reliability_state *st, uint64_t t)
+{
+	if (t < st->wake_ns)
+		st->wake_ns = t;
 }
 
 /* The kept copy of frame seq to peer p. */
@@ -262,6 +301,7 @@ static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct 
 		} else {
 			if (p->dead) {
 				st->failed = 1;
+				st->wake_ns = 0;
 				return LC_RETRY;
 			}
 			if (p->next - p->una >= LC_RELIABILITY_W || p->rsnd != p->next)
@@ -298,11 +338,11 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 		return;
 	k = lc_reliability_kept(p, p->next);
 	memcpy(k, hdr, sizeof(*hdr));
-	if (hdr->len)
-		memcpy(k + 1, payload, hdr->len);
+	lc_reliability_keep_payload(k + 1, payload, hdr->len);
 	if (p->una == p->next) {
 		p->deadline_ns = st->now_ns + p->rto_ns;
 		p->retries = 0;
+		lc_reliability_wake(st, p->deadline_ns);
 	}
 	if (!p->rtt_t0_ns) {
 		p->rtt_seq = p->next;
@@ -313,8 +353,9 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 }
 
 /* Go back to frame una; Karn's rule: the timed frame is sent again, its ack gives no sample. */
-static inline void lc_reliability_go_back(struct lc_reliability_peer *p)
+static inline void lc_reliability_go_back(struct lc_reliability_state *st, struct lc_reliability_peer *p)
 {
+	st->wake_ns = 0;        /* the resend runs in poll */
 	p->rsnd = p->una;
 	p->recover = p->next;
 	p->gb_una = p->una;
@@ -362,7 +403,7 @@ static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct
 		if (adv == 0 && gap && p->una != p->next &&
 		    ((int32_t)(p->una - p->recover) >= 0 || p->una != p->gb_una) &&
 		    ++p->dupacks == LC_RELIABILITY_DUPACKS)
-			lc_reliability_go_back(p);
+			lc_reliability_go_back(st, p);
 		return;
 	}
 	if (p->rtt_t0_ns && p->rtt_seq - p->una < adv) {
@@ -377,7 +418,12 @@ static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct
 	p->dupacks = 0;
 	if ((int32_t)(p->rsnd - ack) < 0)
 		p->rsnd = ack;
-	p->deadline_ns = p->una != p->next ? st->now_ns + p->rto_ns : 0;
+	if (p->una != p->next) {
+		p->deadline_ns = st->now_ns + p->rto_ns;
+		lc_reliability_wake(st, p->deadline_ns);
+	} else {
+		p->deadline_ns = 0;
+	}
 }
 
 static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
@@ -401,10 +447,15 @@ static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct 
 	d = hdr->reliability_seq - p->expect;
 	if (d == 0) {
 		p->expect++;
-		if (!p->ack_due_ns)
+		if (!p->ack_due_ns) {
 			p->ack_due_ns = st->now_ns + LC_RELIABILITY_ACK_DELAY_NS;
+			lc_reliability_wake(st, p->ack_due_ns);
+		}
+		if (p->expect - p->acked >= LC_RELIABILITY_ACK_BATCH)
+			st->wake_ns = 0;
 		return LC_CONTINUE;
 	}
+	st->wake_ns = 0;        /* ack_now: the ack goes on the next poll */
 	if ((int32_t)d < 0) {
 		LC_STAT_ADD(node, rel_dup_drops, 1);
 		p->ack_now |= LC_REL_F_ACK;
@@ -415,8 +466,15 @@ static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct 
 	return LC_DROP;
 }
 
+/* O(1) while no timer is due: a compare, not a scan of every peer. */
 static inline void lc_reliability_poll(struct lc_node *node, uint64_t now_ns)
 {
+	struct lc_reliability_state *st = &node->proto.reliability;
+
+	if (now_ns < st->wake_ns) {
+		st->now_ns = now_ns;
+		return;
+	}
 	lc_reliability_timers(node, now_ns);
 }
 

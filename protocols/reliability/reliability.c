@@ -52,6 +52,7 @@ int lc_reliability_setup(struct lc_node *node)
 		st->peer[i].heard = 1;
 	}
 	st->now_ns = lc_now_ns();
+	st->wake_ns = 0;
 	return 0;
 }
 
@@ -77,7 +78,7 @@ static void lc_reliability_timeout(struct lc_node *node, struct lc_reliability_p
 	LC_STAT_ADD(node, rel_timeouts, 1);
 	if (p->heard) {
 		p->heard = 0;
-		lc_reliability_go_back(p);
+		lc_reliability_go_back(&node->proto.reliability, p);
 		return;
 	}
 	/* silence (hooks.h): the oldest frame alone, now and then */
@@ -125,8 +126,11 @@ void lc_reliability_timers(struct lc_node *node, uint64_t now_ns)
 	 * timer fires before the next progress step has read them.
 	 */
 	int stalled = now_ns - st->now_ns > LC_RELIABILITY_RTO_NS;
+	/* the earliest time a peer needs this scan again (the hooks run below may lower st->wake_ns) */
+	uint64_t wake = UINT64_MAX;
 
 	st->now_ns = now_ns;
+	st->wake_ns = UINT64_MAX;
 	for (uint32_t i = 0; i < node->size; i++) {
 		struct lc_reliability_peer *p = &st->peer[i];
 
@@ -139,8 +143,20 @@ void lc_reliability_timers(struct lc_node *node, uint64_t now_ns)
 			lc_reliability_send_ack(node, i);
 		if (st->failed && p->dead)
 			lc_proto_peer_failed(node, i, LC_ERR_PEER_DEAD);
+		/* what is left: a resend the Send Ring did not take, an ack not sent, the timers */
+		if (p->rsnd != p->next || p->ack_now)
+			wake = 0;
+		if (p->deadline_ns && p->una != p->next && p->deadline_ns < wake)
+			wake = p->deadline_ns;
+		if (p->acked != p->expect) {
+			uint64_t t = p->expect - p->acked >= LC_RELIABILITY_ACK_BATCH ? 0 : p->ack_due_ns;
+
+			if (t < wake)
+				wake = t;
+		}
 	}
 	st->failed = 0;
+	lc_reliability_wake(st, wake);
 }
 
 static int lc_reliability_outstanding(const struct lc_reliability_state *st, uint32_t size)

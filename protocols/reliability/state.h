@@ -36,6 +36,9 @@ struct lc_reliability_state {
 	struct lc_reliability_peer *peer;   /* [node size], from init */
 	uint8_t *mem;                       /* every peer's kept copies, one allocation */
 	uint64_t now_ns;                    /* time of the last poll (timers armed between polls use it) */
+	uint64_t wake_ns;                   /* no timer work before this time (0: at the next poll); a lower
+					       bound: every hook that arms a timer or asks for an ack lowers it,
+					       the scan of all peers (lc_reliability_timers) sets it exactly */
 	uint8_t sending_ack;                /* flags of the ack-only frame being posted (send_frame reads them) */
 	uint8_t failed;                     /* a send waits for a dead peer: poll fails it */
 };
