@@ -271,6 +271,7 @@ static inline void lc_reliability_after_group(struct lc_node *node, const struct
 		if (p->una == p->next) {
 			p->deadline_ns = st->now_ns + p->rto_ns;
 			p->retries = 0;
+			lc_reliability_wake(st, p->deadline_ns);
 		}
 		if (!p->rtt_t0_ns) {
 			p->rtt_seq = p->next;
