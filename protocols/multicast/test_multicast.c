@@ -459,9 +459,9 @@ Test(mcast_run, a_static_group_naming_a_node_past_the_job_is_refused)
 	static const char *const args[] = { "bcast", "1", NULL };
 	struct lc_t_out o;
 
-	run_mcast(&o, 2, opts, args);
+	run_mcast(&o, 1, opts, args);
 	cr_assert_neq(o.status, 0, "output:\n%s", o.text);
-	cr_assert(strstr(o.text, "multicast.groups: group 0 lists node 2, out of range 0..1"),
+	cr_assert(strstr(o.text, "multicast.groups: group 0 lists node 1, out of range 0..0"),
 		  "output:\n%s", o.text);
 	free(o.text);
 }

@@ -72,6 +72,20 @@ static void inject_msg(uint32_t src, uint32_t seq, const uint8_t *buf, uint32_t 
 }
 #endif
 
+/*
+ * Under reliability.mode = "stop_and_wait" a frame waits for the ack of the
+ * one before it, and the fake peers of this suite never ack: a send of more
+ * than one frame to them cannot complete (it fails after the give-up bound).
+ * The tests below that send several frames to a fake peer therefore run in
+ * the window configs (reliable, all, ...), which cover the same pipeline code.
+ */
+#if LC_PROTO_RELIABILITY && LC_RELIABILITY_MODE_STOP_AND_WAIT
+#define LC_T_SAW 1
+#else
+#define LC_T_SAW 0
+#endif
+#define LC_T_SAW_WHY "stop_and_wait: the fake peers never ack, so only one frame could leave"
+
 /* Every boundary size, looped back through the (fake) NIC to this node. */
 Test(pipe, loopback_every_boundary_size)
 {
@@ -100,13 +114,16 @@ Test(pipe, loopback_every_boundary_size)
 	}
 	cr_expect_eq(stat(LC_STAT_tx_msgs), i);
 	cr_expect_eq(stat(LC_STAT_rx_msgs), i);
+	/* a protocol's last control frame (an ack that waits for its delay) may still be on its way */
+	for (int k = 0; k < 1000000 && stat(LC_STAT_tx_frames) != stat(LC_STAT_rx_frames); k++)
+		lc_progress(nd);
 	cr_expect_eq(stat(LC_STAT_tx_frames), stat(LC_STAT_rx_frames));
 	cr_expect_eq(stat(LC_STAT_rx_drops_bad), 0);
 	free(a);
 	free(b);
 }
 
-Test(pipe, header_fill_every_field)
+Test(pipe, header_fill_every_field, .disabled = LC_T_SAW, .description = LC_T_SAW_WHY)
 {
 	uint32_t n = 2 * LC_MTU + 3, i;
 	uint8_t *a = malloc(n);
@@ -400,7 +417,7 @@ Test(pipe, damaged_first_seq_does_not_desync_the_source)
 }
 #endif
 
-Test(pipe, queued_sends_keep_order_when_the_ring_is_full)
+Test(pipe, queued_sends_keep_order_when_the_ring_is_full, .disabled = LC_T_SAW, .description = LC_T_SAW_WHY)
 {
 	uint32_t n = 2 * LC_MTU + 100, i, k;
 	uint8_t *a = malloc(3 * n);
@@ -445,7 +462,7 @@ Test(pipe, queued_sends_keep_order_when_the_ring_is_full)
 	free(a);
 }
 
-Test(pipe, send_completes_only_after_its_dma)
+Test(pipe, send_completes_only_after_its_dma, .disabled = LC_T_SAW, .description = LC_T_SAW_WHY)
 {
 	uint32_t n = 4 * LC_MTU;
 	uint8_t *a = malloc(n);

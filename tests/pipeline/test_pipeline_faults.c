@@ -308,7 +308,7 @@ Test(pipeline_faults, commrun_sigkill_nodes_follow_and_segment_is_swept)
 	}
 	/* the segment is left (or another launcher of this user already swept it) ... */
 	struct lc_t_out o;
-	char *argv[] = { crun, "--show-job", "-n", "1", "/bin/true", NULL };
+	char *argv[] = { crun, "--show-job", "-n", "2", "/bin/true", NULL };
 	int was_left = lc_t_seg_exists(job);
 
 	lc_t_exec(&o, argv, NULL);
