@@ -62,66 +62,45 @@ static inline uint32_t lc_crc32c_step8(uint32_t c, uint8_t w)
 	__asm__("crc32b %1, %0" : "+r"(c) : "rm"(w));
 	return c;
 }
+
+/* crc32 over len bytes at p from the running (inverted) value c: 8 bytes a step, then 4, 2, 1. */
+__attribute__((always_inline)) static inline uint32_t lc_crc32c_steps(uint64_t c, const unsigned char *p,
+								     size_t len)
+{
+	uint32_t c32;
+
+	for (; len >= 8; len -= 8, p += 8) {
+		uint64_t w;
+
+		memcpy(&w, p, sizeof w);        /* unaligned load */
+		c = lc_crc32c_step64(c, w);
+	}
+	c32 = (uint32_t)c;
+	if (len & 4) {
+		uint32_t w;
+
+		memcpy(&w, p, sizeof w);
+		c32 = lc_crc32c_step32(c32, w);
+		p += 4;
+	}
+	if (len & 2) {
+		uint16_t w;
+
+		memcpy(&w, p, sizeof w);
+		c32 = lc_crc32c_step16(c32, w);
+		p += 2;
+	}
+	if (len & 1)
+		c32 = lc_crc32c_step8(c32, *p);
+	return c32;
+}
 #endif
 
 __attribute__((always_inline)) static inline uint32_t lc_crc32c_inline(uint32_t crc, const void *buf, size_t len)
 {
 #if LC_CRC32C_INLINE_X86
-	if (len <= LC_CRC32C_INLINE_MAX && __builtin_cpu_supports("sse4.2")) {
-		const unsigned char *p = buf;
-		uint64_t c = (uint32_t)~crc;
-		uint32_t c32;
-
-		for (; len >= 8; len -= 8, p += 8) {
-			uint64_t w;
-
-			memcpy(&w, p, sizeof w);        /* unaligned load */
-			c = lc_crc32c_step64(c, w);
-		}
-		c32 = (uint32_t)c;
-		if (len & 4) {
-			uint32_t w;
-
-			memcpy(&w, p, sizeof w);
-			c32 = lc_crc32c_step32(c32, w);
-			p += 4;
-		}
-		if (len & 2) {
-			uint16_t w;
-
-			memcpy(&w, p, sizeof w);
-			c32 = lc_crc32c_step16(c32, w);
-			p += 2;
-		}
-		if (len & 1)
-			c32 = lc_crc32c_step8(c32, *p);
-		return ~c32;
-	}
-#endif
-	return lc_crc32c(crc, buf, len);
-}
-
-/*
- * lc_crc32c_inline for len a compile-time constant multiple of 8 (a frame
- * header): the loop unrolls into len / 8 crc32 instructions.
- */
-__attribute__((always_inline)) static inline uint32_t lc_crc32c_inline_words(uint32_t crc, const void *buf,
-									    size_t len)
-{
-#if LC_CRC32C_INLINE_X86
-	if (len % 8 == 0 && len <= LC_CRC32C_INLINE_MAX && __builtin_cpu_supports("sse4.2")) {
-		const unsigned char *p = buf;
-		uint64_t c = (uint32_t)~crc;
-
-#pragma GCC unroll 32
-		for (size_t i = 0; i < len / 8; i++) {
-			uint64_t w;
-
-			memcpy(&w, p + 8 * i, sizeof w);
-			c = lc_crc32c_step64(c, w);
-		}
-		return ~(uint32_t)c;
-	}
+	if (len <= LC_CRC32C_INLINE_MAX && __builtin_cpu_supports("sse4.2"))
+		return ~lc_crc32c_steps((uint32_t)~crc, buf, len);
 #endif
 	return lc_crc32c(crc, buf, len);
 }
@@ -140,9 +119,8 @@ __attribute__((always_inline)) static inline uint32_t lc_crc32c_inline_frame(con
 {
 #if LC_CRC32C_INLINE_X86
 	if (hlen % 8 == 0 && hlen <= 64 && len <= LC_CRC32C_INLINE_MAX && __builtin_cpu_supports("sse4.2")) {
-		const unsigned char *h = hdr, *p = payload;
+		const unsigned char *h = hdr;
 		uint64_t c = 0xffffffffu;
-		uint32_t c32;
 
 #pragma GCC unroll 8
 		for (size_t i = 0; i < hlen / 8; i++) {
@@ -155,30 +133,7 @@ __attribute__((always_inline)) static inline uint32_t lc_crc32c_inline_frame(con
 			memcpy(&w, h + 8 * i, sizeof w);
 			c = lc_crc32c_step64(c, w & keep);
 		}
-		for (; len >= 8; len -= 8, p += 8) {
-			uint64_t w;
-
-			memcpy(&w, p, sizeof w);
-			c = lc_crc32c_step64(c, w);
-		}
-		c32 = (uint32_t)c;
-		if (len & 4) {
-			uint32_t w;
-
-			memcpy(&w, p, sizeof w);
-			c32 = lc_crc32c_step32(c32, w);
-			p += 4;
-		}
-		if (len & 2) {
-			uint16_t w;
-
-			memcpy(&w, p, sizeof w);
-			c32 = lc_crc32c_step16(c32, w);
-			p += 2;
-		}
-		if (len & 1)
-			c32 = lc_crc32c_step8(c32, *p);
-		return ~c32;
+		return ~lc_crc32c_steps(c, payload, len);
 	}
 #endif
 	{

@@ -190,6 +190,25 @@ static inline void lc_reliability_wake(struct lc_reliability_state *st, uint64_t
 		st->wake_ns = t;
 }
 
+/*
+ * Frame p->next was kept: arm the timer if it is the only one outstanding,
+ * time it if none is timed (Karn: never a resent one), and take the number.
+ */
+static inline void lc_reliability_kept_commit(struct lc_reliability_state *st, struct lc_reliability_peer *p)
+{
+	if (p->una == p->next) {
+		p->deadline_ns = st->now_ns + p->rto_ns;
+		p->retries = 0;
+		lc_reliability_wake(st, p->deadline_ns);
+	}
+	if (!p->rtt_t0_ns) {
+		p->rtt_seq = p->next;
+		p->rtt_t0_ns = st->now_ns | 1u;
+	}
+	p->next++;
+	p->rsnd = p->next;
+}
+
 /* The kept copy of frame seq to peer p. */
 static inline struct lc_frame_hdr *lc_reliability_kept(struct lc_reliability_peer *p, uint32_t seq)
 {
@@ -268,17 +287,7 @@ static inline void lc_reliability_after_group(struct lc_node *node, const struct
 #endif
 		if (hdr->len)
 			memcpy(k + 1, payload, hdr->len);
-		if (p->una == p->next) {
-			p->deadline_ns = st->now_ns + p->rto_ns;
-			p->retries = 0;
-			lc_reliability_wake(st, p->deadline_ns);
-		}
-		if (!p->rtt_t0_ns) {
-			p->rtt_seq = p->next;
-			p->rtt_t0_ns = st->now_ns | 1u;
-		}
-		p->next++;
-		p->rsnd = p->next;
+		lc_reliability_kept_commit(st, p);
 	}
 }
 #endif
@@ -340,17 +349,7 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 	k = lc_reliability_kept(p, p->next);
 	memcpy(k, hdr, sizeof(*hdr));
 	lc_reliability_keep_payload(k + 1, payload, hdr->len);
-	if (p->una == p->next) {
-		p->deadline_ns = st->now_ns + p->rto_ns;
-		p->retries = 0;
-		lc_reliability_wake(st, p->deadline_ns);
-	}
-	if (!p->rtt_t0_ns) {
-		p->rtt_seq = p->next;
-		p->rtt_t0_ns = st->now_ns | 1u;
-	}
-	p->next++;
-	p->rsnd = p->next;
+	lc_reliability_kept_commit(st, p);
 }
 
 /* Go back to frame una; Karn's rule: the timed frame is sent again, its ack gives no sample. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The inline CRC32C of the per-frame paths (lc_crc32c_inline, _words) against the table, and reliability's frame CRC. */
+/* The inline CRC32C of the per-frame paths (lc_crc32c_inline, lc_crc32c_inline_frame) against the table, and reliability's frame CRC. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,33 +62,6 @@ Test(rel_crc, chaining_equals_whole)
 
 		cr_expect_eq(c, lc_crc32c_sw(0, buf, sizeof buf), "split at %zu", cut);
 	}
-}
-
-/* The unrolled form for a constant size (a header), at the sizes a header can have, unaligned too. */
-#define LC_T_WORDS(n)                                                                              \
-	do {                                                                                       \
-		for (size_t off = 0; off < 8; off++) {                                             \
-			uint32_t seed = (uint32_t)lc_test_next();                                  \
-			uint32_t a = lc_crc32c_sw(seed, buf + off, (n));                           \
-			uint32_t b = lc_crc32c_inline_words(seed, buf + off, (n));                 \
-			cr_assert_eq(a, b, "%d bytes off %zu: table %08x, words %08x", (n), off, a, b); \
-		}                                                                                  \
-	} while (0)
-
-Test(rel_crc, words_equal_table)
-{
-	unsigned char buf[LC_CRC32C_INLINE_MAX + 8 + 8];
-
-	for (size_t i = 0; i < sizeof buf; i++)
-		buf[i] = (unsigned char)lc_test_next();
-	LC_T_WORDS(8);
-	LC_T_WORDS(24);
-	LC_T_WORDS(40);
-	LC_T_WORDS(48);
-	LC_T_WORDS(64);
-	LC_T_WORDS((int)sizeof(struct lc_frame_hdr));
-	LC_T_WORDS((int)LC_CRC32C_INLINE_MAX);
-	LC_T_WORDS((int)LC_CRC32C_INLINE_MAX + 8);   /* past the limit: lc_crc32c */
 }
 
 #if LC_PROTO_RELIABILITY
