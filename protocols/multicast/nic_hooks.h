@@ -28,11 +28,16 @@
 #include <string.h>
 
 #include "lc_config.h"
-#include "lc_crc32c.h"
 #include "lc_frame_hdr.h"
 #include "lc_verdict.h"
 #include "multicast/stamp.h"
 #include "nic.h"
+#if LC_MC_NIC && LC_PROTO_RELIABILITY
+#include "reliability/hooks.h"
+#endif
+#if LC_MC_NIC && LC_PROTO_CHECKSUM
+#include "checksum/hooks.h"
+#endif
 
 #if LC_MC_NIC
 /*
@@ -55,30 +60,11 @@ static inline void lc_multicast_nic_stamp(struct lc_frame_hdr *hdr, const struct
 #if LC_PROTO_RELIABILITY
 	hdr->reliability_seq = s->seq;
 	hdr->reliability_ack = s->ack;
-	hdr->reliability_crc = 0;
+	/* the protocols' own CRCs, sealed in their order as on the host (reliability.c, resend) */
+	hdr->reliability_crc = lc_reliability_crc(hdr, hdr + 1);
 #endif
 #if LC_PROTO_CHECKSUM
-	hdr->checksum_crc = 0;
-#endif
-#if LC_PROTO_RELIABILITY
-	{
-		uint32_t crc = lc_crc32c(0, hdr, sizeof(*hdr));
-
-		if (hdr->len)
-			crc = lc_crc32c(crc, hdr + 1, hdr->len);
-		hdr->reliability_crc = crc;
-	}
-#endif
-#if LC_PROTO_CHECKSUM
-	{
-		uint32_t crc = lc_crc32c(0, hdr, sizeof(*hdr));
-
-#if LC_CHECKSUM_COVER_FRAME
-		if (hdr->len)
-			crc = lc_crc32c(crc, hdr + 1, hdr->len);
-#endif
-		hdr->checksum_crc = crc;
-	}
+	hdr->checksum_crc = lc_checksum_frame_crc(hdr, hdr + 1);
 #endif
 }
 #endif
