@@ -190,6 +190,15 @@ static inline void lc_reliability_wake(struct lc_reliability_state *st, uint64_t
 		st->wake_ns = t;
 }
 
+/* A frame to p carried the cumulative ack `ack`: nothing more is owed up to it. */
+static inline void lc_reliability_ack_sent(struct lc_reliability_peer *p, uint32_t ack)
+{
+	p->acked = ack;
+	p->ack_now = 0;
+	if (p->acked == p->expect)
+		p->ack_due_ns = 0;
+}
+
 /*
  * Frame p->next was kept: arm the timer if it is the only one outstanding,
  * time it if none is timed (Karn: never a resent one), and take the number.
@@ -274,10 +283,7 @@ static inline void lc_reliability_after_group(struct lc_node *node, const struct
 		struct lc_reliability_peer *p = &st->peer[sm->member];
 		struct lc_frame_hdr *k = lc_reliability_kept(p, p->next);
 
-		p->acked = sm->ack;
-		p->ack_now = 0;
-		if (p->acked == p->expect)
-			p->ack_due_ns = 0;
+		lc_reliability_ack_sent(p, sm->ack);
 		memcpy(k, hdr, sizeof(*hdr));
 		k->dst = sm->member;
 		k->reliability_seq = sm->seq;
@@ -285,8 +291,7 @@ static inline void lc_reliability_after_group(struct lc_node *node, const struct
 #if LC_PROTO_FLOW_CONTROL
 		k->flow_control_credit = sm->credit;
 #endif
-		if (hdr->len)
-			memcpy(k + 1, payload, hdr->len);
+		lc_reliability_keep_payload(k + 1, payload, hdr->len);
 		lc_reliability_kept_commit(st, p);
 	}
 }
@@ -340,10 +345,7 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 	}
 #endif
 	p = &st->peer[hdr->dst];
-	p->acked = hdr->reliability_ack;
-	p->ack_now = 0;
-	if (p->acked == p->expect)
-		p->ack_due_ns = 0;
+	lc_reliability_ack_sent(p, hdr->reliability_ack);
 	if (hdr->reliability_flags & LC_REL_F_ACK)
 		return;
 	k = lc_reliability_kept(p, p->next);
