@@ -308,38 +308,55 @@ void lc_seg_mark_dead(const char *name, uint32_t node)
 	munmap(base, bytes);
 }
 
+/*
+ * Map the segment name (for reading a node's counters from outside the job)
+ * and find node's area in it: 0 with *base / *bytes to munmap, *h and the
+ * node's layout *nl and *area; else an error and nothing mapped.
+ */
+static int map_node(const char *name, uint32_t node, uint8_t **base, size_t *bytes,
+		    struct lc_seg_hdr **h, struct lc_seg_node_layout *nl, uint8_t **area)
+{
+	uint64_t off_nodes, off_net, total;
+	char err[256];
+	int rc = map_raw(name, base, bytes, err, sizeof(err));
+
+	if (rc)
+		return rc;
+	*h = (struct lc_seg_hdr *)*base;
+	rc = check_magic(name, *h, *bytes, err, sizeof(err));
+	if (rc == 0 && node >= (*h)->geom.nodes)
+		rc = LC_ERR_RANGE;
+	if (rc) {
+		munmap(*base, *bytes);
+		return rc;
+	}
+	lc_seg_layout(&(*h)->geom, nl, &off_nodes, &off_net, &total);
+	*area = *base + off_nodes + nl->bytes * node;
+	return 0;
+}
+
 int lc_seg_read_stats(const char *name, uint32_t node, uint64_t nic[LC_NIC_STAT_COUNT],
 		      uint64_t host[LC_HOST_STATS_MAX])
 {
 	struct lc_seg_node_layout nl;
-	uint64_t off_nodes, off_net, total;
-	char err[256];
+	struct lc_seg_hdr *h;
 	uint8_t *base, *area;
 	size_t bytes;
-	struct lc_seg_hdr *h;
 	int rc;
 
 	if (!name)
 		return LC_ERR_INVAL;
-	rc = map_raw(name, &base, &bytes, err, sizeof(err));
+	rc = map_node(name, node, &base, &bytes, &h, &nl, &area);
 	if (rc)
 		return rc;
-	h = (struct lc_seg_hdr *)base;
-	rc = check_magic(name, h, bytes, err, sizeof(err));
-	if (rc == 0 && node >= h->geom.nodes)
-		rc = LC_ERR_RANGE;
-	if (rc == 0) {
-		lc_seg_layout(&h->geom, &nl, &off_nodes, &off_net, &total);
-		area = base + off_nodes + nl.bytes * node;
-		for (uint32_t i = 0; nic && i < LC_NIC_STAT_COUNT; i++)
-			nic[i] = atomic_load_explicit((_Atomic uint64_t *)(area + nl.nic_stats) + i,
-						      memory_order_relaxed);
-		for (uint32_t i = 0; host && i < LC_HOST_STATS_MAX; i++)
-			host[i] = atomic_load_explicit((_Atomic uint64_t *)(area + nl.host_stats) + i,
-						       memory_order_relaxed);
-	}
+	for (uint32_t i = 0; nic && i < LC_NIC_STAT_COUNT; i++)
+		nic[i] = atomic_load_explicit((_Atomic uint64_t *)(area + nl.nic_stats) + i,
+					      memory_order_relaxed);
+	for (uint32_t i = 0; host && i < LC_HOST_STATS_MAX; i++)
+		host[i] = atomic_load_explicit((_Atomic uint64_t *)(area + nl.host_stats) + i,
+					       memory_order_relaxed);
 	munmap(base, bytes);
-	return rc;
+	return 0;
 }
 
 int lc_seg_unlink(const char *name)
@@ -372,27 +389,19 @@ int lc_seg_set_faults(const char *name, const struct lc_fault_cfg *cfg)
 int lc_seg_read_faults(const char *name, uint32_t node, uint64_t *out, size_t cap, uint32_t *nodes)
 {
 	struct lc_seg_node_layout nl;
-	uint64_t off_nodes, off_net, total;
 	struct lc_seg_hdr *h;
-	char err[256];
 	uint8_t *base, *area;
 	size_t bytes;
 	int rc;
 
 	if (!name || !out || !nodes)
 		return LC_ERR_INVAL;
-	rc = map_raw(name, &base, &bytes, err, sizeof(err));
+	rc = map_node(name, node, &base, &bytes, &h, &nl, &area);
 	if (rc)
 		return rc;
-	h = (struct lc_seg_hdr *)base;
-	rc = check_magic(name, h, bytes, err, sizeof(err));
-	if (rc == 0 && node >= h->geom.nodes)
+	if (cap < (size_t)h->geom.nodes * LC_FAULT_COUNT) {
 		rc = LC_ERR_RANGE;
-	if (rc == 0 && cap < (size_t)h->geom.nodes * LC_FAULT_COUNT)
-		rc = LC_ERR_RANGE;
-	if (rc == 0) {
-		lc_seg_layout(&h->geom, &nl, &off_nodes, &off_net, &total);
-		area = base + off_nodes + nl.bytes * node;
+	} else {
 		*nodes = h->geom.nodes;
 		for (size_t i = 0; i < (size_t)h->geom.nodes * LC_FAULT_COUNT; i++)
 			out[i] = atomic_load_explicit((_Atomic uint64_t *)(area + nl.fault_stats) + i,
