@@ -114,9 +114,8 @@ void lc_flow_control_poll_slow(struct lc_node *node, uint64_t now_ns)
 					continue;
 				}
 				st->probes++;
-				if (!p->probe_gap)
-					p->probe_gap = LC_FC_PROBE_US;
-				else if (p->probe_gap < LC_FC_PROBE_MAX_US)
+				/* probe_at != 0 implies probe_gap != 0: both are set together, and reset together */
+				if (p->probe_gap < LC_FC_PROBE_MAX_US)
 					p->probe_gap *= 2;
 				p->probe_at = now_ns + (uint64_t)p->probe_gap * 1000u;
 			}
