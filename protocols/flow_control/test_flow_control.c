@@ -238,22 +238,14 @@ Test(flow_control, an_ack_only_frame_does_not_pay_a_credit_return)
 
 /* ---- end-to-end runs (tests/flowctl/progs/fc_traffic.c) ---- */
 
-/*
- * A receiver's nap in ms, at most `want`.  With reliability a silent peer is
- * given up after about timeout_us * (2^(max_retries+1) - 1): naps stay at a
- * quarter of that, or the sleeping receiver would be declared dead.
- */
+/* A receiver's nap in ms, at most `want` (lc_t_nap_ms: under reliability's give-up bound). */
 static void fc_nap(char *out, size_t cap, long want)
 {
-	long ms = want;
 #if LC_PROTO_RELIABILITY
-	long give_up_ms = (long)((uint64_t)LC_RELIABILITY_TIMEOUT_US *
-				 ((2ull << (LC_RELIABILITY_MAX_RETRIES < 20 ? LC_RELIABILITY_MAX_RETRIES : 20)) - 1) /
-				 1000u);
-	if (ms > give_up_ms / 4)
-		ms = give_up_ms / 4 > 1 ? give_up_ms / 4 : 1;
+	snprintf(out, cap, "%ld", lc_t_nap_ms(want, LC_RELIABILITY_GIVE_UP_NS));
+#else
+	snprintf(out, cap, "%ld", lc_t_nap_ms(want, 0));
 #endif
-	snprintf(out, cap, "%ld", ms);
 }
 
 /* Every node's "fc counters" line shows no frame dropped or truncated at the backpressure limit. */

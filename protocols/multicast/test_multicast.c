@@ -13,6 +13,9 @@
 #include "lc_frame_hdr.h"
 #include "multicast/stamp.h"
 #include "nic.h"
+#if LC_PROTO_RELIABILITY
+#include "reliability/hooks.h"
+#endif
 
 /* ---- in-process NICs on one segment: the group table and replication ---- */
 
@@ -558,14 +561,7 @@ Test(mcast_run, a_sleeping_member_never_overflows)
 	int seen = 0;
 
 #if LC_PROTO_RELIABILITY
-	{
-		long give_up_ms = (long)((uint64_t)LC_RELIABILITY_TIMEOUT_US *
-					 ((2ull << (LC_RELIABILITY_MAX_RETRIES < 20 ? LC_RELIABILITY_MAX_RETRIES : 20)) - 1) /
-					 1000u);
-
-		if (ms > give_up_ms / 4)
-			ms = give_up_ms / 4 > 1 ? give_up_ms / 4 : 1;
-	}
+	ms = lc_t_nap_ms(ms, LC_RELIABILITY_GIVE_UP_NS);
 #endif
 	snprintf(nap, sizeof nap, "%ld", ms);
 	args[2] = nap;
