@@ -4,7 +4,7 @@ return {
   protocols = {},
   mtu = 8192,                       -- payload bytes per frame
   pio_threshold = 256,              -- up to this many bytes by PIO, larger by DMA
-  backpressure_timeout_us = 500000, -- a send waits this long for a Send Ring slot
+  backpressure_timeout_us = 500000, -- backpressure time limit (docs/config-reference.md)
   nic = {
     sram_bytes = 2 << 20,           -- 2 MiB of NIC SRAM
     slot_bytes = 8256,              -- 8192 payload + room for the frame header

@@ -222,12 +222,25 @@ int lc_close(lc_node *node)
 	lc_lock(node);
 	/* release pairs with the acquire in lc_check: later calls see the node closed */
 	atomic_store_explicit(&node->open, 0, memory_order_release);
-	/* drain the sends, bounded */
+	/*
+	 * drain the sends, bounded: the clock restarts while the NIC waits at a
+	 * destination's full Receive Ring or a protocol holds the first send back
+	 * (a live receiver is only slow; the NIC bounds the wait at a stopped one,
+	 * and a dead one fails the sends)
+	 */
 	while (node->sendq.head || node->inflight.head || !lc_nic_tx_idle(node->nic)) {
 		idle = lc_progress_locked(node) ? 0 : idle + 1;
 		if ((++rounds & 1023) == 0) {
+			struct lc_req *h;
+			int held;
+
 			lc_check_peers(node);
-			if (!deadline)
+			h = node->sendq.head;
+			/* a send a protocol holds back (flow control: no credit from a live peer yet) */
+			held = h && h->held;
+			if (h)
+				h->held = 0;
+			if (!deadline || held || lc_nic_tx_waiting(node->nic))
 				deadline = lc_now_ns() + (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u +
 					   LC_CLOSE_GRACE_NS;
 			else if (lc_now_ns() > deadline) {
@@ -417,8 +430,11 @@ static int lc_finish(struct lc_node *node, struct lc_req *r, struct lc_status *s
  * Every 1024 rounds of test/wait on a pending r: a send fails once its peer
  * is dead or dropped frames (LC_ERR_PEER_DEAD / LC_ERR_LOST), or when it is
  * the head of the send queue and got no Send Ring slot for the backpressure
- * limit (LC_ERR_TIMEOUT); a receive fails when its peer (any peer but
- * this node for LC_ANY_SOURCE) has been dead for the backpressure limit.
+ * limit while the NIC was not waiting at a destination's full Receive Ring
+ * (LC_ERR_TIMEOUT: the NIC itself made no progress; a wait at a live
+ * destination is only slow, and the NIC bounds a wait at a stopped one);
+ * a receive fails when its peer (any peer but this node for LC_ANY_SOURCE)
+ * has been dead for the backpressure limit.
  */
 static void lc_req_check(struct lc_node *node, struct lc_req *r)
 {
@@ -433,10 +449,10 @@ static void lc_req_check(struct lc_node *node, struct lc_req *r)
 		/*
 		 * the head of the send queue gets no Send Ring slot: backpressure time
 		 * limit; a send a protocol holds back (flow control waiting for
-		 * credits from a live peer) is not stalled on the ring
+		 * credits) is not stalled on the ring: the protocol bounds that wait
 		 */
 		if (r->done || node->sendq.head != r || !r->s.admitted || r->s.off != r->seen_off ||
-		    r->held) {
+		    r->held || lc_nic_tx_waiting(node->nic)) {
 			r->held = 0;
 			r->seen_off = r->s.off;
 			r->dead_since = 0;

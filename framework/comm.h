@@ -62,7 +62,8 @@ struct lc_status {
 int lc_open(lc_node **out);
 /*
  * Close the node: drain pending sends (bounded by the backpressure limit
- * plus one second; LC_ERR_TIMEOUT when some could not leave), run the
+ * plus one second, a bound that restarts while the NIC waits at a live
+ * receiver's full Receive Ring; LC_ERR_TIMEOUT when some could not leave), run the
  * protocols' fini, detach from the NIC.  Pending receives are forgotten.
  * Every later call with this node returns LC_ERR_CLOSED; lc_open may open
  * a node again.  Returns 0 or a negative lc_err.
@@ -78,8 +79,9 @@ int lc_size(const lc_node *node);   /* number of nodes in the job, or negative l
  * be reused: 0, or LC_ERR_RANGE / LC_ERR_INVAL / LC_ERR_TOOBIG (bad
  * arguments), LC_ERR_AGAIN (every request of the pool, host.max_requests,
  * is in use), LC_ERR_PEER_DEAD (dst died or left), LC_ERR_LOST (the network
- * dropped frames to dst at the backpressure limit), LC_ERR_TIMEOUT (no Send
- * Ring slot for the backpressure limit).
+ * dropped frames to dst: its process was stopped for the backpressure limit),
+ * LC_ERR_TIMEOUT (no Send Ring slot for the backpressure limit while the NIC
+ * made no progress at all).
  */
 int lc_send(lc_node *node, int dst, const void *buf, size_t len);
 /*
@@ -108,12 +110,14 @@ int lc_wait(lc_node *node, lc_req *req, struct lc_status *st);
 
 /*
  * Drive the pipeline (and the MCP in inline mode). Returns the work done (>= 0) or a negative lc_err.
- * In inline mode the NIC runs only inside library calls: a node that computes for longer than
- * backpressure_timeout_us without one leaves its Receive Ring full, and a peer sending to it
- * drops a frame after that limit (the send fails with LC_ERR_LOST; counted as bp_drops).  Long
- * local work (filling large buffers, checking them) should call lc_progress now and then, as
- * examples/bibw does.  In thread mode the NIC keeps draining into host staging meanwhile, but
- * staging fills after host.staging_bytes too.
+ * In inline mode the NIC runs only inside library calls: a node that computes without one leaves
+ * its Receive Ring full, and a peer sending to it waits (link backpressure, counted as bp_stalls)
+ * until it calls again; nothing is lost between live nodes.  Only a node whose process is stopped
+ * (SIGSTOP; the launcher marks it) makes its senders drop a frame after backpressure_timeout_us
+ * (the send fails with LC_ERR_LOST; counted as bp_drops).  Long local work (filling large
+ * buffers, checking them) may call lc_progress now and then so that its peers are not delayed,
+ * as examples/bibw does.  In thread mode the NIC keeps draining into host staging meanwhile,
+ * until host.staging_bytes are full.
  */
 int lc_progress(lc_node *node);
 

@@ -43,7 +43,10 @@
  *   4. a node that dies by a signal or exits non-zero is marked dead in the
  *      segment, so its peers' pending operations fail within the
  *      backpressure limit; after a grace period (2 x that limit + 1 s) the
- *      nodes still running are SIGKILLed;
+ *      nodes still running are SIGKILLed.  A node whose process stops
+ *      (SIGSTOP, SIGTSTP) is marked stopped until it continues: frames to a
+ *      stopped node are dropped at the backpressure limit, frames to a
+ *      running one wait however slow it is;
  *   5. SIGINT/SIGTERM/SIGHUP to commrun are forwarded to the nodes (then the
  *      same grace period); --timeout SEC kills the job (exit 124);
  *   6. at the end the segment is removed, always; --stats prints every
@@ -578,7 +581,8 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = lc_run_on_signal;
-	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	/* no SA_NOCLDSTOP: a node that stops or continues is marked in the segment (step 4) */
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -774,12 +778,17 @@ int main(int argc, char **argv)
 		/* children */
 		for (;;) {
 			int wst;
-			pid_t pid = waitpid(-1, &wst, WNOHANG);
+			pid_t pid = waitpid(-1, &wst, WNOHANG | WUNTRACED | WCONTINUED);
 			if (pid <= 0)
 				break;
 			for (uint32_t i = 0; i < nodes; i++) {
 				if (nd[i].pid != pid)
 					continue;
+				if (WIFSTOPPED(wst) || WIFCONTINUED(wst)) {
+					/* a stopped node's senders drop at the backpressure limit; a running one's wait */
+					lc_seg_mark_stopped(job, i, WIFSTOPPED(wst));
+					break;
+				}
 				nd[i].pid = 0;
 				nd[i].status = lc_run_status_of(wst);
 				nd[i].failed = nd[i].status != 0;

@@ -28,7 +28,12 @@ return {
     help = "frames with at most this many payload bytes are copied by PIO, larger ones go by DMA" },
   { key = "backpressure_timeout_us", type = "integer", default = 500000, min = 1,
     max = 3600 * 1000000, macro = "LC_BACKPRESSURE_TIMEOUT_US",
-    help = "how long a send waits for a free Send Ring slot before failing with LC_ERR_TIMEOUT" },
+    help = "the backpressure time limit: a frame at the full Receive Ring of a stopped node "
+      .. "(SIGSTOP) is dropped after it (the send fails with LC_ERR_LOST), a live node however slow "
+      .. "only delays its senders; a send that gets no Send Ring slot while the NIC makes no "
+      .. "progress fails after it with LC_ERR_TIMEOUT; a receive from a dead node fails after it; "
+      .. "lc_close drains pending sends for it plus 1 s; commrun kills the rest of a job 2 x it + "
+      .. "1 s after a node failed" },
 
   { key = "nic.sram_bytes", type = "integer", default = 2 * MiB, min = 64 * KiB, max = 1 << 30,
     macro = "LC_NIC_SRAM_BYTES",

@@ -181,27 +181,6 @@ static void mc_dst_drop(struct lc_nic *nic, uint32_t dst)
 	atomic_store_explicit(d, atomic_load_explicit(d, memory_order_relaxed) + 1, memory_order_release);
 }
 
-/*
- * dst's ring stays full: 1 once it has been stalled, with no frame drained,
- * for the backpressure limit (the member is then skipped and counted).
- */
-static int mc_stalled_out(struct lc_nic *nic, uint32_t dst)
-{
-	uint64_t now = lc_nic_now_ns();
-	/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
-	uint32_t rt = atomic_load_explicit(&lc_seg_ctrl(nic, dst)->recv_tail.v, memory_order_acquire);
-
-	if (!nic->mc_stall_ns || nic->mc_stall_dst != dst || nic->mc_stall_tail != rt) {
-		if (!nic->mc_stall_ns)
-			lc_nic_count(nic, LC_NIC_STAT_bp_stalls, 1);
-		nic->mc_stall_ns = now ? now : 1;
-		nic->mc_stall_dst = dst;
-		nic->mc_stall_tail = rt;
-		return 0;
-	}
-	return now - nic->mc_stall_ns >= nic->g.backpressure_timeout_ns;
-}
-
 void *lc_nic_tx_stamp(struct lc_nic *nic)
 {
 	uint32_t head = atomic_load_explicit(&nic->ctrl->send_head.v, memory_order_relaxed);
@@ -257,13 +236,14 @@ int lc_nic_mcast_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst)
 		if (put == LC_NET_PUT_LATER)
 			return LC_RETRY;        /* a delay fault on this link */
 		if (put == LC_NET_PUT_BUSY) {
-			if (!mc_stalled_out(nic, dst))
+			/* a member whose ring stays full is skipped only once the limit passed */
+			if (!lc_nic_stall_expired(nic, &nic->mc_stall, dst, busy))
 				return LC_RETRY;
 			lc_nic_count(nic, LC_NIC_STAT_bp_drops, 1);
 			mc_dst_drop(nic, dst);
 		}
 	}
-	nic->mc_stall_ns = 0;
+	lc_nic_stall_end(&nic->mc_stall);
 	nic->mc_left[dst / 64] &= ~(1ull << (dst % 64));
 	return 0;
 }

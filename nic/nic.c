@@ -48,6 +48,11 @@ int lc_nic_peer_alive(const struct lc_nic *nic, uint32_t peer)
 	return peer < nic->g.nodes && lc_seg_node_state(nic, peer) < LC_NODE_EXITED;
 }
 
+int lc_nic_peer_stopped(const struct lc_nic *nic, uint32_t peer)
+{
+	return peer < nic->g.nodes && lc_seg_node_stopped(nic, peer);
+}
+
 uint32_t lc_nic_dst_drops(const struct lc_nic *nic, uint32_t peer)
 {
 	if (peer >= nic->g.nodes)
@@ -286,8 +291,7 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 	uint32_t tail = atomic_load_explicit(&ct->send_tail.v, memory_order_relaxed);
 	uint32_t idx = tail & (nic->g.send_ring - 1);
 	struct lc_frame_hdr *hdr;
-	uint32_t dst, len, rt, busy = 0;
-	uint64_t now;
+	uint32_t dst, len, busy = 0;
 	int put;
 
 	if (!nic->tx_ready[idx])
@@ -325,39 +329,68 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 done:
 	nic->tx_ready[idx] = 0;
 	nic->tx_pc_done = 0;
-	nic->tx_stalled = 0;
+	lc_nic_stall_end(&nic->tx_stall);
 	/* release (R1): pairs with the host's acquire of send_tail (A1) */
 	atomic_store_explicit(&ct->send_tail.v, tail + 1, memory_order_release);
 	return 1;
 stall:
-	/*
-	 * Backpressure: the only place the MCP reads the clock.  The time limit
-	 * breaks deadlocks, so it runs while the destination drains nothing: a
-	 * receiver that frees Receive Ring slots (slowly, or for other senders
-	 * that win the port) restarts it.
-	 */
-	now = lc_nic_now_ns();
-	/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
-	rt = atomic_load_explicit(&lc_seg_ctrl(nic, dst)->recv_tail.v, memory_order_acquire);
-	if (!nic->tx_stalled) {
-		nic->tx_stalled = 1;
-		nic->tx_stall_start_ns = now;
-		nic->tx_stall_tail = rt;
-		lc_nic_count(nic, LC_NIC_STAT_bp_stalls, 1);
-		atomic_fetch_add_explicit(&lc_net_port(nic, busy)->stalls, 1, memory_order_relaxed);
-		return 0;
-	}
-	if (rt != nic->tx_stall_tail) {
-		nic->tx_stall_start_ns = now;
-		nic->tx_stall_tail = rt;
-		return 0;
-	}
-	if (now - nic->tx_stall_start_ns >= nic->g.backpressure_timeout_ns) {
+	if (lc_nic_stall_expired(nic, &nic->tx_stall, dst, busy)) {
 		lc_nic_count(nic, LC_NIC_STAT_bp_drops, 1);
 		count_dst_drop(nic, dst);
 		goto done;
 	}
 	return 0;
+}
+
+/*
+ * Backpressure: the only place the MCP reads the clock.  The time limit
+ * breaks deadlocks, and between live nodes there is none to break: a live
+ * receiver's host drains its staging into the unexpected queue whenever it
+ * calls libcomm, and until then its full Receive Ring only delays the
+ * sender (in inline mode its NIC runs only inside those calls, so a host
+ * that computes, sleeps or is descheduled for longer than the limit is slow,
+ * not dead).  So the clock runs only while the destination's process is
+ * stopped and drains nothing: a receiver that frees a slot (slowly, or for
+ * another sender that wins the port) or runs again restarts it.  Once the
+ * limit passed, later frames to the same destination go at once while it
+ * stays stopped and drains nothing (a stopped node with a thousand frames
+ * queued costs one limit, not a thousand).  A dead destination never gets
+ * here (its frames are dropped at once).
+ */
+int lc_nic_stall_expired(struct lc_nic *nic, struct lc_nic_stall *s, uint32_t dst, uint32_t busy)
+{
+	uint64_t now = lc_nic_now_ns();
+	/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
+	uint32_t rt = atomic_load_explicit(&lc_seg_ctrl(nic, dst)->recv_tail.v, memory_order_acquire);
+
+	if (!atomic_load_explicit(&s->on, memory_order_relaxed) || s->dst != dst) {
+		if (!atomic_load_explicit(&s->on, memory_order_relaxed)) {
+			lc_nic_count(nic, LC_NIC_STAT_bp_stalls, 1);
+			atomic_fetch_add_explicit(&lc_net_port(nic, busy)->stalls, 1, memory_order_relaxed);
+		}
+		atomic_store_explicit(&s->on, 1, memory_order_relaxed);
+		/* the next frame to a destination that timed out and still drains nothing goes at once */
+		if (s->expired && s->dst == dst && s->tail == rt && lc_seg_node_stopped(nic, dst))
+			return 1;
+		s->expired = 0;
+		s->dst = dst;
+		s->tail = rt;
+		s->since_ns = now;
+		return 0;
+	}
+	if (rt != s->tail || !lc_seg_node_stopped(nic, dst)) {
+		s->tail = rt;
+		s->since_ns = now;
+		return 0;
+	}
+	s->expired = now - s->since_ns >= nic->g.backpressure_timeout_ns;
+	return s->expired;
+}
+
+int lc_nic_tx_waiting(const struct lc_nic *nic)
+{
+	return atomic_load_explicit(&nic->tx_stall.on, memory_order_relaxed) ||
+	       atomic_load_explicit(&nic->mc_stall.on, memory_order_relaxed);
 }
 
 /* ---- the MCP: Net-Recv ---- */

@@ -18,7 +18,7 @@
 
 #define LC_MAX_NODES 256
 #define LC_DMA_CHAINS 4         /* chain 0 = Rx (highest priority), 1 = Tx, 2..3 spare */
-#define LC_SEG_LAYOUT_VERSION 1
+#define LC_SEG_LAYOUT_VERSION 2
 
 enum lc_nic_stat {
 #define LC_X_ENUM(name, ...) LC_NIC_STAT_##name,
@@ -59,6 +59,12 @@ struct lc_frame_hdr;
 int lc_seg_create(const char *name, const struct lc_nic_geom *g, char *err, size_t errlen);
 /* Mark node dead (it crashed or was killed): its peers' pending operations fail. */
 void lc_seg_mark_dead(const char *name, uint32_t node);
+/*
+ * Mark node's process stopped (1, e.g. SIGSTOP) or running again (0).  A
+ * live destination's full Receive Ring only delays its senders; the
+ * backpressure time limit runs only while the destination is stopped.
+ */
+void lc_seg_mark_stopped(const char *name, uint32_t node, int stopped);
 /* Read the counters of a node after the job (launcher --stats). 0 or negative lc_err. */
 int lc_seg_read_stats(const char *name, uint32_t node, uint64_t nic[LC_NIC_STAT_COUNT],
 		      uint64_t host[LC_HOST_STATS_MAX]);
@@ -80,6 +86,8 @@ uint32_t lc_nic_node(const struct lc_nic *nic);
 uint32_t lc_nic_nodes(const struct lc_nic *nic);
 /* 1 while peer is attached and alive (or not attached yet); 0 once it died or detached. */
 int lc_nic_peer_alive(const struct lc_nic *nic, uint32_t peer);
+/* 1 while peer's process is stopped (the launcher saw it stop and not continue yet). */
+int lc_nic_peer_stopped(const struct lc_nic *nic, uint32_t peer);
 /* Frames to peer that the MCP dropped at the backpressure limit or because peer is dead (free-running). */
 uint32_t lc_nic_dst_drops(const struct lc_nic *nic, uint32_t peer);
 /* This node's counters (NIC part, and the host area the framework writes). */
@@ -106,6 +114,13 @@ uint32_t lc_nic_tx_post_dma(struct lc_nic *nic, const void *src, uint32_t len);
 uint32_t lc_nic_tx_dma_done(const struct lc_nic *nic);
 /* 1 when the Send Ring is empty and every frame has left the NIC. */
 int lc_nic_tx_idle(const struct lc_nic *nic);
+/*
+ * 1 while the MCP holds a frame at a destination's full Receive Ring
+ * (link backpressure).  The NIC bounds that wait itself (the backpressure
+ * time limit, for stopped destinations); the host's own limits on a full
+ * Send Ring do not run meanwhile.
+ */
+int lc_nic_tx_waiting(const struct lc_nic *nic);
 
 /* ---- receive: host side of the Rx FIFO and staging ---- */
 

@@ -59,7 +59,10 @@
  *
  * Node state (segment header): the launcher and lc_nic_detach release a
  *   final state (R10) -> peers acquire it (A10) before dropping frames to a
- *   dead node or stealing a port lock it held.
+ *   dead node or stealing a port lock it held.  The launcher also sets and
+ *   clears `stopped` while a node's process is stopped (R12, release) ->
+ *   a stalled Net-Send acquires it (A12): a stopped destination is the one
+ *   whose full Receive Ring runs the backpressure time limit.
  *
  * The NIC-private fields (struct lc_nic_mcp in SRAM, arrays in struct
  * lc_nic) are touched only by whoever runs the MCP: the thread holding
@@ -188,6 +191,20 @@ enum lc_node_state {
 struct lc_seg_node {
 	_Atomic int32_t pid;
 	_Atomic uint32_t state;    /* enum lc_node_state; R10 */
+	_Atomic uint32_t stopped;  /* 1 while the launcher sees the process stopped (SIGSTOP); R12 */
+};
+
+/*
+ * A frame waiting at a full Receive Ring (nic.c, lc_nic_stall_expired): the
+ * backpressure time limit's clock.  `on` is read by the host
+ * (lc_nic_tx_waiting), possibly from another thread than the MCP's.
+ */
+struct lc_nic_stall {
+	_Atomic int on;             /* stalled now (relaxed: a hint for the host's own limits) */
+	uint32_t dst;               /* the destination that has no room */
+	uint32_t tail;              /* its recv_tail when the clock (re)started */
+	uint64_t since_ns;          /* the clock's start */
+	int expired;                /* the limit passed for dst at tail: its next frames go at once */
 };
 
 struct lc_seg_hdr {
@@ -279,16 +296,13 @@ struct lc_nic {
 	uint32_t hc_rxfifo_head;
 	/* MCP side.  Net-Send state of the frame at send_tail */
 	alignas(LC_LINE) int tx_pc_done;
-	int tx_stalled;
-	uint64_t tx_stall_start_ns;
-	uint32_t tx_stall_tail;             /* destination's recv_tail when the limit's clock (re)started */
+	struct lc_nic_stall tx_stall;       /* the frame at send_tail waits for room at its destination */
 	int rx_waiting;                     /* Net-Recv waits for Rx DMA / Rx FIFO / staging room */
 	/* MCP: multicast replication of the group frame at send_tail (nic/mcast.c) */
 	uint64_t mc_msg[LC_MAX_NODES / 64]; /* members of the message in flight (snapshot at its first frame) */
 	uint64_t mc_left[LC_MAX_NODES / 64];/* members still to get the current frame */
 	int mc_busy;                        /* mc_left is set for the frame at send_tail */
-	uint64_t mc_stall_ns;               /* a member's ring full since (0: not stalled) */
-	uint32_t mc_stall_dst, mc_stall_tail;
+	struct lc_nic_stall mc_stall;       /* a member's Receive Ring is full */
 	/* MCP */
 	_Atomic int step_lock;              /* whoever steps the MCP; R11/A11 */
 	_Atomic int stop;
@@ -320,6 +334,21 @@ LC_NIC_FUNC int lc_seg_map(const char *name, const struct lc_nic_geom *g, uint8_
 LC_NIC_FUNC struct lc_nic_ctrl *lc_seg_ctrl(const struct lc_nic *nic, uint32_t node);
 LC_NIC_FUNC uint8_t *lc_seg_sram(const struct lc_nic *nic, uint32_t node);
 LC_NIC_FUNC uint32_t lc_seg_node_state(const struct lc_nic *nic, uint32_t node);
+/* 1 while the launcher sees node's process stopped (lc_seg_mark_stopped). */
+LC_NIC_FUNC int lc_seg_node_stopped(const struct lc_nic *nic, uint32_t node);
+/*
+ * The frame the MCP holds for dst found dst's Receive Ring full (again): run
+ * the backpressure time limit's clock s.  Returns 1 once the limit has passed
+ * (the caller drops the frame and counts it), else 0.  Counts bp_stalls and
+ * the port's stalls (gport busy) when a stall begins.
+ */
+LC_NIC_FUNC int lc_nic_stall_expired(struct lc_nic *nic, struct lc_nic_stall *s, uint32_t dst,
+				     uint32_t busy);
+/* The frame that waited in s left (sent, dropped or skipped): the clock stops. */
+static inline void lc_nic_stall_end(struct lc_nic_stall *s)
+{
+	atomic_store_explicit(&s->on, 0, memory_order_relaxed);
+}
 
 /* Network topology: switches and output ports of the network for g (0 = too many nodes). */
 LC_NIC_FUNC uint32_t lc_net_switches(const struct lc_nic_geom *g);

@@ -292,7 +292,14 @@ uint32_t lc_seg_node_state(const struct lc_nic *nic, uint32_t node)
 	return atomic_load_explicit(&nic->hdr->node[node].state, memory_order_acquire);
 }
 
-void lc_seg_mark_dead(const char *name, uint32_t node)
+int lc_seg_node_stopped(const struct lc_nic *nic, uint32_t node)
+{
+	/* acquire (A12): pairs with the release in lc_seg_mark_stopped (R12) */
+	return atomic_load_explicit(&nic->hdr->node[node].stopped, memory_order_acquire) != 0;
+}
+
+/* The launcher's mark on node: release-store v into the field at offset off of its entry. */
+static void mark_node(const char *name, uint32_t node, size_t off, uint32_t v)
 {
 	char err[256];
 	uint8_t *base;
@@ -303,9 +310,20 @@ void lc_seg_mark_dead(const char *name, uint32_t node)
 		return;
 	h = (struct lc_seg_hdr *)base;
 	if (check_magic(name, h, bytes, err, sizeof(err)) == 0 && node < h->geom.nodes)
-		/* release (R10): pairs with the acquire in lc_seg_node_state */
-		atomic_store_explicit(&h->node[node].state, LC_NODE_DEAD, memory_order_release);
+		/* release (R10 for state, R12 for stopped): pairs with lc_seg_node_state / _stopped */
+		atomic_store_explicit((_Atomic uint32_t *)(void *)((uint8_t *)&h->node[node] + off), v,
+				      memory_order_release);
 	munmap(base, bytes);
+}
+
+void lc_seg_mark_dead(const char *name, uint32_t node)
+{
+	mark_node(name, node, offsetof(struct lc_seg_node, state), LC_NODE_DEAD);
+}
+
+void lc_seg_mark_stopped(const char *name, uint32_t node, int stopped)
+{
+	mark_node(name, node, offsetof(struct lc_seg_node, stopped), stopped ? 1u : 0u);
 }
 
 /*

@@ -238,18 +238,13 @@ Test(flow_control, an_ack_only_frame_does_not_pay_a_credit_return)
 
 /* ---- end-to-end runs (tests/flowctl/progs/fc_traffic.c) ---- */
 
-/* A receiver's nap in ms, at most `want` (lc_t_nap_ms: under reliability's give-up bound). */
-static void fc_nap(char *out, size_t cap, long want)
-{
-#if LC_PROTO_RELIABILITY
-	snprintf(out, cap, "%ld", lc_t_nap_ms(want, LC_RELIABILITY_GIVE_UP_NS));
-#else
-	snprintf(out, cap, "%ld", lc_t_nap_ms(want, 0));
-#endif
-}
 
-/* Every node's "fc counters" line shows no frame dropped or truncated at the backpressure limit. */
-static void fc_expect_no_bp_loss(const struct lc_t_out *o, int nodes)
+/*
+ * Every node's "fc counters" line: nothing dropped or truncated at the
+ * backpressure limit; with max_stalls 0 also no stall at a full Receive Ring
+ * (the credits held the sender back before its link had to).
+ */
+static void fc_expect_no_bp_loss(const struct lc_t_out *o, int nodes, unsigned long long max_stalls)
 {
 	const char *c = o->text;
 	int seen = 0;
@@ -260,6 +255,7 @@ static void fc_expect_no_bp_loss(const struct lc_t_out *o, int nodes)
 
 		cr_assert_eq(sscanf(c, "fc counters: node %d bp_stalls %llu bp_drops %llu bp_truncs %llu",
 				    &node, &stalls, &drops, &truncs), 4, "output:\n%s", o->text);
+		cr_assert_leq(stalls, max_stalls, "node %d stalled at a full Receive Ring:\n%s", node, o->text);
 		cr_assert_eq(drops, 0, "node %d dropped frames at the backpressure limit:\n%s", node, o->text);
 		cr_assert_eq(truncs, 0, "node %d truncated frames:\n%s", node, o->text);
 		seen++;
@@ -273,12 +269,11 @@ Test(flow_control, sleeping_receiver_two_seconds_never_overflows)
 	struct lc_t_out o;
 	char nap[16];
 
-	/* naps as long as the backpressure limit: without credits the link would drop */
-	fc_nap(nap, sizeof nap, LC_BACKPRESSURE_TIMEOUT_US / 1000 < 500 ?
-	       LC_BACKPRESSURE_TIMEOUT_US / 1000 : 500);
+	/* naps of 500 ms: without credits the sender's link would stall at the full ring */
+	snprintf(nap, sizeof nap, "%d", 500);
 	lc_t_commrun(&o, 2, 60, "fc_traffic", "sleepy", "400", nap, "4", NULL);
 	lc_t_expect_ok(&o, "fc_traffic ok:", 1);
-	fc_expect_no_bp_loss(&o, 2);
+	fc_expect_no_bp_loss(&o, 2, 0);
 	free(o.text);
 }
 
@@ -287,10 +282,10 @@ Test(flow_control, incast_seven_to_one_with_naps)
 	struct lc_t_out o;
 	char nap[16];
 
-	fc_nap(nap, sizeof nap, 100);
+	snprintf(nap, sizeof nap, "%d", 100);
 	lc_t_commrun(&o, 8, 90, "fc_traffic", "incast", "100", nap, "5", NULL);
 	lc_t_expect_ok(&o, "fc_traffic ok:", 1);
-	fc_expect_no_bp_loss(&o, 8);
+	fc_expect_no_bp_loss(&o, 8, ~0ull);
 	free(o.text);
 }
 
@@ -300,7 +295,7 @@ Test(flow_control, both_directions_among_four_no_deadlock)
 
 	lc_t_commrun(&o, 4, 90, "fc_traffic", "bidir", "200", NULL);
 	lc_t_expect_ok(&o, "fc_traffic ok:", 4);
-	fc_expect_no_bp_loss(&o, 4);
+	fc_expect_no_bp_loss(&o, 4, ~0ull);
 	free(o.text);
 }
 

@@ -14,16 +14,21 @@
  *                timeout_us, 100 ms), back to the estimate when an ack moves
  *                the window.
  *   window       frames kept unacknowledged per peer (power of two).
- *   max_retries  timeouts of one frame in a row AT THE CAP before the peer is
- *                declared dead: every send queued or in flight to it fails
- *                with LC_ERR_PEER_DEAD (lc_proto_peer_failed), later sends
- *                too.  The doubling below the cap does not count, so a
- *                descheduled or napping receiver is not given up early; a
- *                silent peer is given up at most LC_RELIABILITY_GIVE_UP_NS
- *                = (max_retries + 2) x cap after its oldest frame was sent
- *                (default 16: 1.8 s), plus the caller's poll interval.  A
- *                peer the job segment already marks dead (lc_nic_peer_alive
- *                == 0) is given up at its first timeout.
+ *   max_retries  timeouts of one frame in a row AT THE CAP, while the peer's
+ *                process is stopped (the launcher marks it: lc_nic_peer_stopped),
+ *                before the peer is declared dead: every send queued or in
+ *                flight to it fails with LC_ERR_PEER_DEAD
+ *                (lc_proto_peer_failed), later sends too.  A live peer is
+ *                never given up, however long it computes, naps or is
+ *                descheduled (in inline mode its NIC answers only inside its
+ *                library calls): frames between live nodes are lost only to
+ *                injected faults, which the retransmissions repair.  The
+ *                doubling below the cap does not count; a stopped peer is
+ *                given up at most LC_RELIABILITY_GIVE_UP_NS = (max_retries +
+ *                2) x cap after its oldest frame was sent, if it was stopped
+ *                then (default 16: 1.8 s), plus the caller's poll interval.
+ *                A peer the job segment marks dead (lc_nic_peer_alive == 0)
+ *                is given up at its first timeout.
  *   mode         "window" or "stop_and_wait" (a window of one frame: the
  *                paper's naive "wait for the ack after each send").
  * Header fields: reliability_seq (frame number per (src, dst)),
@@ -207,7 +212,7 @@ static inline void lc_reliability_kept_commit(struct lc_reliability_state *st, s
 {
 	if (p->una == p->next) {
 		p->deadline_ns = st->now_ns + p->rto_ns;
-		p->retries = 0;
+		p->retries = p->stopped_caps = 0;
 		lc_reliability_wake(st, p->deadline_ns);
 	}
 	if (!p->rtt_t0_ns) {
@@ -416,7 +421,7 @@ static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct
 	/* progress: back to the estimate (a loss burst would keep a backed-off timer for long) */
 	p->rto_ns = p->rto_base_ns;
 	p->una = ack;
-	p->retries = 0;
+	p->retries = p->stopped_caps = 0;
 	p->dupacks = 0;
 	if ((int32_t)(p->rsnd - ack) < 0)
 		p->rsnd = ack;

@@ -18,8 +18,9 @@ return {
       help = "frames a sender may have unacknowledged per peer (copies kept for retransmission: "
         .. "window x (header + mtu) bytes per peer)" },
     { name = "max_retries", type = "integer", default = 16, min = 1, max = 1000,
-      help = "timeouts of one frame at the backoff ceiling before the peer is declared dead "
-        .. "(LC_ERR_PEER_DEAD): a silent peer is given up after at most (max_retries + 2) x "
+      help = "timeouts of one frame at the backoff ceiling, while the peer's process is stopped, "
+        .. "before the peer is declared dead (LC_ERR_PEER_DEAD; a live peer is never given up): "
+        .. "a stopped peer is given up after at most (max_retries + 2) x "
         .. "max(64 x timeout_us, 100 ms)" },
     { name = "mode", type = "string", default = "window", values = { "window", "stop_and_wait" },
       help = "\"window\": sliding window of up to window frames; \"stop_and_wait\": one "

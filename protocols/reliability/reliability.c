@@ -58,14 +58,19 @@ int lc_reliability_setup(struct lc_node *node)
 
 /*
  * Frame una timed out: back off and go back to it, or give the peer up.  Only
- * timeouts at the backoff cap count as retries (hooks.h: the give-up bound);
- * a peer the job segment marks dead is given up at once.
+ * timeouts at the backoff cap count as retries, and only those while the
+ * peer's process is stopped towards the give-up (hooks.h: a live peer is
+ * slow, never dead); a peer the job segment marks dead is given up at once.
  */
 static void lc_reliability_timeout(struct lc_node *node, struct lc_reliability_peer *p, uint32_t i,
 				   uint64_t now_ns)
 {
+	int at_cap = p->rto_ns >= LC_RELIABILITY_RTO_CAP_NS;
+
+	if (at_cap)
+		p->retries++;
 	if (!lc_nic_peer_alive(node->nic, i) ||
-	    (p->rto_ns >= LC_RELIABILITY_RTO_CAP_NS && ++p->retries > LC_RELIABILITY_MAX_RETRIES)) {
+	    (at_cap && lc_nic_peer_stopped(node->nic, i) && ++p->stopped_caps > LC_RELIABILITY_MAX_RETRIES)) {
 		p->dead = 1;
 		p->una = p->rsnd = p->next;
 		p->deadline_ns = 0;

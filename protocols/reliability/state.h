@@ -11,7 +11,8 @@ struct lc_reliability_peer {
 	uint32_t next;          /* sequence number of the next new frame */
 	uint32_t una;           /* oldest unacknowledged frame (== next: nothing outstanding) */
 	uint32_t rsnd;          /* go-back-N cursor: next kept frame to send again (== next: none) */
-	uint32_t retries;       /* timeouts of frame una in a row */
+	uint32_t retries;       /* timeouts of frame una in a row (at the cap: the silent resend cadence) */
+	uint32_t stopped_caps;  /* those at the cap while the peer's process was stopped (the give-up count) */
 	uint32_t dupacks;       /* acks that did not move una while frames were outstanding */
 	uint32_t recover;       /* next at the last go-back: no fast retransmit before una reaches it ... */
 	uint32_t gb_una;        /* ... unless una moved past this, una at the last go-back (a partial ack) */

@@ -23,6 +23,8 @@ struct lc_nic {
 	uint32_t tickets, done;
 	int dma_running;
 	int alive[LC_MAX_NODES];
+	int stopped[LC_MAX_NODES];
+	int waiting;                          /* lc_nic_tx_waiting */
 	uint32_t drops[LC_MAX_NODES];
 	_Atomic uint64_t nic_stats[LC_NIC_STAT_COUNT];
 	_Atomic uint64_t host_stats[LC_HOST_STATS_MAX];
@@ -67,6 +69,16 @@ void lc_fake_set_dma(int running)
 void lc_fake_set_alive(uint32_t peer, int alive)
 {
 	lc_fake->alive[peer] = alive;
+}
+
+void lc_fake_set_stopped(uint32_t peer, int stopped)
+{
+	lc_fake->stopped[peer] = stopped;
+}
+
+void lc_fake_set_waiting(int waiting)
+{
+	lc_fake->waiting = waiting;
 }
 
 void lc_fake_add_drops(uint32_t peer, uint32_t n)
@@ -127,6 +139,11 @@ uint32_t lc_nic_nodes(const struct lc_nic *nic)
 int lc_nic_peer_alive(const struct lc_nic *nic, uint32_t peer)
 {
 	return peer < nic->nodes && nic->alive[peer];
+}
+
+int lc_nic_peer_stopped(const struct lc_nic *nic, uint32_t peer)
+{
+	return peer < nic->nodes && nic->stopped[peer];
 }
 
 uint32_t lc_nic_dst_drops(const struct lc_nic *nic, uint32_t peer)
@@ -196,6 +213,11 @@ uint32_t lc_nic_tx_dma_done(const struct lc_nic *nic)
 {
 	lc_fake_mcp();
 	return nic->done;
+}
+
+int lc_nic_tx_waiting(const struct lc_nic *nic)
+{
+	return nic->waiting;
 }
 
 int lc_nic_tx_idle(const struct lc_nic *nic)

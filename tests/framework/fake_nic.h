@@ -33,6 +33,10 @@ void lc_fake_set_ring(uint32_t slots);
 /* 0: the Tx DMA engine is paused (tickets do not complete). */
 void lc_fake_set_dma(int running);
 void lc_fake_set_alive(uint32_t peer, int alive);
+/* 1: the launcher saw peer's process stop (lc_nic_peer_stopped). */
+void lc_fake_set_stopped(uint32_t peer, int stopped);
+/* 1: the MCP holds a frame at a full Receive Ring (lc_nic_tx_waiting). */
+void lc_fake_set_waiting(int waiting);
 void lc_fake_add_drops(uint32_t peer, uint32_t n);
 /* 1 after lc_nic_attach, 0 after lc_nic_detach. */
 int lc_fake_attached(void);

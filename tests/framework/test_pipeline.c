@@ -507,6 +507,29 @@ Test(pipe, send_without_a_slot_times_out)
 	cr_expect_eq(lc_wait(nd, r, NULL), 0);
 }
 
+/*
+ * The Send Ring stays full while the NIC waits at a live receiver's full
+ * Receive Ring: the send waits (twice the limit here), it does not time out;
+ * once the NIC stops waiting and still makes no progress, it does.
+ */
+Test(pipe, send_behind_a_waiting_nic_does_not_time_out)
+{
+	uint8_t a[8] = { 0 };
+	uint64_t t0 = lc_now_ns();
+	lc_req *r;
+	int done = 0;
+
+	lc_fake_set_ring(0);
+	lc_fake_set_waiting(1);
+	cr_assert_eq(lc_isend(nd, 1, a, 8, &r), 0);
+	while (lc_now_ns() - t0 < 2ull * LC_BACKPRESSURE_TIMEOUT_US * 1000u) {
+		cr_assert_eq(lc_test(nd, r, &done, NULL), 0, "%s", lc_last_error(nd));
+		cr_assert_not(done);
+	}
+	lc_fake_set_waiting(0);
+	cr_expect_eq(lc_wait(nd, r, NULL), LC_ERR_TIMEOUT);
+}
+
 /* With reliability a frame the NIC dropped is sent again, not lost (its own tests cover that). */
 #if !LC_PROTO_RELIABILITY
 Test(pipe, dropped_frames_fail_the_pending_sends)

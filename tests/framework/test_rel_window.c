@@ -304,6 +304,36 @@ Test(relwin, retransmit_after_timeout)
 	cr_expect_eq(peer(2)->deadline_ns, 0);
 }
 
+/*
+ * A silent peer whose process is live (computing, asleep, descheduled) is
+ * never given up; once the launcher marks it stopped, it is given up within
+ * the bound.  1.5 x the bound with peer 3 live: the timeouts at the cap pile
+ * up past max_retries, which gave the peer up before it had to be stopped.
+ */
+Test(relwin, silent_live_peer_kept_stopped_peer_given_up)
+{
+	uint8_t b[8] = { 0 };
+	uint64_t t0;
+
+	send8(3, 0x11);
+	t0 = now_ns();
+	while (now_ns() - t0 < LC_RELIABILITY_GIVE_UP_NS / 2 * 3)
+		lc_progress(nd);
+	cr_assert_gt(peer(3)->retries, LC_RELIABILITY_MAX_RETRIES, "the timer did not run at the cap");
+	cr_assert_eq(peer(3)->dead, 0, "a live peer was given up");
+	cr_assert_eq(stat(LC_STAT_rel_peers_dead), 0);
+	lc_fake_set_stopped(3, 1);
+	t0 = now_ns();
+	while (!peer(3)->dead) {
+		lc_progress(nd);
+		cr_assert_lt(now_ns() - t0, LC_RELIABILITY_GIVE_UP_NS + 1000000000ull,
+			     "a stopped peer was not given up within the bound");
+	}
+	cr_expect_eq(stat(LC_STAT_rel_peers_dead), 1);
+	cr_expect_eq(lc_send(nd, 3, b, sizeof(b)), LC_ERR_PEER_DEAD);
+	lc_fake_set_stopped(3, 0);
+}
+
 /* The receive point: in order across 2^32, duplicates, gaps and damaged frames dropped and counted. */
 Test(relwin, receive_in_order_past_2_32)
 {

@@ -76,7 +76,19 @@ Test(mcp, loopback_to_self)
 	lct_check(lct_wait_rx(lct_nic[0]), 0, 0, 9, 100);
 }
 
-/* Receiver never steps: the Receive Ring fills, the sender stalls, then drops at the limit. */
+/* Step s until the clock passed t (the live receiver of these tests never steps). */
+static void step_until(struct lc_nic *s, uint64_t t)
+{
+	while (lc_nic_now_ns() <= t)
+		lc_nic_step(s);
+}
+
+/*
+ * Receiver never steps: the Receive Ring fills and the sender stalls.  While
+ * the receiver's process is live (running, computing, asleep) the frame waits
+ * however long; once the launcher marks it stopped, the frame is dropped at
+ * the limit.
+ */
 Test(mcp, backpressure_stall_then_drop)
 {
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .recv_ring = 4, .timeout_ns = 2000000 });
@@ -93,10 +105,16 @@ Test(mcp, backpressure_stall_then_drop)
 		lc_nic_step(s);
 	cr_assert_eq(lct_stat(s, LC_NIC_STAT_net_tx_frames), 4);
 	cr_assert_eq(lct_stat(s, LC_NIC_STAT_bp_stalls), 1, "one stall per stalled frame");
-	cr_assert_eq(lct_stat(s, LC_NIC_STAT_bp_drops), 0);
+	cr_assert(lc_nic_tx_waiting(s), "the host sees the NIC wait at a full ring");
+	/* a live receiver: ten times the limit, no drop */
+	step_until(s, lc_nic_now_ns() + 10 * g.backpressure_timeout_ns);
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_bp_drops), 0, "a live receiver is slow, not dead");
 	cr_assert_eq(lc_nic_dst_drops(s, 1), 0);
 	cr_assert_not(lc_nic_tx_idle(s));
-	/* keep stepping past the limit: frames 4 and 5 are dropped, each counted */
+	cr_assert(lc_nic_tx_waiting(s));
+	/* stopped: the limit runs from the first step that sees it; frames 4 and 5 are dropped, each counted */
+	lc_seg_mark_stopped(lct_name, 1, 1);
+	cr_assert(lc_nic_peer_stopped(s, 1));
 	deadline = lc_nic_now_ns() + 10ull * 1000000000ull;
 	while (lct_stat(s, LC_NIC_STAT_bp_drops) < 2) {
 		lc_nic_step(s);
@@ -106,6 +124,9 @@ Test(mcp, backpressure_stall_then_drop)
 	cr_assert_eq(lc_nic_dst_drops(s, 1), 2);
 	cr_assert_eq(lc_nic_dst_drops(s, 0), 0);
 	cr_assert(lc_nic_tx_idle(s));
+	cr_assert_not(lc_nic_tx_waiting(s));
+	lc_seg_mark_stopped(lct_name, 1, 0);
+	cr_assert_not(lc_nic_peer_stopped(s, 1));
 	/* the receiver finally drains: exactly the four frames that got in, in order */
 	for (uint32_t i = 0; i < 4; i++) {
 		lct_check(lct_wait_rx(lct_nic[1]), 0, 1, i, 8);
@@ -501,6 +522,8 @@ Test(mcp, draining_receiver_restarts_the_limit)
 	a = lct_nic[0];
 	r = lct_nic[1];
 	c = lct_nic[2];
+	/* node 1 is marked stopped throughout, so only its draining can restart the clock */
+	lc_seg_mark_stopped(lct_name, 1, 1);
 	for (uint32_t i = 0; i < 2; i++)
 		cr_assert_eq(lct_send(c, 1, i, 8, 0, buf, NULL), 0);
 	cr_assert_eq(lct_send(c, 1, 2, 8, 0, buf, NULL), 0);

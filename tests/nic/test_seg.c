@@ -100,7 +100,12 @@ Test(seg, version_mismatch_refused)
 	close(fd);
 	cr_assert_neq(h, MAP_FAILED);
 	h->version = LC_SEG_LAYOUT_VERSION + 1;
-	attach_refused(&g, 0, LC_ERR_CONFIG, "layout version 2");
+	{
+		char want[32];
+
+		snprintf(want, sizeof want, "layout version %d", LC_SEG_LAYOUT_VERSION + 1);
+		attach_refused(&g, 0, LC_ERR_CONFIG, want);
+	}
 	h->version = LC_SEG_LAYOUT_VERSION;
 	atomic_store(&h->magic, 0);
 	attach_refused(&g, 0, LC_ERR_CONFIG, "not a libcomm job segment");

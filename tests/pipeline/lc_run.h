@@ -107,20 +107,6 @@ static inline void lc_t_exec(struct lc_t_out *o, char *const argv[], char *const
 	lc_t_exec_alarm(o, argv, env, 0);
 }
 
-/*
- * A sleeping receiver's nap in ms: want, but at most a quarter of give_up_ns
- * when that is not 0 (with reliability, LC_RELIABILITY_GIVE_UP_NS: a peer
- * silent that long is given up, so a longer nap would make the sleeper dead).
- */
-static inline long lc_t_nap_ms(long want, unsigned long long give_up_ns)
-{
-	long cap = (long)(give_up_ns / 4000000u);
-
-	if (give_up_ns && want > cap)
-		want = cap > 1 ? cap : 1;
-	return want;
-}
-
 /* 1 when /dev/shm still holds the job's segment. */
 static inline int lc_t_seg_exists(const char *job)
 {
