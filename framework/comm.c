@@ -210,11 +210,30 @@ int lc_open(lc_node **out)
 	return 0;
 }
 
+/*
+ * 1 when the NIC's transmit side moved since *seen_left (frames left the
+ * Send Ring: *seen_left is updated) or waits at a destination's full Receive
+ * Ring (link backpressure: a live receiver is only slow, and the NIC bounds
+ * the wait at a stopped one).  The host's own limits on a send run only
+ * while this is 0: the NIC made no progress at all.
+ */
+static int lc_tx_progressing(struct lc_node *node, uint32_t *seen_left)
+{
+	uint32_t left = lc_nic_tx_left(node->nic);
+
+	if (left != *seen_left) {
+		*seen_left = left;
+		return 1;
+	}
+	return lc_nic_tx_waiting(node->nic);
+}
+
 int lc_close(lc_node *node)
 {
 	uint64_t deadline = 0;
 	struct lc_rmsg *m, *next;
 	unsigned rounds = 0, idle = 0;
+	uint32_t seen_left = 0;
 	int rc = lc_check(node, "lc_close");
 
 	if (rc)
@@ -223,8 +242,8 @@ int lc_close(lc_node *node)
 	/* release pairs with the acquire in lc_check: later calls see the node closed */
 	atomic_store_explicit(&node->open, 0, memory_order_release);
 	/*
-	 * drain the sends, bounded: the clock restarts while the NIC waits at a
-	 * destination's full Receive Ring or a protocol holds the first send back
+	 * drain the sends, bounded: the clock restarts while the NIC makes
+	 * progress (lc_tx_progressing) or a protocol holds the first send back
 	 * (a live receiver is only slow; the NIC bounds the wait at a stopped one,
 	 * and a dead one fails the sends)
 	 */
@@ -240,7 +259,7 @@ int lc_close(lc_node *node)
 			held = h && h->held;
 			if (h)
 				h->held = 0;
-			if (!deadline || held || lc_nic_tx_waiting(node->nic))
+			if (lc_tx_progressing(node, &seen_left) || !deadline || held)
 				deadline = lc_now_ns() + (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u +
 					   LC_CLOSE_GRACE_NS;
 			else if (lc_now_ns() > deadline) {
@@ -430,9 +449,7 @@ static int lc_finish(struct lc_node *node, struct lc_req *r, struct lc_status *s
  * Every 1024 rounds of test/wait on a pending r: a send fails once its peer
  * is dead or dropped frames (LC_ERR_PEER_DEAD / LC_ERR_LOST), or when it is
  * the head of the send queue and got no Send Ring slot for the backpressure
- * limit while the NIC was not waiting at a destination's full Receive Ring
- * (LC_ERR_TIMEOUT: the NIC itself made no progress; a wait at a live
- * destination is only slow, and the NIC bounds a wait at a stopped one);
+ * limit while the NIC made no progress (LC_ERR_TIMEOUT; lc_tx_progressing);
  * a receive fails when its peer (any peer but this node for LC_ANY_SOURCE)
  * has been dead for the backpressure limit.
  */
@@ -452,7 +469,7 @@ static void lc_req_check(struct lc_node *node, struct lc_req *r)
 		 * credits) is not stalled on the ring: the protocol bounds that wait
 		 */
 		if (r->done || node->sendq.head != r || !r->s.admitted || r->s.off != r->seen_off ||
-		    r->held || lc_nic_tx_waiting(node->nic)) {
+		    r->held || lc_tx_progressing(node, &r->seen_left)) {
 			r->held = 0;
 			r->seen_off = r->s.off;
 			r->dead_since = 0;

@@ -110,6 +110,7 @@ struct lc_req {
 	uint64_t dead_since;       /* receive: peer(s) first seen dead; send: stalled since; or 0 */
 	uint32_t polls;            /* lc_test / lc_wait rounds (liveness is read every 1024) */
 	uint32_t seen_off;         /* send: s.off at the last liveness check (stall detection) */
+	uint32_t seen_left;        /* send: lc_nic_tx_left at the last liveness check (stall detection) */
 	int err;                   /* 0 or negative lc_err once done */
 	uint8_t held;              /* send: a send_frame hook said LC_RETRY (e.g. no credit) since
 				    * the last check: a protocol holds it back, not a full Send Ring */

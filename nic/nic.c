@@ -387,6 +387,12 @@ int lc_nic_stall_expired(struct lc_nic *nic, struct lc_nic_stall *s, uint32_t ds
 	return s->expired;
 }
 
+uint32_t lc_nic_tx_left(const struct lc_nic *nic)
+{
+	/* acquire (A1): pairs with Net-Send's release of send_tail (R1) */
+	return atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_acquire);
+}
+
 int lc_nic_tx_waiting(const struct lc_nic *nic)
 {
 	return atomic_load_explicit(&nic->tx_stall.on, memory_order_relaxed) ||

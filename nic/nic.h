@@ -121,6 +121,8 @@ int lc_nic_tx_idle(const struct lc_nic *nic);
  * Send Ring do not run meanwhile.
  */
 int lc_nic_tx_waiting(const struct lc_nic *nic);
+/* Frames that left the Send Ring, sent or dropped (free-running): the NIC's transmit progress. */
+uint32_t lc_nic_tx_left(const struct lc_nic *nic);
 
 /* ---- receive: host side of the Rx FIFO and staging ---- */
 

@@ -215,6 +215,11 @@ uint32_t lc_nic_tx_dma_done(const struct lc_nic *nic)
 	return nic->done;
 }
 
+uint32_t lc_nic_tx_left(const struct lc_nic *nic)
+{
+	return nic->ptail;
+}
+
 int lc_nic_tx_waiting(const struct lc_nic *nic)
 {
 	return nic->waiting;
