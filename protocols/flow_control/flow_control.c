@@ -67,6 +67,29 @@ void lc_flow_control_resync(struct lc_node *node, uint32_t peer, uint32_t sent)
 }
 
 /*
+ * A peer we wait for credits from whose process is stopped (SIGSTOP: the
+ * launcher marks it) answers nothing until it runs again: once it has been
+ * stopped for the backpressure limit while we are blocked, the wait ends the
+ * way the link's does for a stopped node (nic/nic.c, lc_nic_stall_expired),
+ * so a held send cannot wait without bound.  A live peer, however slow, is
+ * waited for.  Looked at when a probe is due (the bound is the limit plus up
+ * to two probe intervals, LC_FC_PROBE_MAX_US).  1 when the limit has passed.
+ */
+static int lc_fc_stopped_too_long(struct lc_node *node, struct lc_flow_control_peer *p, uint32_t peer,
+				  uint64_t now_ns)
+{
+	if (!lc_nic_peer_stopped(node->nic, peer)) {
+		p->stopped_at = 0;
+		return 0;
+	}
+	if (!p->stopped_at) {
+		p->stopped_at = now_ns ? now_ns : 1;
+		return 0;
+	}
+	return now_ns - p->stopped_at >= (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u;
+}
+
+/*
  * Two passes over the peers poll owes something.  Credit frames and probe
  * answers go first, for every peer: they are what other nodes wait for, and
  * a node that is itself blocked must never let its own probes take the Send
@@ -109,6 +132,9 @@ void lc_flow_control_poll_slow(struct lc_node *node, uint64_t now_ns)
 					p->probe_gap = LC_FC_PROBE_US;
 				p->probe_at = now_ns + (uint64_t)p->probe_gap * 1000u;
 			} else if (now_ns >= p->probe_at) {
+				if (lc_fc_stopped_too_long(node, p, peer, now_ns))
+					/* the sends queued to it fail now; later ones at the next probe time */
+					lc_proto_peer_failed(node, peer, LC_ERR_PEER_DEAD);
 				if (lc_fc_send(node, peer, LC_FC_PROBE)) {
 					i++;   /* not now: the next poll tries again; go on with the others */
 					continue;

@@ -21,7 +21,10 @@
  *   after_send  commits: sent++ for a new data frame, told = drained;
  *   recv_frame  absorbs the piggybacked counter of every frame; counts an
  *               accepted data frame as drained; consumes our control frames;
- *   poll        sends explicit credit frames and credit probes.
+ *   poll        sends explicit credit frames and credit probes; a peer whose
+ *               process stays stopped (SIGSTOP) for backpressure_timeout_us
+ *               while we wait for its credits fails the sends to it
+ *               (LC_ERR_PEER_DEAD), as the link drops at a stopped node.
  *
  * THE CREDIT RULE.  Per ordered pair (sender S, receiver R), all uint32_t
  * free-running:  sent    data frames S injected to R,

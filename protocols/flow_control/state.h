@@ -21,6 +21,7 @@ struct lc_flow_control_peer {
 	uint32_t rseq_next; /* reliability: next new frame sequence number to this peer */
 	uint64_t probe_at;  /* blocked since / next probe time (ns), 0 while not blocked */
 	uint32_t probe_gap; /* current probe interval (us), doubled per unanswered probe */
+	uint64_t stopped_at; /* blocked while the peer's process is stopped: since (ns), else 0 */
 	uint8_t flags;      /* LC_FC_F_*: what poll owes this peer */
 	uint8_t listed;     /* in the `todo` list */
 };

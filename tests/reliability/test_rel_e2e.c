@@ -125,7 +125,7 @@ Test(rel_e2e, killed_peer_fails_pending_sends)
 	lc_t_kill("3", NULL);
 }
 
-/* A peer that stops answering but is not marked dead is given up by the retry budget. */
+/* A stopped peer (SIGSTOP: marked stopped, not dead) is given up by the retry budget within the bound. */
 Test(rel_e2e, silent_peer_given_up_within_the_bound)
 {
 	lc_t_kill("2", "stop");

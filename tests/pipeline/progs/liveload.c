@@ -26,7 +26,8 @@
  *   "liveload counters: bp_stalls <a> bp_drops <b> away_ms <c>"
  * and node 1 "liveload ok: node 1 received <k> messages after <ms> ms away".
  * stop: node 0's sends must fail with LC_ERR_LOST (frames dropped at the
- * limit) or LC_ERR_PEER_DEAD (reliability gave the stopped peer up); it prints
+ * limit) or LC_ERR_PEER_DEAD (reliability gave the stopped peer up, or flow
+ * control stopped waiting for its credits); it prints
  *   "liveload stop: <err> after <ms> ms (bound <ms> ms)"
  * and then kills node 1 (SIGKILL; its pid came in "ready"), so commrun exits 137.
  * --pin puts both nodes on one CPU: node 0 spins in libcomm while node 1
@@ -53,7 +54,7 @@ static uint64_t ll_away_ns(void)
 	return away;
 }
 
-/* The bound of a send to a stopped node: the limit, or reliability's give-up. */
+/* The bound of a send to a stopped node: the limit (link, flow control), or reliability's give-up. */
 static uint64_t ll_stop_bound_ns(void)
 {
 #if LC_PROTO_RELIABILITY

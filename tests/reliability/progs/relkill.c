@@ -20,7 +20,7 @@
  * puts LC_RK_SENDS sends of 1 MiB to node 1 in flight and waits for each:
  * every one must fail with LC_ERR_PEER_DEAD.  Node 0 prints
  *   "relkill: <k> sends failed with LC_ERR_PEER_DEAD in <ms> ms (bound <ms> ms)"
- * With "stop" node 1 stops (SIGSTOP) instead: the segment does not mark it
+ * With "stop" node 1 stops (SIGSTOP) instead: commrun marks it stopped, not
  * dead, so reliability must give it up by its retry budget; node 0 then
  * kills it (SIGKILL, its pid came in "ready") so the job ends as before.
  * The time runs from the "go" message and the bound is
