@@ -15,6 +15,15 @@
  */
 #if defined(LC_ZEROCOST_REFERENCE) && LC_ZEROCOST_REFERENCE
 #define LC_PC(pc, ...) LC_PC_REF_##pc
+#elif defined(LC_ZEROCOST_NEGATIVE) && LC_ZEROCOST_NEGATIVE
+/*
+ * The proof's negative control (tools/zerocost.py): every pointcut first
+ * calls an out-of-line function, the mistake of DESIGN.md's "a stub not
+ * static inline in a header".  The proof must call this build different
+ * from the reference on every run, or it proves nothing.
+ */
+void lc_zc_negative_tick(void);
+#define LC_PC(pc, ...) (lc_zc_negative_tick(), lc_pc_##pc(__VA_ARGS__))
 #else
 #define LC_PC(pc, ...) lc_pc_##pc(__VA_ARGS__)
 #endif

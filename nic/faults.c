@@ -192,12 +192,6 @@ static void lc_fault_count(struct lc_nic *nic, uint32_t dst, enum lc_fault f)
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
 }
 
-static uint8_t *lc_fault_recv_slot(struct lc_nic *nic, uint32_t dst, uint32_t i)
-{
-	return lc_seg_sram(nic, dst) + nic->g.off_recv_ring +
-	       (size_t)(i & (nic->g.recv_ring - 1)) * nic->g.slot_bytes;
-}
-
 int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr *hdr, uint32_t dst, uint32_t bytes)
 {
 	struct lc_fault_state *fs = nic->faults;
@@ -256,7 +250,7 @@ uint32_t lc_faults_wire(struct lc_nic *nic, uint32_t dst, const void *src, uint3
 
 	l->valid = 0;   /* this link's decision is spent: the link's next frame draws anew */
 	if (l->corrupt && bytes) {
-		uint8_t *p = lc_fault_recv_slot(nic, dst, rh);
+		uint8_t *p = lc_recv_slot(lc_seg_sram(nic, dst), &nic->g, rh);
 		uint32_t flips = 1 + (uint32_t)(lc_fault_next(l) % 3);
 
 		for (uint32_t i = 0; i < flips; i++) {
@@ -267,13 +261,13 @@ uint32_t lc_faults_wire(struct lc_nic *nic, uint32_t dst, const void *src, uint3
 		lc_fault_count(nic, dst, LC_FAULT_corrupt);
 	}
 	if (l->dup && n < room) {
-		memcpy(lc_fault_recv_slot(nic, dst, rh + n), src, bytes);
+		memcpy(lc_recv_slot(lc_seg_sram(nic, dst), &nic->g, rh + n), src, bytes);
 		*lc_recv_len(lc_seg_sram(nic, dst), &nic->g, rh + n) = bytes;
 		n++;
 		lc_fault_count(nic, dst, LC_FAULT_dup);
 	}
 	if (l->held_bytes && n < room) {
-		memcpy(lc_fault_recv_slot(nic, dst, rh + n), l->held, l->held_bytes);
+		memcpy(lc_recv_slot(lc_seg_sram(nic, dst), &nic->g, rh + n), l->held, l->held_bytes);
 		*lc_recv_len(lc_seg_sram(nic, dst), &nic->g, rh + n) = l->held_bytes;
 		n++;
 		l->held_bytes = 0;
@@ -307,17 +301,11 @@ int lc_faults_step(struct lc_nic *nic)
 		if (!lc_net_lock(nic, r, &busy))
 			continue;
 		rc = lc_seg_ctrl(nic, dst);
-		/* the port lock (A5) orders this load after the previous writer's store */
-		rh = atomic_load_explicit(&rc->recv_head.v, memory_order_relaxed);
-		if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
-			/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
-			nic->peer_tail[dst] = atomic_load_explicit(&rc->recv_tail.v, memory_order_acquire);
-			if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
-				lc_net_unlock(nic, r);
-				continue;
-			}
+		if (!lc_net_room(nic, dst, &rh)) {
+			lc_net_unlock(nic, r);
+			continue;
 		}
-		memcpy(lc_fault_recv_slot(nic, dst, rh), l->held, l->held_bytes);
+		memcpy(lc_recv_slot(lc_seg_sram(nic, dst), &nic->g, rh), l->held, l->held_bytes);
 		*lc_recv_len(lc_seg_sram(nic, dst), &nic->g, rh) = l->held_bytes;
 		/* release (R7): pairs with the remote Net-Recv's acquire of recv_head (A7) */
 		atomic_store_explicit(&rc->recv_head.v, rh + 1, memory_order_release);

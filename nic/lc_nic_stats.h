@@ -17,7 +17,6 @@
 	X(net_rx_frames,    "frames taken off the network by Net-Recv")       \
 	X(bp_stalls,        "Net-Send stalls on link backpressure")           \
 	X(bp_drops,         "frames dropped at the backpressure time limit")  \
-	X(bp_truncs,        "frames truncated at the backpressure time limit")\
 	X(nic_drops_bad,    "corrupt or foreign frames dropped by the MCP")   \
 	X(nic_drops_proto,  "frames dropped by a protocol's NIC verdict")     \
 	X(staging_hwm,      "host staging slots in use, high-water mark")     \

@@ -30,6 +30,14 @@ static inline uint8_t *send_slot(const struct lc_nic *nic, uint32_t i)
 
 #define recv_slot lc_recv_slot
 
+#if defined(LC_ZEROCOST_NEGATIVE) && LC_ZEROCOST_NEGATIVE
+/* lc_pc_nic.h: the zero-cost proof's negative control, an out-of-line call at every NIC pointcut */
+__attribute__((noinline)) void lc_zc_negative_nic_tick(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+#endif
+
 /* ---- identity, liveness, counters ---- */
 
 uint32_t lc_nic_node(const struct lc_nic *nic)
@@ -224,6 +232,25 @@ void lc_nic_tx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b
 
 /* ---- the MCP: putting a frame on a link ---- */
 
+int lc_net_room(struct lc_nic *nic, uint32_t dst, uint32_t *rh)
+{
+	struct lc_nic_ctrl *rc = lc_seg_ctrl(nic, dst);
+
+	/* the port lock (A5) orders this load after the previous writer's store */
+	*rh = atomic_load_explicit(&rc->recv_head.v, memory_order_relaxed);
+	/*
+	 * Room from the last recv_tail seen (stale means fewer free slots), so the
+	 * remote line is read only when the ring looks full.  Limit: a cache left
+	 * untouched while exactly 2^32..2^32+recv_ring frames from other senders
+	 * reached dst would look valid; 2^32 frames is minutes of traffic.
+	 */
+	if (*rh - nic->peer_tail[dst] < nic->g.recv_ring)
+		return 1;
+	/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
+	nic->peer_tail[dst] = atomic_load_explicit(&rc->recv_tail.v, memory_order_acquire);
+	return *rh - nic->peer_tail[dst] < nic->g.recv_ring;
+}
+
 int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint32_t *busy)
 {
 	const struct lc_route *r;
@@ -243,22 +270,10 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 	if (!lc_net_lock(nic, r, busy))
 		return LC_NET_PUT_BUSY;
 	rc = lc_seg_ctrl(nic, dst);
-	/* the port lock (A5) orders this load after the previous writer's store */
-	rh = atomic_load_explicit(&rc->recv_head.v, memory_order_relaxed);
-	/*
-	 * Room from the last recv_tail seen (stale means fewer free slots), so the
-	 * remote line is read only when the ring looks full.  Limit: a cache left
-	 * untouched while exactly 2^32..2^32+recv_ring frames from other senders
-	 * reached dst would look valid; 2^32 frames is minutes of traffic.
-	 */
-	if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
-		/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
-		nic->peer_tail[dst] = atomic_load_explicit(&rc->recv_tail.v, memory_order_acquire);
-		if (rh - nic->peer_tail[dst] >= nic->g.recv_ring) {
-			lc_net_unlock(nic, r);
-			*busy = r->gport[r->hops - 1];
-			return LC_NET_PUT_BUSY;
-		}
+	if (!lc_net_room(nic, dst, &rh)) {
+		lc_net_unlock(nic, r);
+		*busy = r->gport[r->hops - 1];
+		return LC_NET_PUT_BUSY;
 	}
 	/* the NIC-to-NIC copy: header and payload, from our SRAM into the remote Receive Ring */
 	memcpy(recv_slot(lc_seg_sram(nic, dst), &nic->g, rh), hdr, bytes);

@@ -30,24 +30,53 @@ enum lc_nic_stat {
 /* Per-node host-side counter area in the segment (framework's counters live here). */
 #define LC_HOST_STATS_MAX 64
 
+/*
+ * The NIC geometry, one row per field of struct lc_nic_geom (the struct, the
+ * segment's agreement check in nic/seg.c and the build's values in
+ * framework/geom.c all expand this list).  Columns: C type, name, the value
+ * for this build (lc_config.h names, expanded only in framework/geom.c;
+ * `nodes` is the job size argument there), 1 when every process of a job
+ * must agree on it (the segment records it) or 0 when it is per process, and
+ * what it means.
+ */
+#define LC_GEOM_LIST(X)                                                                            \
+	X(uint32_t, nodes, nodes, 1, "job size, 1 .. LC_MAX_NODES")                                \
+	X(uint32_t, sram_bytes, LC_NIC_SRAM_BYTES, 1, "NIC SRAM size")                             \
+	X(uint32_t, slot_bytes, LC_NIC_SLOT_BYTES, 1,                                               \
+	  "one Send/Receive Ring or staging slot (header + mtu), multiple of 64")                   \
+	X(uint32_t, hdr_bytes, LC_FRAME_HDR_BYTES, 1, "sizeof(struct lc_frame_hdr)")              \
+	X(uint32_t, mtu, LC_MTU, 1, "largest frame payload")                                        \
+	X(uint32_t, send_ring, LC_NIC_SEND_RING, 1, "Send Ring slots (power of two)")             \
+	X(uint32_t, recv_ring, LC_NIC_RECV_RING, 1, "Receive Ring slots (power of two)")          \
+	X(uint32_t, tx_dma, LC_NIC_TX_DMA, 1, "Tx DMA chain blocks (power of two)")               \
+	X(uint32_t, rx_dma, LC_NIC_RX_DMA, 1, "Rx DMA chain blocks (power of two)")               \
+	X(uint32_t, tx_fifo, LC_NIC_TX_FIFO, 1, "doorbell FIFO entries (power of two)")           \
+	X(uint32_t, rx_fifo, LC_NIC_RX_FIFO, 1, "Rx FIFO entries (power of two)")                 \
+	X(uint32_t, off_ctrl, LC_NIC_OFF_CTRL, 1, "SRAM offset: control block")                   \
+	X(uint32_t, off_send_ring, LC_NIC_OFF_SEND_RING, 1, "SRAM offset: Send Ring")             \
+	X(uint32_t, off_recv_ring, LC_NIC_OFF_RECV_RING, 1, "SRAM offset: Receive Ring")          \
+	X(uint32_t, off_tx_dma, LC_NIC_OFF_TX_DMA, 1, "SRAM offset: Tx DMA chain")                \
+	X(uint32_t, off_rx_dma, LC_NIC_OFF_RX_DMA, 1, "SRAM offset: Rx DMA chain")                \
+	X(uint32_t, off_tx_fifo, LC_NIC_OFF_TX_FIFO, 1, "SRAM offset: doorbell FIFO")             \
+	X(uint32_t, off_rx_fifo, LC_NIC_OFF_RX_FIFO, 1, "SRAM offset: Rx FIFO")                   \
+	X(uint32_t, off_recv_len, LC_NIC_OFF_RECV_LEN, 1,                                           \
+	  "SRAM offset: recv_ring x uint32_t, the wire byte count of each Receive Ring slot")       \
+	X(uint32_t, off_mc_stamp, LC_NIC_OFF_MC_STAMP, 1,                                           \
+	  "SRAM offset: send_ring multicast stamp tables (nic mode), 0: none (lc_nic_tx_stamp)")    \
+	X(uint32_t, staging_slots, LC_HOST_STAGING_SLOTS, 1,                                        \
+	  "host staging buffer: slots of slot_bytes, power of two")                                 \
+	X(uint32_t, switch_ports, LC_NET_SWITCH_PORTS, 1, "ports of one crossbar switch")         \
+	X(uint64_t, backpressure_timeout_ns, (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u, 1,       \
+	  "the backpressure time limit (a frame at a stopped node's full Receive Ring)")            \
+	X(uint64_t, fingerprint, LC_CONFIG_FINGERPRINT, 1, "of the resolved config")              \
+	X(int, mcp_thread, LC_NIC_MCP_THREAD, 0, "0: MCP stepped inline by lc_nic_step(); 1: own thread") \
+	X(uint32_t, groups, LC_GEOM_GROUPS, 1,                                                      \
+	  "multicast group table entries in the segment (0: none)")
+
 struct lc_nic_geom {
-	uint32_t nodes;            /* job size, 1 .. LC_MAX_NODES */
-	uint32_t sram_bytes;       /* NIC SRAM size */
-	uint32_t slot_bytes;       /* one Send/Receive Ring or staging slot (header + mtu), multiple of 64 */
-	uint32_t hdr_bytes;        /* sizeof(struct lc_frame_hdr) */
-	uint32_t mtu;              /* largest frame payload */
-	/* counts, each a power of two */
-	uint32_t send_ring, recv_ring, tx_dma, rx_dma, tx_fifo, rx_fifo;
-	/* byte offsets of each buffer in SRAM (computed by the generator) */
-	uint32_t off_ctrl, off_send_ring, off_recv_ring, off_tx_dma, off_rx_dma, off_tx_fifo, off_rx_fifo;
-	uint32_t off_recv_len;      /* recv_ring x uint32_t: wire byte count of each Receive Ring slot */
-	uint32_t off_mc_stamp;      /* send_ring multicast stamp tables (nic mode), 0: none (see lc_nic_tx_stamp) */
-	uint32_t staging_slots;    /* host staging buffer: slots of slot_bytes, power of two */
-	uint32_t switch_ports;     /* ports of one crossbar switch */
-	uint64_t backpressure_timeout_ns;
-	uint64_t fingerprint;      /* of the resolved config; the segment must match */
-	int mcp_thread;            /* 0: MCP stepped inline by lc_nic_step(); 1: own thread */
-	uint32_t groups;           /* multicast group table entries in the segment (0: none) */
+#define LC_X_FIELD(type, name, ...) type name;
+	LC_GEOM_LIST(LC_X_FIELD)
+#undef LC_X_FIELD
 };
 
 struct lc_nic;                  /* one per node process; defined in nic/nic_impl.h */

@@ -176,18 +176,6 @@ enum lc_node_state {
 	LC_NODE_DEAD = 3,      /* crashed or killed (launcher) */
 };
 
-/*
- * The geometry fields the segment must agree on: name (all uint32_t or
- * uint64_t).  mcp_thread is per process and not part of the layout.
- */
-#define LC_GEOM_FIELDS(X)                                                  \
-	X(nodes) X(sram_bytes) X(slot_bytes) X(hdr_bytes) X(mtu)            \
-	X(send_ring) X(recv_ring) X(tx_dma) X(rx_dma) X(tx_fifo) X(rx_fifo) \
-	X(off_ctrl) X(off_send_ring) X(off_recv_ring) X(off_tx_dma)         \
-	X(off_rx_dma) X(off_tx_fifo) X(off_rx_fifo) X(off_recv_len)        \
-	X(off_mc_stamp) X(staging_slots)                                           \
-	X(switch_ports) X(backpressure_timeout_ns) X(fingerprint) X(groups)
-
 struct lc_seg_node {
 	_Atomic int32_t pid;
 	_Atomic uint32_t state;    /* enum lc_node_state; R10 */
@@ -360,6 +348,12 @@ LC_NIC_FUNC int lc_net_route(const struct lc_nic_geom *g, uint32_t src, uint32_t
 LC_NIC_FUNC int lc_net_lock(struct lc_nic *nic, const struct lc_route *r, uint32_t *busy);
 LC_NIC_FUNC void lc_net_unlock(struct lc_nic *nic, const struct lc_route *r);
 LC_NIC_FUNC struct lc_net_port *lc_net_port(struct lc_nic *nic, uint32_t gport);
+/*
+ * With the port lock of the route to dst held: 1 when dst's Receive Ring has
+ * room for a frame, its head in *rh (the slot to fill, then release recv_head
+ * R7), else 0.  Every writer of a remote Receive Ring checks room here.
+ */
+LC_NIC_FUNC int lc_net_room(struct lc_nic *nic, uint32_t dst, uint32_t *rh);
 /*
  * Put the frame at hdr (hdr_bytes + hdr->len, dst already < nodes and alive)
  * on the link to dst, the one path of every frame this MCP sends: Net-Send's

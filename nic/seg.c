@@ -254,14 +254,14 @@ int lc_seg_map(const char *name, const struct lc_nic_geom *g, uint8_t **base, si
 		rc = LC_ERR_CONFIG;
 		goto fail;
 	}
-#define LC_X_CMP(f)                                                                          \
-	if ((uint64_t)h->geom.f != (uint64_t)g->f) {                                           \
+#define LC_X_CMP(type, f, value, layout, ...)                                                 \
+	if ((layout) && (uint64_t)h->geom.f != (uint64_t)g->f) {                               \
 		snprintf(err, errlen, "segment made for geometry " #f " = %" PRIu64                  \
 			 ", this program has %" PRIu64, (uint64_t)h->geom.f, (uint64_t)g->f);        \
 		rc = LC_ERR_CONFIG;                                                                 \
 		goto fail;                                                                          \
 	}
-	LC_GEOM_FIELDS(LC_X_CMP)
+	LC_GEOM_LIST(LC_X_CMP)
 #undef LC_X_CMP
 	return 0;
 fail:
@@ -270,10 +270,10 @@ fail:
 	return rc;
 }
 
-/* Every geometry field but mcp_thread is compared: a field added to the struct must join the list. */
-#define LC_X_SIZE(f) + sizeof(((struct lc_nic_geom *)0)->f)
-_Static_assert(sizeof(struct lc_nic_geom) == 0 LC_GEOM_FIELDS(LC_X_SIZE) + sizeof(int),
-	       "LC_GEOM_FIELDS lists every field of struct lc_nic_geom (mcp_thread aside, no padding)");
+/* No padding: the segment header stores the struct, and memcmp-free comparison is per field. */
+#define LC_X_SIZE(type, ...) + sizeof(type)
+_Static_assert(sizeof(struct lc_nic_geom) == 0 LC_GEOM_LIST(LC_X_SIZE),
+	       "struct lc_nic_geom has no padding between the fields of LC_GEOM_LIST");
 #undef LC_X_SIZE
 
 struct lc_nic_ctrl *lc_seg_ctrl(const struct lc_nic *nic, uint32_t node)

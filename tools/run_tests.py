@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Run every test suite `scons test` names and print one aggregated line "N passed, M failed".
+# Run every test suite `scons test` names and print one aggregated line "N passed, M failed, K skipped".
 """Test aggregation for `scons test` (run by SConstruct, not by hand).
 
 Suites: the generator diagnostic runner (tests/gen/run.sh, "N passed, M failed"),
-every Criterion executable per config ("Synthesis: Tested: N | Passing: N |
-Failing: N | Crashing: N" on stderr; run with LC_BUILD_DIR=<abs build/NAME>),
+every Criterion executable per config (its machine-readable report, --json:
+passed, failed, errored = crashed, skipped with each skipped test's reason; run
+with LC_BUILD_DIR=<abs build/NAME>),
 the zero-cost proof, the config-reference check, the scaffold self-test and the
 benchmark quick-check (tools/bench/run.py quick=1, "bench-quick: N passed, M failed").
 A suite that does not run, times out, or prints no summary counts as one failure
@@ -18,15 +19,16 @@ Exit status: 0 only when nothing failed or crashed.
 """
 import argparse
 import concurrent.futures
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
-SYNTH = re.compile(r'Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)')
 PLAIN = re.compile(r'(\d+) passed, (\d+) failed\s*$', re.M)
 SUITE_TIMEOUT = 300     # seconds for one suite; the tests set their own .timeout too
 
@@ -56,16 +58,19 @@ class Tally:
     def __init__(self):
         self.passed = 0
         self.failed = 0
+        self.skipped = 0
         self.rows = []
         self.lock = threading.Lock()
 
-    def add(self, name, passed, failed, note='', secs=None, tail=None):
+    def add(self, name, passed, failed, note='', secs=None, tail=None, skipped=0):
         with self.lock:
             self.passed += passed
             self.failed += failed
+            self.skipped += skipped
             self.rows.append((name, passed, failed, note, secs))
-            print('%-48s %5d passed, %d failed %s%s' % (
-                name, passed, failed, '' if secs is None else '%6.1fs' % secs,
+            print('%-48s %5d passed, %d failed%s %s%s' % (
+                name, passed, failed, ', %d skipped' % skipped if skipped else '',
+                '' if secs is None else '%6.1fs' % secs,
                 ('  (' + note + ')') if note else ''), flush=True)
             for line in tail or []:
                 print('    | ' + line)
@@ -98,26 +103,48 @@ def timed(fn, *args, **kw):
     return time.time() - t0, r
 
 
+def criterion_report(path):
+    """Criterion's machine output (--json=path): (passed, failed, errored, skipped, reasons)."""
+    with open(path) as f:
+        r = json.load(f)
+    reasons = []
+    for suite in r.get('test_suites', []):
+        for test in suite.get('tests', []):
+            if test.get('status') == 'SKIPPED':
+                why = '; '.join(test.get('messages') or []) or 'no reason given'
+                if why not in reasons:
+                    reasons.append(why)
+    return r['passed'], r['failed'], r['errored'], r['skipped'], reasons
+
+
 def criterion_suite(t, name, exe, root, env):
-    secs, (rc, out, err, to) = timed(run, [exe, '--color=never', '--jobs=1'], root, env=env)
-    m = SYNTH.findall(err + out)
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, 'report.json')
+        secs, (rc, out, err, to) = timed(run, [exe, '--color=never', '--jobs=1', '--json=' + report],
+                                         root, env=env)
+        try:
+            res = criterion_report(report)
+        except (OSError, ValueError, KeyError) as e:
+            res, why = None, 'no Criterion report (%s), exit %d' % (e.__class__.__name__, rc)
     failing_lines = [l for l in (err + out).splitlines()
                      if not l.startswith('[----]') or 'Assertion' in l]
     if to:
         t.add(name, 0, 1, 'timed out after %d s' % SUITE_TIMEOUT, secs, tail_of(err + out))
-    elif not m:
-        t.add(name, 0, 1, 'no Criterion summary, exit %d' % rc, secs, tail_of(err + out))
+    elif res is None:
+        t.add(name, 0, 1, why, secs, tail_of(err + out))
     else:
-        tested, passing, failing, crashing = (int(x) for x in m[-1])
-        bad = failing + crashing + max(0, tested - passing - failing - crashing)
+        passing, failing, errored, skipped, reasons = res
+        bad = failing + errored
         note = ''
         if rc != 0 and bad == 0:
             bad, note = 1, 'exit %d' % rc
-        elif tested == 0:
+        elif skipped:
+            note = 'skipped: ' + ' | '.join(reasons)
+        elif passing + bad == 0:
             # a clean exit with every test compiled out for this config (#if on its
             # protocols) is no failure; the row says so
             note = 'no test for this config'
-        t.add(name, passing, bad, note, secs, failing_lines[-60:] if bad else None)
+        t.add(name, passing, bad, note, secs, failing_lines[-60:] if bad else None, skipped)
 
 
 def main():
@@ -181,7 +208,7 @@ def main():
 
     # the known long suites first (they start node processes), so that the pool does not
     # end on one long suite while the other worker idles
-    long_ones = ('zerocost', 'scaffold', 'traffic', 'faults', 'bibw', 'sizes', 'rel_')
+    long_ones = ('zerocost', 'scaffold', 'traffic', 'faults', 'bibw', 'sizes', 'load', 'rel_')
     jobs.sort(key=lambda j: 0 if any(k in j[0] for k in long_ones) else 1)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         for f in [pool.submit(fn) for _, fn in jobs]:
@@ -201,7 +228,7 @@ def main():
 
     slow = sorted((r for r in t.rows if r[4] is not None), key=lambda r: -r[4])[:8]
     print('slowest suites: ' + ', '.join('%s %.0fs' % (r[0], r[4]) for r in slow))
-    print('%d passed, %d failed' % (t.passed, t.failed))
+    print('%d passed, %d failed, %d skipped' % (t.passed, t.failed, t.skipped))
     return 0 if t.failed == 0 else 1
 
 

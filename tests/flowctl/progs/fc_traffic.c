@@ -16,7 +16,7 @@
  * Sizes are random (seeded per message) from 0 to 3 MTU + 1, so messages of
  * one to four frames mix.  Every message is checked (size, source, pattern)
  * and per-source order holds.  Each node ends with
- *   "fc counters: node <i> bp_stalls <a> bp_drops <b> bp_truncs <c>"
+ *   "fc counters: node <i> bp_stalls <a> bp_drops <b>"
  * and the receiver(s) with "fc_traffic ok: ...".
  */
 static size_t fc_len(int src, int dst, unsigned i)
@@ -43,9 +43,8 @@ static void fc_counters(lc_node *node, int me)
 	uint64_t c[LC_STAT_COUNT];
 
 	LC_TP_OK(node, lc_stats(node, c));
-	printf("fc counters: node %d bp_stalls %llu bp_drops %llu bp_truncs %llu\n", me,
-	       (unsigned long long)c[LC_STAT_bp_stalls], (unsigned long long)c[LC_STAT_bp_drops],
-	       (unsigned long long)c[LC_STAT_bp_truncs]);
+	printf("fc counters: node %d bp_stalls %llu bp_drops %llu\n", me,
+	       (unsigned long long)c[LC_STAT_bp_stalls], (unsigned long long)c[LC_STAT_bp_drops]);
 }
 
 static void fc_send(lc_node *node, unsigned char *b, int me, int dst, unsigned i)

@@ -14,7 +14,7 @@
 /*
  * Usage: liveload busy|sleep|stop [--pin]    (2 nodes)
  * Node 0 sends node 1 one big message (twice host staging plus the Receive
- * Ring, so it fills every buffer on the way in both MCP modes; 1 MiB at
+ * Ring, so it fills every buffer on the way in both MCP modes; 256 KiB at
  * least) and then
  * LL_SMALL messages of 8 bytes.
  *   busy   node 1 computes (touches memory, calls no libcomm) for LL_AWAY_NS
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	int me, n, pin = argc > 2 && strcmp(argv[2], "--pin") == 0;
-	/* at least 1 MiB: the sends must still be pending when the frames start to wait */
+	/* at least 256 KiB: the sends must still be pending when the frames start to wait */
 	size_t big = 2 * (size_t)LC_HOST_STAGING_BYTES + (size_t)LC_NIC_RECV_RING * LC_MTU + 3;
 	lc_node *node;
 	unsigned char *buf;
@@ -93,8 +93,8 @@ int main(int argc, char **argv)
 	uint64_t t0;
 	int32_t pid;
 
-	if (big < (1u << 20))
-		big = (1u << 20) + 3;
+	if (big < (256u << 10))
+		big = (256u << 10) + 3;
 
 	if (strcmp(mode, "busy") && strcmp(mode, "sleep") && strcmp(mode, "stop"))
 		lc_tp_fail("usage: liveload busy|sleep|stop [--pin]");
