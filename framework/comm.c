@@ -379,16 +379,7 @@ int lc_irecv(lc_node *node, int src, void *buf, size_t cap, lc_req **req)
 	if (!m) {
 		lc_reqq_push(&node->posted, r);
 	} else if (m->done) {
-		struct lc_rmsg *prev = NULL, *p;
-
-		for (p = node->uq_head; p != m; prev = p, p = p->next)
-			;
-		if (prev)
-			prev->next = m->next;
-		else
-			node->uq_head = m->next;
-		if (node->uq_tail == m)
-			node->uq_tail = prev;
+		lc_uq_unlink(node, m);
 		memcpy(r->ubuf, m->data, m->len < cap ? m->len : cap);
 		r->m.src = m->src;
 		r->m.len = m->len;
@@ -396,17 +387,7 @@ int lc_irecv(lc_node *node, int src, void *buf, size_t cap, lc_req **req)
 		r->done = 1;
 		free(m);
 	} else {
-		struct lc_rmsg *prev = NULL, *p;
-
-		for (p = node->uq_head; p != m; prev = p, p = p->next)
-			;
-		if (prev)
-			prev->next = m->next;
-		else
-			node->uq_head = m->next;
-		if (node->uq_tail == m)
-			node->uq_tail = prev;
-		m->next = NULL;
+		lc_uq_unlink(node, m);
 		m->req = r;
 		r->um = m;
 	}

@@ -308,6 +308,8 @@ LC_INTERNAL struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_fr
 LC_INTERNAL void lc_rx_complete(struct lc_node *node, struct lc_rmsg *m, lc_verdict v);
 /* The message m in assembly lost frames: fail its receive (LC_ERR_LOST) or drop it. */
 LC_INTERNAL void lc_rx_abort(struct lc_node *node, struct lc_rmsg *m);
+/* Take m out of the unexpected queue (m->next = NULL); nothing when it is not in it. Lock held. */
+LC_INTERNAL void lc_uq_unlink(struct lc_node *node, struct lc_rmsg *m);
 
 /* ---- progress (framework/pipeline.c) ---- */
 

@@ -71,7 +71,7 @@ static void lc_uq_push(struct lc_node *node, struct lc_rmsg *m)
 	node->uq_tail = m;
 }
 
-static void lc_uq_unlink(struct lc_node *node, struct lc_rmsg *m)
+void lc_uq_unlink(struct lc_node *node, struct lc_rmsg *m)
 {
 	struct lc_rmsg *p, *prev = NULL;
 
@@ -358,6 +358,19 @@ uint64_t lc_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Copy a control or kept frame into its Send Ring slot and ring the doorbell (PIO), counted. */
+static void lc_post_pio(struct lc_node *node, uint8_t *slot, const struct lc_frame_hdr *hdr,
+			const void *payload)
+{
+	memcpy(slot, hdr, sizeof(*hdr));
+	if (hdr->len)
+		memcpy(slot + sizeof(*hdr), payload, hdr->len);
+	lc_nic_tx_post_pio(node->nic);
+	LC_STAT_ADD(node, pio_frames, 1);
+	LC_STAT_ADD(node, tx_frames, 1);
+	LC_STAT_ADD(node, tx_bytes, hdr->len);
+}
+
 int lc_proto_send_ctrl(struct lc_node *node, uint32_t dst, const void *payload, uint32_t len)
 {
 	struct lc_frame_hdr hdr;
@@ -381,13 +394,7 @@ int lc_proto_send_ctrl(struct lc_node *node, uint32_t dst, const void *payload, 
 		return LC_ERR_AGAIN;
 	if (v != LC_CONTINUE)
 		return 0;
-	memcpy(slot, &hdr, sizeof(hdr));
-	if (len)
-		memcpy(slot + sizeof(hdr), payload, len);
-	lc_nic_tx_post_pio(node->nic);
-	LC_STAT_ADD(node, pio_frames, 1);
-	LC_STAT_ADD(node, tx_frames, 1);
-	LC_STAT_ADD(node, tx_bytes, len);
+	lc_post_pio(node, slot, &hdr, payload);
 	LC_PC(after_send, node, &hdr, payload);
 	return 0;
 }
@@ -409,13 +416,7 @@ int lc_proto_resend(struct lc_node *node, const struct lc_frame_hdr *hdr, const 
 		LC_STAT_ADD(node, tx_ring_full, 1);
 		return LC_ERR_AGAIN;
 	}
-	memcpy(slot, hdr, sizeof(*hdr));
-	if (hdr->len)
-		memcpy(slot + sizeof(*hdr), payload, hdr->len);
-	lc_nic_tx_post_pio(node->nic);
-	LC_STAT_ADD(node, pio_frames, 1);
-	LC_STAT_ADD(node, tx_frames, 1);
-	LC_STAT_ADD(node, tx_bytes, hdr->len);
+	lc_post_pio(node, slot, hdr, payload);
 	return 0;
 }
 
