@@ -259,12 +259,7 @@ static int lc_peer_state(struct lc_node *node, uint32_t dst)
 		return 0;
 	if (!lc_nic_peer_alive(node->nic, dst))
 		return LC_ERR_PEER_DEAD;
-#if !LC_PROTO_RELIABILITY
-	/* with reliability a frame the NIC dropped at backpressure is sent again: not a loss */
-	if (lc_nic_dst_drops(node->nic, dst) != node->tx_drops_seen[dst])
-		return LC_ERR_LOST;
-#endif
-	return 0;
+	return lc_tx_dropped(node, dst) ? LC_ERR_LOST : 0;
 }
 
 void lc_check_peers(struct lc_node *node)
