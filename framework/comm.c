@@ -255,7 +255,7 @@ int lc_close(lc_node *node)
 
 			lc_check_peers(node);
 			h = node->sendq.head;
-			/* a send a protocol holds back (flow control: no credit from a live peer yet) */
+			/* a send a protocol holds back (e.g. no credit from a live peer yet) */
 			held = h && h->held;
 			if (h)
 				h->held = 0;
@@ -446,7 +446,7 @@ static void lc_req_check(struct lc_node *node, struct lc_req *r)
 		lc_check_peers(node);
 		/*
 		 * the head of the send queue gets no Send Ring slot: backpressure time
-		 * limit; a send a protocol holds back (flow control waiting for
+		 * limit; a send a protocol holds back (e.g. waiting for
 		 * credits) is not stalled on the ring: the protocol bounds that wait
 		 */
 		if (r->done || node->sendq.head != r || !r->s.admitted || r->s.off != r->seen_off ||

@@ -12,15 +12,8 @@ int lc_geom_from_config(struct lc_nic_geom *g, uint32_t nodes)
 		return LC_ERR_INVAL;
 	if (nodes < 1 || nodes > LC_MAX_NODES)
 		return LC_ERR_RANGE;
-#if LC_PROTO_MULTICAST
-	/* the group table in the job segment (nic/mcast.c); one entry per group id */
-#define LC_GEOM_GROUPS LC_MULTICAST_MAX_GROUPS
-#else
-#define LC_GEOM_GROUPS 0
-#endif
 #define LC_X_INIT(type, name, value, ...) .name = (type)(value),
 	*g = (struct lc_nic_geom){ LC_GEOM_LIST(LC_X_INIT) };
 #undef LC_X_INIT
-#undef LC_GEOM_GROUPS
 	return 0;
 }

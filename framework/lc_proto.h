@@ -33,8 +33,8 @@
  * Order: every composite calls the protocols in composition order (registry
  * `order`, lowest first) except send_frame, which runs in reverse
  * (framework/pointcuts.lua, combine "verdict_reverse"): on send a frame goes
- * down the stack, so checksum seals the header after every field is set, and
- * a protocol that answers LC_RETRY (flow control without a credit) does so
+ * down the stack, so the lowest protocol seals the header after every field is set, and
+ * a protocol that answers LC_RETRY (e.g. without a credit) does so
  * before the protocols below it commit anything.  A send_frame hook may be
  * called again for the same frame after a RETRY: commit state at after_send.
  *
@@ -54,7 +54,9 @@
 #include <stdint.h>
 
 #include "comm.h"
+#include "lc_coop.h"
 #include "lc_verdict.h"
+#include "nic.h"
 #include "node.h"
 
 /* This node's id and the job size. */
@@ -103,11 +105,58 @@ int lc_proto_resend(struct lc_node *node, const struct lc_frame_hdr *hdr, const 
 /*
  * A protocol gave up on peer dst (it stopped answering): every send to dst
  * still queued fails with err (e.g. LC_ERR_PEER_DEAD) and every send in
- * flight to it completes with err.  From poll or recv_frame only (not while
+ * flight to it completes with err; dst is gone for good (lc_proto_peer_gone).  From poll or recv_frame only (not while
  * the pipeline walks its send queue: send_msg, send_frame, after_send).
  * Returns the queued sends failed.
  */
 int lc_proto_peer_failed(struct lc_node *node, uint32_t dst, int err);
+
+/*
+ * Liveness of a peer's process, as the job segment tells it: alive (attached:
+ * running, computing, asleep or descheduled -- slow, never lost) and stopped
+ * (the launcher saw it stopped, e.g. SIGSTOP: the one live state in which a
+ * peer may be given up after a time limit).
+ */
+static inline int lc_proto_peer_alive(const struct lc_node *node, uint32_t peer)
+{
+	return lc_nic_peer_alive(node->nic, peer);
+}
+
+static inline int lc_proto_peer_stopped(const struct lc_node *node, uint32_t peer)
+{
+	return lc_nic_peer_stopped(node->nic, peer);
+}
+
+/*
+ * 1 when peer is gone for this node: dead in the job segment, or given up by
+ * a protocol (lc_proto_peer_failed).  Lets a protocol leave a peer out of
+ * what it sends to several nodes without knowing which protocol gave it up.
+ */
+static inline int lc_proto_peer_gone(const struct lc_node *node, uint32_t peer)
+{
+	return ((node->peer_gone[peer / 64] >> (peer % 64)) & 1u) || !lc_nic_peer_alive(node->nic, peer);
+}
+
+#if LC_STAMPED
+/*
+ * The stamp table (lc_coop.h) of the frame being sent, in NIC SRAM: the
+ * table of the Send Ring slot the frame takes.  In send_frame of a frame the
+ * NIC replicates (LC_FF_GROUP); the protocol that replicates fills the
+ * members first (send_frame runs in reverse order), each protocol then its
+ * own member fields.  The posting moves the Send Ring's head, so after_send
+ * reads the same table with lc_proto_stamps_posted.
+ */
+static inline struct lc_stamps *lc_proto_stamps(struct lc_node *node)
+{
+	return node->tx_stamps = lc_nic_tx_stamp(node->nic);
+}
+
+/* after_send of a replicated frame: its stamp table, as send_frame filled it. */
+static inline const struct lc_stamps *lc_proto_stamps_posted(const struct lc_node *node)
+{
+	return node->tx_stamps;
+}
+#endif
 
 /* Monotonic time in ns (vDSO clock, no system call); for poll and timers. */
 uint64_t lc_now_ns(void);

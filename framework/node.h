@@ -127,7 +127,7 @@ struct lc_reqq {
 
 /*
  * Resynchronising the per-source message sequence (lc_rx_frame).  Without
- * reliability whole messages may vanish, so a first frame may be ahead of
+ * a protocol that provides exactly_once whole messages may vanish, so a first frame may be ahead of
  * rx[src].expect; one whose seq a bit flip damaged may be anywhere.  Rule:
  * a first frame less than LC_RX_SEQ_SLACK messages ahead is taken at once
  * (ordinary losses); one further ahead is taken only when the previous
@@ -136,7 +136,7 @@ struct lc_reqq {
  * agree on the jump.  A damaged seq therefore costs its own message and
  * never moves expect far ahead (which would make every later message of src
  * look old); a true long outage costs one extra message.  A first frame
- * behind expect is a duplicate or damaged and dropped.  With reliability
+ * behind expect is a duplicate or damaged and dropped.  With exactly_once
  * first frames arrive in order and exactly once, so the rule never fires.
  */
 #define LC_RX_SEQ_SLACK 16u
@@ -172,6 +172,8 @@ struct lc_node {
 	uint32_t tx_seq[LC_MAX_NODES];      /* next message sequence number per destination */
 	uint32_t tx_drops_seen[LC_MAX_NODES]; /* lc_nic_dst_drops last read, per destination */
 	struct lc_rx_src rx[LC_MAX_NODES];
+	uint64_t peer_gone[LC_MAX_NODES / 64]; /* peers a protocol gave up (lc_proto_peer_failed) */
+	struct lc_stamps *tx_stamps;        /* stamp table of the replicated frame being sent (lc_proto_stamps) */
 
 	struct lc_proto_state proto;        /* one member per active protocol */
 	struct lc_req pool[LC_HOST_MAX_REQUESTS];

@@ -180,11 +180,12 @@ void lc_send_done(struct lc_node *node, struct lc_req *r, int err)
  * 1 when the NIC dropped frames to dst since lc_check_peers last looked:
  * checked as a send completes, so that one whose frames were dropped while it
  * was being posted (a stopped receiver) fails even when no idle poll ran
- * lc_check_peers meanwhile.  With reliability a dropped frame is sent again.
+ * lc_check_peers meanwhile.  With a protocol that provides exactly_once
+ * (lc_coop.h) a dropped frame is sent again.
  */
 static inline int lc_tx_dropped(const struct lc_node *node, uint32_t dst)
 {
-#if !LC_PROTO_RELIABILITY
+#if !LC_PC_EXACTLY_ONCE
 	return dst < node->size && lc_nic_dst_drops(node->nic, dst) != node->tx_drops_seen[dst];
 #else
 	(void)node;
@@ -420,6 +421,8 @@ int lc_proto_peer_failed(struct lc_node *node, uint32_t dst, int err)
 	struct lc_req *r, *prev = NULL, *next;
 	int n = 0;
 
+	if (dst < LC_MAX_NODES)
+		node->peer_gone[dst / 64] |= 1ull << (dst % 64);
 	for (r = node->inflight.head; r; r = r->next)
 		if (r->s.dst == dst && !r->err)
 			r->err = err;

@@ -79,7 +79,10 @@ end
 -- Registry --------------------------------------------------------------------
 
 local ENTRY_FIELDS = { "name", "order", "implemented", "help", "order_why", "params", "header",
-  "pointcuts", "requires", "conflicts", "sources" }
+  "pointcuts", "requires", "conflicts", "sources",
+  -- cooperation declarations (docs/internals.md, "How protocols cooperate"): the generator
+  -- turns them into code, so no protocol names another
+  "stats", "api", "member_fields", "seal_field", "provides", "peer_frames", "nic_groups" }
 local PARAM_FIELDS = { "name", "type", "default", "min", "max", "pow2", "values", "help" }
 
 local function is_ident(s)
@@ -93,6 +96,109 @@ local function is_string_list(v)
     if type(x) ~= "string" then return false end
   end
   return true
+end
+
+-- The cooperation declarations of registry entry e (read from r; params and header already
+-- checked): each must name the protocol's own fields and parameters, never another protocol.
+function M.coop(r, e, params, header, pc_set, err)
+  local own_field, own_param = {}, {}
+  for _, h in ipairs(header) do if type(h) == "table" then own_field[h[2] or ""] = h[1] end end
+  for _, p in ipairs(params) do if type(p) == "table" and p.name then own_param[p.name] = p end end
+  local function a_field(key, f)
+    if not own_field[f] then
+      err(r, key, "'" .. tostring(f) .. "' is not a header field of this protocol (header)", f)
+    end
+  end
+  if e.stats ~= nil then
+    if type(e.stats) ~= "table" or (next(e.stats) ~= nil and not util.is_list(e.stats)) then
+      err(r, "stats", "expected a list of { \"name\", \"help\" }, got " .. describe(e.stats))
+    else
+      for i, st in ipairs(e.stats) do
+        if type(st) ~= "table" or not is_ident(st[1]) or type(st[2]) ~= "string" then
+          err(r, "stats", string.format("item %d: expected { \"name\", \"help\" } with a C identifier", i))
+        end
+      end
+    end
+  end
+  if e.api ~= nil and (type(e.api) ~= "string" or not e.api:match("^[a-z][a-z0-9_]*%.h$")) then
+    err(r, "api", "expected the file name of a header in the protocol's folder (\"name.h\"), got "
+      .. describe(e.api))
+  end
+  if e.member_fields ~= nil then
+    if not is_string_list(e.member_fields) then
+      err(r, "member_fields", "expected a list of header field names, got " .. describe(e.member_fields))
+    else
+      for _, f in ipairs(e.member_fields) do a_field("member_fields", f) end
+    end
+  end
+  if e.seal_field ~= nil then
+    if type(e.seal_field) ~= "string" then
+      err(r, "seal_field", "expected a header field name, got " .. describe(e.seal_field))
+    else
+      a_field("seal_field", e.seal_field)
+      local seals = false
+      for _, pc in ipairs(is_string_list(e.pointcuts) and e.pointcuts or {}) do seals = seals or pc == "seal" end
+      if not seals and pc_set.seal then
+        err(r, "seal_field", "a protocol with a seal field implements the seal pointcut (pointcuts)")
+      end
+    end
+  end
+  if e.provides ~= nil and not (is_string_list(e.provides)) then
+    err(r, "provides", "expected a list of capability names, got " .. describe(e.provides))
+  end
+  for _, cap in ipairs(is_string_list(e.provides) and e.provides or {}) do
+    if not is_ident(cap) then err(r, "provides", "capability '" .. cap .. "' is not a C identifier", cap) end
+  end
+  if e.peer_frames ~= nil then
+    local pf = e.peer_frames
+    if type(pf) ~= "table" then
+      err(r, "peer_frames", "expected { ctrl = N, resend_window = \"C expr\", resend_extra = \"C expr\" }")
+    else
+      for _, k in ipairs(util.sorted_keys(pf)) do
+        if k ~= "ctrl" and k ~= "resend_window" and k ~= "resend_extra" then
+          err(r, "peer_frames", "unknown field '" .. tostring(k) .. "' (ctrl, resend_window, resend_extra)")
+        end
+      end
+      if pf.ctrl ~= nil and (math.type(pf.ctrl) ~= "integer" or pf.ctrl < 0) then
+        err(r, "peer_frames", "ctrl: expected a non-negative integer, got " .. describe(pf.ctrl))
+      end
+      for _, k in ipairs({ "resend_window", "resend_extra" }) do
+        if pf[k] ~= nil and type(pf[k]) ~= "string" then
+          err(r, "peer_frames", k .. ": expected a C expression in a string, got " .. describe(pf[k]))
+        end
+      end
+    end
+  end
+  if e.nic_groups ~= nil then
+    local g = e.nic_groups
+    if type(g) ~= "table" then
+      err(r, "nic_groups", "expected { entries = \"param\", replicate = { param = value }, "
+        .. "max_members = \"param\" }")
+    else
+      for _, k in ipairs(util.sorted_keys(g)) do
+        if k ~= "entries" and k ~= "replicate" and k ~= "max_members" then
+          err(r, "nic_groups", "unknown field '" .. tostring(k) .. "' (entries, replicate, max_members)")
+        end
+      end
+      for _, k in ipairs({ "entries", "max_members" }) do
+        local p = own_param[g[k] or ""]
+        if not p or p.type ~= "integer" then
+          err(r, "nic_groups", k .. ": '" .. tostring(g[k]) .. "' is not an integer parameter of this protocol")
+        end
+      end
+      if g.replicate ~= nil then
+        if type(g.replicate) ~= "table" then
+          err(r, "nic_groups", "replicate: expected { param = value }")
+        else
+          for _, k in ipairs(util.sorted_keys(g.replicate)) do
+            if not own_param[k] then
+              err(r, "nic_groups", "replicate: '" .. tostring(k) .. "' is not a parameter of this protocol")
+            end
+          end
+        end
+      end
+    end
+  end
 end
 
 -- Validate every registry entry; returns protocols by name (normalized) and diagnostics.
@@ -265,12 +371,16 @@ function M.registry(reg, pointcuts)
           .. "|\"uint64_t\", \"name\", \"help\" }", i))
       end
     end
+    M.coop(r, e, params, header, pc_set, err)
     if #diags == n0 then
       byname[e.name] = {
         name = e.name, order = e.order, implemented = e.implemented, help = e.help,
         order_why = e.order_why, params = params, header = header,
         pointcuts = e.pointcuts or {}, requires = e.requires or {},
         conflicts = conflicts, sources = e.sources or {},
+        stats = e.stats or {}, api = e.api, member_fields = e.member_fields or {},
+        seal_field = e.seal_field, provides = e.provides or {}, peer_frames = e.peer_frames,
+        nic_groups = e.nic_groups,
         file = r.file, src = r.src,
       }
     end

@@ -45,7 +45,20 @@ function M.args(pc)
 end
 
 M.RET_TYPE = { lc_verdict = "lc_verdict", int = "int", void = "void" }
-M.REF_VALUE = { lc_verdict = "LC_CONTINUE", int = "0", void = "((void)0)" }
+
+-- The neutral value of pointcut pc (its `neutral` column in framework/pointcuts.lua, the one
+-- place it is written): what a dummy returns and what LC_PC_REF_<name> stands for.
+function M.neutral(pc)
+  if pc.ret == "void" then
+    if pc.neutral ~= nil then error("pointcut " .. pc.name .. ": a void pointcut has no neutral value") end
+    return "((void)0)"
+  end
+  if type(pc.neutral) ~= "string" or pc.neutral == "" then
+    error("pointcut " .. pc.name .. ": framework/pointcuts.lua gives no neutral value for ret "
+      .. tostring(pc.ret))
+  end
+  return pc.neutral
+end
 
 -- Struct tags a list of pointcuts names in its signatures, sorted.
 function M.struct_tags(pcs)

@@ -32,8 +32,8 @@ local function composite(body, pc, order)
   end
   if #seq == 0 then void_params(body, pc) end
   if pc.combine == "verdict" or pc.combine == "verdict_reverse" or pc.combine == "status" then
-    local var, ctype, ok = "v", "lc_verdict", "LC_CONTINUE"
-    if pc.combine == "status" then var, ctype, ok = "rc", "int", "0" end
+    local var, ctype, ok = "v", "lc_verdict", common.neutral(pc)
+    if pc.combine == "status" then var, ctype = "rc", "int" end
     if pc.ret ~= (pc.combine == "status" and "int" or "lc_verdict") then
       error("pointcut " .. pc.name .. ": combine " .. pc.combine .. " does not fit ret " .. pc.ret)
     end
@@ -63,13 +63,24 @@ local function dummy(body, pc, p)
   body[#body + 1] = fn_head(pc, "lc_" .. p.name .. "_" .. pc.name)
   body[#body + 1] = "{"
   void_params(body, pc)
-  if pc.ret ~= "void" then body[#body + 1] = "\treturn " .. common.REF_VALUE[pc.ret] .. ";" end
+  if pc.ret ~= "void" then body[#body + 1] = "\treturn " .. common.neutral(pc) .. ";" end
   body[#body + 1] = "}"
   body[#body + 1] = ""
 end
 
--- side: "host" or "nic".
+-- Per side: the protocol file that holds its hooks, the headers the composite needs, its purpose.
+M.SIDES = {
+  host = { hooks = "hooks.h", includes = { "lc_proto.h" },
+    purpose = "The composite protocol at the host pipeline's pointcuts." },
+  nic = { hooks = "nic_hooks.h", includes = { "lc_frame_hdr.h" },
+    purpose = "The composite protocol at the MCP's pointcuts (NIC side)." },
+  launcher = { hooks = "launcher_hooks.h", includes = {},
+    purpose = "The composite protocol at the launcher's pointcuts (before the nodes start)." },
+}
+
+-- side: a key of M.SIDES.
 function M.emit(m, protos, pointcuts, side)
+  local sd = M.SIDES[side]
   local pcs = {}
   for _, pc in ipairs(pointcuts) do
     if pc.side == side then pcs[#pcs + 1] = pc end
@@ -80,24 +91,25 @@ function M.emit(m, protos, pointcuts, side)
     active[p.name] = {}
     for _, pc in ipairs(p.proto.pointcuts) do active[p.name][pc] = true end
   end
-  local body = { "#include <stdint.h>", "", "#include \"lc_verdict.h\"" }
-  if side == "host" then
-    body[#body + 1] = "#include \"lc_proto.h\""
-  else
-    body[#body + 1] = "#include \"lc_frame_hdr.h\""
-  end
+  local body = { "#include <stddef.h>", "#include <stdint.h>", "", "#include \"lc_verdict.h\"" }
+  for _, h in ipairs(sd.includes) do body[#body + 1] = "#include \"" .. h .. "\"" end
   body[#body + 1] = ""
   for _, tag in ipairs(common.struct_tags(pcs)) do
     body[#body + 1] = "struct " .. tag .. ";"
   end
   body[#body + 1] = ""
-  local hooks_file = side == "host" and "hooks.h" or "nic_hooks.h"
+  -- a hook may call a composite (e.g. the MCP's replication seals each copy): declared first
+  if #pcs > 0 then
+    body[#body + 1] = "/* The composite pointcuts, defined below: a hook may call one of another side's or its own. */"
+    for _, pc in ipairs(pcs) do body[#body + 1] = fn_head(pc, "lc_pc_" .. pc.name) .. ";" end
+    body[#body + 1] = ""
+  end
   local any = false
   for _, p in ipairs(m.protocols) do
     local uses = side == "host"
     for _, pc in ipairs(pcs) do uses = uses or active[p.name][pc.name] end
     if uses then
-      body[#body + 1] = "#include \"" .. p.name .. "/" .. hooks_file .. "\""
+      body[#body + 1] = "#include \"" .. p.name .. "/" .. sd.hooks .. "\""
       any = true
     end
   end
@@ -117,12 +129,9 @@ function M.emit(m, protos, pointcuts, side)
 
   body[#body + 1] = "/* Each pointcut's value with every call compiled out (LC_ZEROCOST_REFERENCE). */"
   for _, pc in ipairs(pcs) do
-    body[#body + 1] = "#define LC_PC_REF_" .. pc.name .. " " .. common.REF_VALUE[pc.ret]
+    body[#body + 1] = "#define LC_PC_REF_" .. pc.name .. " " .. common.neutral(pc)
   end
-  local file = side == "host" and "lc_composite_host.h" or "lc_composite_nic.h"
-  local purpose = side == "host" and "The composite protocol at the host pipeline's pointcuts."
-    or "The composite protocol at the MCP's pointcuts (NIC side)."
-  return common.header(m, file, purpose, body)
+  return common.header(m, "lc_composite_" .. side .. ".h", sd.purpose, body)
 end
 
 return M

@@ -27,13 +27,19 @@ function M.macros(m, schema, protos)
   local stamp
   for _, l in ipairs(m.sram) do
     def("LC_NIC_OFF_" .. l.name:upper(), tostring(l.offset), "SRAM offset of " .. l.name)
-    if l.name == "mc_stamp" then stamp = l end
+    if l.name == "stamp" then stamp = l end
   end
   if not stamp then
-    def("LC_NIC_OFF_MC_STAMP", "0", "SRAM offset of mc_stamp (0: no multicast stamp tables)")
+    def("LC_NIC_OFF_STAMP", "0", "SRAM offset of stamp (0: no stamp tables)")
   end
-  def("LC_NIC_MC_STAMP_BYTES", tostring(stamp and stamp.elem or 0),
-    "bytes of one multicast stamp table (one per Send Ring slot; 0: none)")
+  def("LC_NIC_STAMP_BYTES", tostring(stamp and stamp.elem or 0),
+    "bytes of one stamp table of a replicated frame (one per Send Ring slot; 0: none; lc_coop.h)")
+  def("LC_STAMPED", m.stamp and "1" or "0",
+    "1: frames the NIC replicates carry a per-member stamp table (lc_coop.h)")
+  def("LC_STAMP_MAX_MEMBERS", tostring(m.stamp and m.stamp.max_members or 0),
+    "members (the sender aside) one stamp table holds")
+  def("LC_NIC_GROUP_ENTRIES", tostring(m.group_entries),
+    "entries of the group table in the job segment (registry nic_groups; 0: none)")
   def("LC_NIC_SRAM_USED_BYTES", tostring(m.sram_used), "SRAM bytes the layout takes")
   def("LC_HOST_STAGING_SLOTS", tostring(m.staging_slots), "host staging slots (power of two)")
   def("LC_FRAME_HDR_BYTES", tostring(m.hdr_bytes), "sizeof(struct lc_frame_hdr)")

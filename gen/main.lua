@@ -174,6 +174,13 @@ if opts.print then
     v = m.name
   elseif key == "fingerprint" then
     v = string.format("0x%016x", m.fingerprint)
+  elseif key == "api" then
+    -- the public headers to install beside comm.h (registry api), as paths under protocols/
+    local s = {}
+    for _, p in ipairs(m.protocols) do
+      if p.proto.api then s[#s + 1] = p.name .. "/" .. p.proto.api end
+    end
+    v = table.concat(s, " ")
   elseif key == "sources" then
     local s = {}
     for _, p in ipairs(m.protocols) do
@@ -210,6 +217,11 @@ if opts.out then
   outputs[#outputs + 1] = { "lc_proto_state.h", require("emit_proto_state").emit(m) }
   outputs[#outputs + 1] = { "lc_composite_host.h", ec.emit(m, protos, pointcuts, "host") }
   outputs[#outputs + 1] = { "lc_composite_nic.h", ec.emit(m, protos, pointcuts, "nic") }
+  outputs[#outputs + 1] = { "lc_composite_launcher.h", ec.emit(m, protos, pointcuts, "launcher") }
+  local coop = require("emit_coop")
+  outputs[#outputs + 1] = { "lc_coop.h", coop.emit_coop(m, protos) }
+  outputs[#outputs + 1] = { "lc_proto_stats.h", coop.emit_stats(m, protos) }
+  outputs[#outputs + 1] = { "lc_proto_api.h", coop.emit_api(m) }
   for _, o in ipairs(outputs) do o[1] = opts.out .. "/" .. o[1] end
 end
 if opts.json then

@@ -25,29 +25,48 @@ local function sram_buffers(c)
   }
 end
 
--- Bytes of one multicast stamp table (protocols/multicast/stamp.h): a 16-byte head, then one
--- 16-byte stamp per member (member, credit, seq, ack).
-M.MC_STAMP_HEAD_BYTES = 16
-M.MC_STAMP_MEMBER_BYTES = 16
+-- Stamp tables (registry member_fields, seal_field, nic_groups.replicate; docs/internals.md "How
+-- protocols cooperate"): a frame the NIC replicates to the members of a group leaves the host
+-- once, but each member's copy needs its own values of the header fields the active protocols
+-- declare per member (member_fields), and its seal fields computed again.  So, when an active
+-- protocol has the NIC replicate its groups and some active protocol declares such fields, the
+-- host writes with each such frame a table in NIC SRAM -- one per Send Ring slot: a 16-byte
+-- head, then one stamp per member (the member's node id, then the member fields) -- and the MCP
+-- stamps each copy from it (lc_coop.h: struct lc_stamp, lc_stamp_apply).
+M.STAMP_HEAD_BYTES = 16
 
--- Protocols whose header fields differ per member of a group (protocols/multicast/stamp.h).
-local PER_MEMBER = { checksum = true, reliability = true, flow_control = true }
-
--- Buffers after the baseline ones that an active protocol needs: multicast in nic mode, composed
--- with a protocol of PER_MEMBER, keeps one per-member stamp table per Send Ring slot (the host
--- fills it, the MCP stamps each copy).
-local function proto_buffers(c)
-  local out, stamped = {}, false
+-- The active protocol whose nic_groups.replicate matches its parameters (nil if none).
+local function replicator(c)
   for _, a in ipairs(c.active or {}) do
-    if PER_MEMBER[a.proto.name] then stamped = true end
-  end
-  for _, a in ipairs(c.active or {}) do
-    if a.proto.name == "multicast" and a.params.mode == "nic" and stamped then
-      out[#out + 1] = { name = "mc_stamp", count = c["nic.send_ring"],
-        elem = M.MC_STAMP_HEAD_BYTES + M.MC_STAMP_MEMBER_BYTES * a.params.max_members }
+    local g = a.proto.nic_groups
+    if g and g.replicate then
+      local all = true
+      for k, v in pairs(g.replicate) do all = all and a.params[k] == v end
+      if all then return a end
     end
   end
-  return out
+  return nil
+end
+
+-- The stamp of one member: { fields = { { ctype, cname, size, offset } }, bytes, max_members },
+-- or nil when no table is needed.
+local function stamp_layout(c, hdr_by_name)
+  local rep = replicator(c)
+  if not rep then return nil end
+  local fields, off, align, sealed = {}, 2, 2, false
+  for _, a in ipairs(c.active or {}) do
+    sealed = sealed or a.proto.seal_field ~= nil
+    for _, f in ipairs(a.proto.member_fields or {}) do
+      local h = hdr_by_name[a.proto.name .. "_" .. f]
+      off = util.align(off, h.size)
+      fields[#fields + 1] = { ctype = h.ctype, cname = h.name, size = h.size, offset = off }
+      off = off + h.size
+      if h.size > align then align = h.size end
+    end
+  end
+  if #fields == 0 and not sealed then return nil end
+  return { fields = fields, bytes = util.align(off, align),
+    max_members = rep.params[rep.proto.nic_groups.max_members] }
 end
 
 local function floor_pow2(n)
@@ -120,7 +139,27 @@ function M.build(c, frame, protos, name)
   local layout = { { name = "ctrl", offset = 0, bytes = M.CTRL_BYTES } }
   local pos = M.CTRL_BYTES
   local bufs = sram_buffers(c)
-  for _, b in ipairs(proto_buffers(c)) do bufs[#bufs + 1] = b end
+  local by_name = {}
+  for _, f in ipairs(fields) do by_name[f.name] = f end
+  m.stamp = stamp_layout(c, by_name)
+  if m.stamp then
+    bufs[#bufs + 1] = { name = "stamp", count = c["nic.send_ring"],
+      elem = M.STAMP_HEAD_BYTES + m.stamp.bytes * m.stamp.max_members }
+  end
+  -- the group table in the job segment: entries of the one protocol that declares nic_groups
+  m.group_entries = 0
+  for _, a in ipairs(c.active) do
+    local g = a.proto.nic_groups
+    if g then
+      if m.group_owner then
+        diags[#diags + 1] = parse.diag(a.proto.file, parse.find_line(a.proto.src, "nic_groups"),
+          "nic_groups", string.format("protocols '%s' and '%s' both declare the NIC's group table",
+            m.group_owner, a.proto.name))
+      end
+      m.group_owner = a.proto.name
+      m.group_entries = a.params[g.entries]
+    end
+  end
   for _, b in ipairs(bufs) do
     pos = util.align(pos, M.SRAM_ALIGN)
     local bytes = b.count * b.elem

@@ -12,7 +12,7 @@
 
 /*
  * Per-link state, private to the sending NIC's MCP.  The decision is per
- * link, not per Send Ring slot: a multicast frame (nic/mcast.c) is one slot
+ * link, not per Send Ring slot: a group frame (nic/mcast.c) is one slot
  * put on several links, and each copy draws its own faults on its own link.
  */
 struct lc_fault_link {

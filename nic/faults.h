@@ -14,7 +14,7 @@
  * e.g. "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,delay_us=50,seed=7".
  *
  * Faults are drawn by the SENDING NIC's MCP, per link (src, dst) -- a
- * multicast copy made by the NIC included (lc_net_put) -- from a
+ * group frame copy made by the NIC included (lc_net_put) -- from a
  * xoshiro256** generator seeded with splitmix64(seed, src, dst).  Every frame
  * that reaches the link draws the same five numbers whatever happens to it,
  * so a given frame sequence on a link sees the same faults for a seed.
@@ -82,7 +82,7 @@ int lc_seg_read_faults(const char *name, uint32_t node, uint64_t *out, size_t ca
 int lc_faults_attach(struct lc_nic *nic);
 void lc_faults_detach(struct lc_nic *nic);
 /*
- * lc_net_put (Net-Send's frame and each multicast copy), before the copy of
+ * lc_net_put (Net-Send's frame and each group frame copy), before the copy of
  * the frame at the Send Ring's tail to dst; the decision is drawn per link:
  * 0 go on;  1 the frame is gone (dropped or held back): retire the slot;
  * -1 not yet (delayed): try again on a later step.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* NIC-side multicast: the group table in the job segment and replication of group frames at nic_tx. */
+/* NIC groups: the group table in the job segment and replication of group frames at nic_tx. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +19,7 @@
  * state (AG1) before they read members.  Joins and leaves are fetch_or /
  * fetch_and with release (RG2) -> snapshots load members with acquire (AG2).
  *
- * Replication (the MCP, driven by the multicast protocol's nic_tx hook):
+ * Replication (the MCP, driven by the nic_tx hook of the protocol that declares the group table):
  * the host names the members of each group frame in the frame's stamp
  * table (lc_nic_tx_stamp; it snapshots the group at a message's first frame
  * so that every frame of one message goes to the same members: a node that
@@ -185,20 +185,20 @@ void *lc_nic_tx_stamp(struct lc_nic *nic)
 {
 	uint32_t head = atomic_load_explicit(&nic->ctrl->send_head.v, memory_order_relaxed);
 
-	if (!nic->g.off_mc_stamp)
+	if (!nic->g.off_stamp)
 		return NULL;
-	return nic->sram + nic->g.off_mc_stamp +
-	       (size_t)(head & (nic->g.send_ring - 1)) * LC_NIC_MC_STAMP_BYTES;
+	return nic->sram + nic->g.off_stamp +
+	       (size_t)(head & (nic->g.send_ring - 1)) * LC_NIC_STAMP_BYTES;
 }
 
 const void *lc_nic_mcast_stamp(const struct lc_nic *nic)
 {
 	uint32_t tail = atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_relaxed);
 
-	if (!nic->g.off_mc_stamp)
+	if (!nic->g.off_stamp)
 		return NULL;
-	return nic->sram + nic->g.off_mc_stamp +
-	       (size_t)(tail & (nic->g.send_ring - 1)) * LC_NIC_MC_STAMP_BYTES;
+	return nic->sram + nic->g.off_stamp +
+	       (size_t)(tail & (nic->g.send_ring - 1)) * LC_NIC_STAMP_BYTES;
 }
 
 void lc_nic_mcast_start(struct lc_nic *nic, const struct lc_frame_hdr *hdr,

@@ -61,8 +61,8 @@ enum lc_nic_stat {
 	X(uint32_t, off_rx_fifo, LC_NIC_OFF_RX_FIFO, 1, "SRAM offset: Rx FIFO")                   \
 	X(uint32_t, off_recv_len, LC_NIC_OFF_RECV_LEN, 1,                                           \
 	  "SRAM offset: recv_ring x uint32_t, the wire byte count of each Receive Ring slot")       \
-	X(uint32_t, off_mc_stamp, LC_NIC_OFF_MC_STAMP, 1,                                           \
-	  "SRAM offset: send_ring multicast stamp tables (nic mode), 0: none (lc_nic_tx_stamp)")    \
+	X(uint32_t, off_stamp, LC_NIC_OFF_STAMP, 1,                                                 \
+	  "SRAM offset: send_ring stamp tables of replicated frames, 0: none (lc_nic_tx_stamp)")     \
 	X(uint32_t, staging_slots, LC_HOST_STAGING_SLOTS, 1,                                        \
 	  "host staging buffer: slots of slot_bytes, power of two")                                 \
 	X(uint32_t, switch_ports, LC_NET_SWITCH_PORTS, 1, "ports of one crossbar switch")         \
@@ -70,8 +70,8 @@ enum lc_nic_stat {
 	  "the backpressure time limit (a frame at a stopped node's full Receive Ring)")            \
 	X(uint64_t, fingerprint, LC_CONFIG_FINGERPRINT, 1, "of the resolved config")              \
 	X(int, mcp_thread, LC_NIC_MCP_THREAD, 0, "0: MCP stepped inline by lc_nic_step(); 1: own thread") \
-	X(uint32_t, groups, LC_GEOM_GROUPS, 1,                                                      \
-	  "multicast group table entries in the segment (0: none)")
+	X(uint32_t, groups, LC_NIC_GROUP_ENTRIES, 1,                                                \
+	  "group table entries in the segment (0: none)")
 
 struct lc_nic_geom {
 #define LC_X_FIELD(type, name, ...) type name;
@@ -161,7 +161,7 @@ struct lc_frame_hdr *lc_nic_rx_peek(struct lc_nic *nic);
 void lc_nic_rx_release(struct lc_nic *nic);
 
 /*
- * ---- multicast groups (nic/mcast.c) ----
+ * ---- groups and replication (nic/mcast.c) ----
  *
  * The group table lives in the job segment (geometry field `groups`
  * entries), so every NIC and host of the job sees each join and leave.
@@ -170,14 +170,15 @@ void lc_nic_rx_release(struct lc_nic *nic);
  * bitmap with acquire loads.  Group ids are 0 .. groups-1; id `groups`
  * names the whole job (LC_NIC_GROUP_WORLD(nic)), it needs no entry.
  * A frame whose dst is LC_NIC_GROUP_DST(gid) is a group frame: the MCP
- * (nic_tx hook of the multicast protocol) sends one copy to every member
- * but the sender, with dst = member and LC_FF_GROUP set.
+ * (driven by the nic_tx hook of the protocol that declares the group table,
+ * registry nic_groups) sends one copy to every member but the sender, with
+ * dst = member and LC_FF_GROUP set.
  */
 #define LC_NIC_GROUP_WORDS (LC_MAX_NODES / 64)
 #define LC_NIC_GROUP_DST(gid) (LC_MAX_NODES + (uint32_t)(gid))
 #define LC_NIC_GROUP_WORLD(nic) (lc_nic_groups(nic))
 
-/* Entries of the group table (0 when the config has no multicast). */
+/* Entries of the group table (0 when no composed protocol declares one). */
 uint32_t lc_nic_groups(const struct lc_nic *nic);
 /*
  * Take a free entry and make it the group of members[0..n-1] (each < nodes,
@@ -209,11 +210,10 @@ int lc_nic_group_members(const struct lc_nic *nic, uint32_t gid, uint64_t out[LC
 int lc_nic_mcast_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t gid);
 
 /*
- * Stamp tables (multicast nic mode): one table of LC_NIC_MC_STAMP_BYTES per
- * Send Ring slot, in SRAM at off_mc_stamp.  The NIC gives the table of a slot
- * to whoever fills or reads it; its content is the multicast protocol's
- * (protocols/multicast/stamp.h: per member, the fields the MCP writes into
- * that member's copy).  Ordering: the host writes the table before the
+ * Stamp tables (LC_STAMPED): one table of LC_NIC_STAMP_BYTES per Send Ring
+ * slot, in SRAM at off_stamp.  The NIC gives the table of a slot to whoever
+ * fills or reads it; its content is generated (lc_coop.h, struct lc_stamps:
+ * per member, the fields the MCP writes into that member's copy).  Ordering: the host writes the table before the
  * frame's doorbell, so the doorbell's release (R2 -> A2) publishes it with
  * the frame; the table is reused only after send_tail passed the slot (R1 -> A1).
  */

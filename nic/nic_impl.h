@@ -217,7 +217,7 @@ struct lc_seg_node_layout {
 };
 
 /*
- * One multicast group (nic/mcast.c), after the switch ports.  state: 0 free,
+ * One group (nic/mcast.c), after the switch ports.  state: 0 free,
  * 1 in use; taken with a CAS (acq_rel), members written after it.  members:
  * fetch_or / fetch_and release -> snapshot acquire in lc_nic_group_members.
  */
@@ -286,7 +286,7 @@ struct lc_nic {
 	alignas(LC_LINE) int tx_pc_done;
 	struct lc_nic_stall tx_stall;       /* the frame at send_tail waits for room at its destination */
 	int rx_waiting;                     /* Net-Recv waits for Rx DMA / Rx FIFO / staging room */
-	/* MCP: multicast replication of the group frame at send_tail (nic/mcast.c) */
+	/* MCP: replication of the group frame at send_tail (nic/mcast.c) */
 	uint64_t mc_msg[LC_MAX_NODES / 64]; /* members of the message in flight (snapshot at its first frame) */
 	uint64_t mc_left[LC_MAX_NODES / 64];/* members still to get the current frame */
 	int mc_busy;                        /* mc_left is set for the frame at send_tail */
@@ -357,7 +357,7 @@ LC_NIC_FUNC int lc_net_room(struct lc_nic *nic, uint32_t dst, uint32_t *rh);
 /*
  * Put the frame at hdr (hdr_bytes + hdr->len, dst already < nodes and alive)
  * on the link to dst, the one path of every frame this MCP sends: Net-Send's
- * unicast frame and each multicast copy (nic/mcast.c, hdr->dst = dst set by
+ * unicast frame and each group frame copy (nic/mcast.c, hdr->dst = dst set by
  * the caller).  The per-link fault injector (faults.h) runs here, so every
  * copy draws its own faults and is counted on its own link.  Returns
  * LC_NET_PUT_SENT (in dst's Receive Ring, or gone: dropped or held back by

@@ -67,9 +67,9 @@ int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen)
 	}                                                                                          \
 	end = (uint64_t)(off) + (uint64_t)(count) * (size);
 	LC_GEOM_BUFFERS(LC_X_CHECK)
-	/* the multicast stamp tables (nic.h): optional, last, LC_NIC_MC_STAMP_BYTES each */
-	if (g->off_mc_stamp) {
-		LC_X_CHECK("mc stamp", g->send_ring, LC_NIC_MC_STAMP_BYTES, g->off_mc_stamp)
+	/* the stamp tables of replicated frames (nic.h): optional, last, LC_NIC_STAMP_BYTES each */
+	if (g->off_stamp) {
+		LC_X_CHECK("stamp", g->send_ring, LC_NIC_STAMP_BYTES, g->off_stamp)
 	}
 #undef LC_X_CHECK
 #undef LC_GEOM_BUFFERS
@@ -120,7 +120,7 @@ void lc_seg_layout(const struct lc_nic_geom *g, struct lc_seg_node_layout *nl,
 	nl->bytes = align_up(o, 4096);
 	*off_nodes = align_up(sizeof(struct lc_seg_hdr), 4096);
 	*off_net = *off_nodes + nl->bytes * g->nodes;
-	/* the multicast group table (nic/mcast.c) follows the ports; none without multicast */
+	/* the group table (nic/mcast.c) follows the ports; none when no protocol declares one */
 	*total = *off_net + (uint64_t)lc_net_ports(g) * sizeof(struct lc_net_port) +
 		 (uint64_t)g->groups * sizeof(struct lc_nic_group);
 }

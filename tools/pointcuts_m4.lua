@@ -19,8 +19,6 @@ if not ok or type(pcs) ~= "table" then
   os.exit(1)
 end
 
-local NEUTRAL = { lc_verdict = "LC_CONTINUE", int = "0", void = "" }
-
 local function q(s)
   assert(not s:find("[[", 1, true) and not s:find("]]", 1, true), "m4 quote in " .. s)
   return "[[" .. s .. "]]"
@@ -50,14 +48,17 @@ for _, pc in ipairs(pcs) do
     unused[#unused + 1] = "(void)" .. name .. ";"
     zargs[#zargs + 1] = ty:find("*", 1, true) and "NULL" or "0"
   end
-  assert(NEUTRAL[pc.ret], "unknown return type " .. tostring(pc.ret))
+  -- the neutral value is the table's own column (void: none)
+  local neutral = pc.ret == "void" and "" or pc.neutral
+  assert(type(neutral) == "string" and (pc.ret == "void") == (neutral == ""),
+    "pointcut " .. tostring(pc.name) .. ": no neutral value for ret " .. tostring(pc.ret))
   if pc.side == "host" then
     host[#host + 1] = '"' .. pc.name .. '"'
     items[#items + 1] = "LC_PC_ITEM(" .. table.concat({ q(pc.name), q(pc.ret), q(pc.combine),
       q(table.concat(decl, ", ")), q(table.concat(unused, "\n\t")),
-      q(NEUTRAL[pc.ret] == "" and "" or ("return " .. NEUTRAL[pc.ret] .. ";")), q(wrap(pc.help)),
-      q(table.concat(zargs, ", ")), q(NEUTRAL[pc.ret]) }, ", ") .. ")"
-  else
+      q(neutral == "" and "" or ("return " .. neutral .. ";")), q(wrap(pc.help)),
+      q(table.concat(zargs, ", ")), q(neutral) }, ", ") .. ")"
+  elseif pc.side == "nic" then
     nic[#nic + 1] = pc.name
   end
 end

@@ -13,7 +13,9 @@
  *   send_frame  computes the CRC once the header is filled and stores it;
  *   recv_frame  recomputes it; on a mismatch (or a length above LC_MTU, which
  *               could not be read safely) counts node->proto.checksum.bad and
- *               returns LC_DROP, so the pipeline discards the frame.
+ *               returns LC_DROP, so the pipeline discards the frame;
+ *   seal        (nic_hooks.h) the same CRC over a frame whose payload follows
+ *               its header: each stamped copy of a replicated frame.
  * The CRC is computed with the crc field as 0 over the header's bytes as they
  * are in memory (padding included): the receiver sees the same bytes.  Every
  * header field a protocol sets after this hook would be outside the CRC, so

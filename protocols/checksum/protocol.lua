@@ -5,8 +5,8 @@ return {
   order = 10,
   implemented = true,
   help = "CRC32C in every frame header; a frame whose CRC does not match is dropped on receive",
-  order_why = "first, so that every later protocol sees only intact frames: reliability must "
-    .. "not acknowledge, and flow control must not count, a damaged frame",
+  order_why = "first, so that every later protocol sees only intact frames (none acknowledges "
+    .. "or counts a damaged one); its seal runs last, over every other field",
   params = {
     { name = "cover", type = "string", default = "frame", values = { "header", "frame" },
       help = "what the CRC32C covers: \"header\" (the frame header only, cheap, payload "
@@ -15,7 +15,9 @@ return {
   header = {
     { "uint32_t", "crc", "CRC32C of the header (with this field 0) and, with cover = \"frame\", the payload" },
   },
-  pointcuts = { "send_frame", "recv_frame" },
+  pointcuts = { "send_frame", "recv_frame", "seal" },
+  -- the CRC of each copy of a replicated frame is computed again by the MCP (lc_pc_seal)
+  seal_field = "crc",
   requires = {},
   conflicts = {},
   sources = {},

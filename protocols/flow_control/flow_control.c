@@ -4,7 +4,8 @@
 
 #include "lc_config.h"
 #include "node.h"
-#include "flow_control/hooks.h"
+/* the composite: LC_FC_RESERVE uses the macros the other composed protocols declare (lc_coop.h) */
+#include "lc_composite_host.h"
 
 int lc_flow_control_check(uint32_t nodes, uint32_t credits)
 {
@@ -34,7 +35,7 @@ static int lc_fc_send(struct lc_node *node, uint32_t peer, enum lc_fc_kind kind)
 }
 
 /*
- * Without reliability, a probe from peer says it sent `sent` data frames to
+ * Without exactly_once (LC_PC_EXACTLY_ONCE), a probe from peer says it sent `sent` data frames to
  * us; every one of them is ahead of the probe (links keep order), so what was
  * not counted is lost and what was counted beyond it was counted twice
  * (hooks.h, RESYNC).  Take the peer's count.
@@ -48,7 +49,7 @@ void lc_flow_control_resync(struct lc_node *node, uint32_t peer, uint32_t sent)
 	/*
 	 * The sender has at most `credits` frames beyond what it heard from us,
 	 * and we count at most one extra per duplicate of those: a count
-	 * farther off is a probe damaged on the way (no checksum composed).
+	 * farther off is a probe damaged on the way (no protocol checks frames).
 	 */
 	if (gap > (int32_t)st->credits || gap < -2 * (int32_t)st->credits) {
 		st->stale++;
@@ -78,7 +79,7 @@ void lc_flow_control_resync(struct lc_node *node, uint32_t peer, uint32_t sent)
 static int lc_fc_stopped_too_long(struct lc_node *node, struct lc_flow_control_peer *p, uint32_t peer,
 				  uint64_t now_ns)
 {
-	if (!lc_nic_peer_stopped(node->nic, peer)) {
+	if (!lc_proto_peer_stopped(node, peer)) {
 		p->stopped_at = 0;
 		return 0;
 	}
@@ -98,7 +99,7 @@ static int lc_fc_stopped_too_long(struct lc_node *node, struct lc_flow_control_p
  * most once per probe_gap (LC_FC_PROBE_US, doubled up to LC_FC_PROBE_MAX_US
  * while unanswered; recv_frame restarts the clock when credits come back).
  * A frame that cannot go now (Send Ring full, or a protocol below says
- * RETRY, e.g. reliability for a peer it gave up on) is left for the next
+ * RETRY, e.g. for a peer it gave up on) is left for the next
  * poll and the pass goes on: one peer must never hold up the others.
  */
 void lc_flow_control_poll_slow(struct lc_node *node, uint64_t now_ns)

@@ -25,6 +25,10 @@
  *               process stays stopped (SIGSTOP) for backpressure_timeout_us
  *               while we wait for its credits fails the sends to it
  *               (LC_ERR_PEER_DEAD), as the link drops at a stopped node.
+ * It knows the other composed protocols only through the generated
+ * lc_coop.h: LC_PC_EXACTLY_ONCE (a protocol below delivers each frame once
+ * and in order), LC_PC_PEER_* (the frames per peer they add to a ring), the
+ * stamp table of replicated frames (lc_proto_stamps, LC_STAMPED).
  *
  * THE CREDIT RULE.  Per ordered pair (sender S, receiver R), all uint32_t
  * free-running:  sent    data frames S injected to R,
@@ -59,33 +63,33 @@
  *     `threshold` frames S has not heard of, and S cannot have more than
  *     `credits` such frames, so at most 2 are in flight: 2 slots;
  *   - one credit probe from a blocked sender and its answer (2 slots);
- *   - with reliability: 2 slots for reliability's own explicit acks, which it
- *     sends cumulative and coalesced (at most 2 unprocessed per peer);
- *   - with reliability, its retransmissions: LC_FC_RESEND_ROOM (below).
+ *   - the control frames of the other composed protocols (e.g. explicit
+ *     acks, sent cumulative and coalesced): LC_PC_PEER_CTRL_FRAMES;
+ *   - retransmissions by a protocol below: LC_FC_RESEND_ROOM (below).
  * Data frames carry their credit field at no cost.
  *
- * LOSS, DUPLICATES, RETRANSMISSIONS (with reliability; flow_control runs
- * after it on receive, composition order 30 > 20).  recv_frame counts a data
- * frame only when every protocol below accepted it: reliability passes each
- * frame exactly once and in order, so a duplicate or damaged copy never
- * counts.  A data frame lost in the network is never drained, but it stays
- * counted in `sent` only until reliability's retransmission is accepted,
- * which counts it then: sent and drained converge, no credit leaks.  A
- * retransmission is not a new frame: it needs no credit and after_send does
- * not count it (it carries a reliability sequence number below rseq_next);
- * reliability re-posts its kept copy without calling send_frame.
+ * LOSS, DUPLICATES, RETRANSMISSIONS (with a protocol below that provides
+ * exactly_once, LC_PC_EXACTLY_ONCE; flow_control runs after it on receive).
+ * recv_frame counts a data frame only when every protocol below accepted it:
+ * such a protocol passes each frame exactly once and in order, so a
+ * duplicate or damaged copy never counts.  A data frame lost in the network
+ * is never drained, but it stays counted in `sent` only until its
+ * retransmission is accepted, which counts it then: sent and drained
+ * converge, no credit leaks.  A retransmission is not a new frame: it needs
+ * no credit, and the pipeline re-posts a kept copy without send_frame or
+ * after_send (lc_proto_resend), so it is never counted here.
  * But a retransmission still takes a slot of R's Receive Ring when the frame
  * it repeats was not lost, only not yet drained (R sleeps): the credit rule
- * cannot see it, since R's drained count takes each sequence number once.
- * So the reserve bounds retransmissions instead, and reliability keeps them
- * in that bound (reliability/hooks.h, SILENCE): a timeout sends the window
- * again only when a frame came from R since the last timeout go-back; while
- * R stays silent it sends only the oldest frame, at most
- * LC_RELIABILITY_SILENT_RESENDS times before R is given up.  The frames of a
- * go-back are the unacknowledged ones, at most min(window, credits + 4)
- * (credits data frames plus our sequenced credit frames and probe), so R
- * holds per sender at most credits + 6 control + LC_FC_RESEND_ROOM
- *     = min(window, credits + 4) + LC_RELIABILITY_SILENT_RESENDS.
+ * cannot see it, since R's drained count takes each frame once.  So the
+ * reserve bounds retransmissions instead, by what the retransmitting
+ * protocol declares (registry peer_frames): one round sends again at most
+ * its window of unacknowledged frames (LC_PC_PEER_RESEND_WINDOW), and while
+ * R stays silent at most LC_PC_PEER_RESEND_EXTRA single frames.  The frames
+ * of a round are unacknowledged ones, at most credits + 4 here (credits data
+ * frames plus our sequenced credit frames and probe), so R holds per sender
+ * at most credits + 4 + LC_PC_PEER_CTRL_FRAMES + LC_FC_RESEND_ROOM with
+ *     LC_FC_RESEND_ROOM = min(LC_PC_PEER_RESEND_WINDOW, credits + 4)
+ *                         + LC_PC_PEER_RESEND_EXTRA.
  * A fast retransmit (gap ack) adds nothing: R sent the gap ack after it took
  * the frames beyond the gap out of its ring (and dropped them).  Known limit:
  * a receiver that wakes, acks part of a window and sleeps again before its
@@ -99,11 +103,11 @@
  * LC_FC_PROBE_MAX_US while unanswered, and R answers each probe with an
  * explicit credit frame.
  *
- * RESYNC WITHOUT RELIABILITY.  A data frame lost in the network (dropped,
- * or damaged and dropped by the NIC, the host or checksum) is a lost message
+ * RESYNC WITHOUT EXACTLY_ONCE.  A data frame lost in the network (dropped,
+ * or damaged and dropped by the NIC, the host or a protocol) is a lost message
  * for the application, as in the baseline; but it is never drained, so its
  * credit would never return and S, blocked, would wait forever.  And a
- * duplicated frame is drained twice.  So without reliability the probe
+ * duplicated frame is drained twice.  So without exactly_once the probe
  * carries S's `sent` and R resynchronises on it (lc_flow_control_resync):
  * links keep order (no reorder fault), so when the probe arrives every data
  * frame S sent before it has arrived and was counted, or never will: R sets
@@ -119,30 +123,30 @@
  * flow control is only the first guard; a frame that finds R's Receive Ring
  * full waits in S's NIC (Net-Send stalls) and, after backpressure_timeout_us,
  * is dropped and counted (bp_drops): a lost message, never an overwritten
- * slot.  With reliability, retransmissions repair every loss and drained
+ * slot.  With exactly_once, retransmissions repair every loss and drained
  * counts each frame once, so the probe only asks for the credit frame.
  *
  * ORDER.  send_frame runs in reverse composition order (lc_proto.h): this
- * hook sees the frame before reliability gives it a sequence number and
- * before checksum seals the header, so its RETRY commits nothing below, and
- * its header field is inside the CRC.  The pipeline's send queue is a FIFO
+ * hook sees the frame before the protocols below number and seal it, so its
+ * RETRY commits nothing below, and its header field is inside their seals.  The pipeline's send queue is a FIFO
  * and a RETRY stops lc_tx_push at that request, so frames and messages keep
  * their order; the wait is driven by progress calls (which yield after a run
  * of idle rounds), never by a spin inside this protocol.
  *
- * GROUP FRAMES (multicast nic mode, multicast/stamp.h: dst is a group id, the
- * MCP replicates the frame).  send_frame needs a credit at EVERY member the
- * stamp table names (RETRY otherwise, the member blocked and probed as for
- * a unicast frame) and stamps each member's `drained` counter; after_send
- * counts the frame as sent to each member (and its reliability seq, so a
- * later retransmission of the member's copy is recognised as one).  At the
- * member the copy is an ordinary data frame of the root: it is drained and
- * returns its credit like any other.  Members multicast left out (dead, or
- * given up by reliability) need no credit, so they never block the group.
+ * REPLICATED FRAMES (LC_STAMPED, lc_coop.h: dst is a group id, the MCP
+ * replicates the frame to the members of the frame's stamp table).
+ * send_frame needs a credit at EVERY member the table names (RETRY
+ * otherwise, the member blocked and probed as for a unicast frame) and
+ * stamps each member's `drained` counter (member field credit); after_send
+ * counts the frame as sent to each member.  At the member the copy is an
+ * ordinary data frame of the root: it is drained and returns its credit like
+ * any other.  Members left out of the table (gone) need no credit, so they
+ * never block the group.
  */
 #include <stdint.h>
 
 #include "lc_config.h"
+#include "lc_coop.h"
 #include "lc_frame_hdr.h"
 #include "lc_proto.h"
 #include "lc_verdict.h"
@@ -154,24 +158,18 @@
 #error "flow_control.credits must stay below 2^15 (the credit field is 16 bits)"
 #endif
 
-#if LC_PROTO_MULTICAST
-#include "multicast/stamp.h"
-#else
-#define LC_MC_NIC 0
-#endif
-
-#if LC_PROTO_RELIABILITY
-#include "reliability/hooks.h"
-/* Retransmitted frames per peer a receiver may hold (RETRANSMISSIONS above). */
-#define LC_FC_RESEND_ROOM                                                        \
-	((LC_RELIABILITY_W < (unsigned)LC_FLOW_CONTROL_CREDITS + 4u ? LC_RELIABILITY_W \
-								    : (unsigned)LC_FLOW_CONTROL_CREDITS + 4u) + \
-	 LC_RELIABILITY_SILENT_RESENDS)
-#else
-#define LC_FC_RESEND_ROOM 0u
-#endif
+/*
+ * Retransmitted frames per peer a receiver may hold (RETRANSMISSIONS above).
+ * LC_PC_PEER_* expand to macros of the protocols that declare them: use these
+ * two only where the composite (lc_composite_host.h) is included.
+ */
+#define LC_FC_RESEND_ROOM                                                                    \
+	((LC_PC_PEER_RESEND_WINDOW < (unsigned)LC_FLOW_CONTROL_CREDITS + 4u                  \
+		  ? LC_PC_PEER_RESEND_WINDOW                                                 \
+		  : (unsigned)LC_FLOW_CONTROL_CREDITS + 4u) +                                \
+	 LC_PC_PEER_RESEND_EXTRA)
 /* Frames per peer beyond the credits the receiver reserves room for (see above). */
-#define LC_FC_RESERVE (4u + 2u * (unsigned)LC_PROTO_RELIABILITY + (unsigned)LC_FC_RESEND_ROOM)
+#define LC_FC_RESERVE (4u + (unsigned)LC_PC_PEER_CTRL_FRAMES + (unsigned)LC_FC_RESEND_ROOM)
 /*
  * Frames a receiver holds undrained without stalling a sender's Net-Send.
  * With the MCP inline (nic.mcp = "inline") the NIC moves frames from the
@@ -190,10 +188,10 @@
 #define LC_FC_PROBE_US 2000u
 #define LC_FC_PROBE_MAX_US 256000u
 /*
- * Probes: with reliability they recover a lost credit frame; without it
+ * Probes: with exactly_once they recover a lost credit frame; without it
  * they also resynchronise the counters after a lost or duplicated data frame
  * (RESYNC above).  The first one goes after LC_FC_PROBE_US blocked: without
- * reliability a probe overtakes nothing (links keep order), so an early one
+ * retransmissions a probe overtakes nothing (links keep order), so an early one
  * is harmless and the wait is independent of backpressure_timeout_us.
  */
 #define LC_FC_PROBES 1
@@ -225,33 +223,29 @@ static inline void lc_fc_list(struct lc_flow_control_state *st, uint32_t peer)
 	}
 }
 
-/* 1 when hdr (a data frame of ours) is a reliability retransmission. */
-static inline int lc_fc_is_resend(const struct lc_flow_control_peer *p, const struct lc_frame_hdr *hdr)
+/* 1 when the frame at hdr (payload at payload) is one of our control frames. */
+static inline int lc_fc_is_ctrl(const struct lc_frame_hdr *hdr, const void *payload)
 {
-#if LC_PROTO_RELIABILITY
-	return (int32_t)(hdr->reliability_seq - p->rseq_next) < 0;
-#else
-	(void)p;
-	(void)hdr;
-	return 0;
-#endif
+	uint32_t tag;
+
+	if (hdr->type != LC_FT_CTRL || hdr->len != sizeof(struct lc_fc_ctrl))
+		return 0;
+	__builtin_memcpy(&tag, payload, sizeof(tag));
+	return tag == LC_FC_TAG;
 }
 
 /*
- * 1 when hdr is a frame whose credit field this protocol never reads at the
- * receiver: reliability's ack-only frames, which reliability consumes below
- * us (composition order) and never retransmits.  Sending one must not count
- * as telling the peer (told), or a credit return that rode only on acks
- * would be lost for good and the sender would wait for a probe.
+ * 1 when sending hdr tells the peer our drained count: the receiver's
+ * flow_control reads the credit field only of data frames and of our own
+ * control frames.  Another protocol's control frame may be consumed below
+ * us at the receiver (an ack-only frame) and never reach its recv_frame, so
+ * it must not count as telling (told), or a credit return that rode only on
+ * such frames would be lost for good and the sender would wait for a probe.
+ * Leaving one out costs at most an explicit credit frame.
  */
-static inline int lc_fc_unheard(const struct lc_frame_hdr *hdr)
+static inline int lc_fc_tells(const struct lc_frame_hdr *hdr, const void *payload)
 {
-#if LC_PROTO_RELIABILITY
-	return (hdr->reliability_flags & LC_REL_F_ACK) != 0;
-#else
-	(void)hdr;
-	return 0;
-#endif
+	return hdr->type == LC_FT_DATA || lc_fc_is_ctrl(hdr, payload);
 }
 
 static inline int lc_flow_control_init(struct lc_node *node)
@@ -284,12 +278,12 @@ static inline lc_verdict lc_fc_wait(struct lc_flow_control_state *st, uint32_t p
 	return LC_RETRY;
 }
 
-#if LC_MC_NIC
-/* A group frame (GROUP FRAMES above): a credit at every member, each member's count stamped. */
+#if LC_STAMPED
+/* A replicated frame (REPLICATED FRAMES above): a credit at every member, each member's count stamped. */
 static inline lc_verdict lc_flow_control_send_group(struct lc_node *node)
 {
 	struct lc_flow_control_state *st = &node->proto.flow_control;
-	struct lc_mc_stamps *t = node->proto.multicast.tx_stamp;
+	struct lc_stamps *t = lc_proto_stamps(node);
 	struct lc_flow_control_peer *p;
 
 	for (uint32_t i = 0; i < t->n; i++) {
@@ -298,24 +292,21 @@ static inline lc_verdict lc_flow_control_send_group(struct lc_node *node)
 			return lc_fc_wait(st, t->m[i].member);
 	}
 	for (uint32_t i = 0; i < t->n; i++)
-		t->m[i].credit = (uint16_t)st->peer[t->m[i].member].drained;
+		t->m[i].flow_control_credit = (uint16_t)st->peer[t->m[i].member].drained;
 	return LC_CONTINUE;
 }
 
-/* after_send of a group frame: sent to every member (a new frame, never a retransmission). */
+/* after_send of a replicated frame: sent to every member (a new frame, never a retransmission). */
 static inline void lc_flow_control_after_group(struct lc_node *node)
 {
 	struct lc_flow_control_state *st = &node->proto.flow_control;
-	const struct lc_mc_stamps *t = node->proto.multicast.tx_stamp;
+	const struct lc_stamps *t = lc_proto_stamps_posted(node);
 
 	for (uint32_t i = 0; i < t->n; i++) {
 		struct lc_flow_control_peer *p = &st->peer[t->m[i].member];
 
 		p->told = p->drained;   /* the count stamped: nothing was received since send_frame */
 		p->sent++;
-#if LC_PROTO_RELIABILITY
-		p->rseq_next = t->m[i].seq + 1;
-#endif
 	}
 }
 #endif
@@ -328,7 +319,7 @@ static inline lc_verdict lc_flow_control_send_frame(struct lc_node *node, struct
 
 	(void)payload;
 	if (hdr->dst >= LC_MAX_NODES) {
-#if LC_MC_NIC
+#if LC_STAMPED
 		if (hdr->flags & LC_FF_GROUP)
 			return lc_flow_control_send_group(node);
 #endif
@@ -347,23 +338,18 @@ static inline void lc_flow_control_after_send(struct lc_node *node, const struct
 	struct lc_flow_control_state *st = &node->proto.flow_control;
 	struct lc_flow_control_peer *p;
 
-	(void)payload;
 	if (hdr->dst >= LC_MAX_NODES) {
-#if LC_MC_NIC
+#if LC_STAMPED
 		if (hdr->flags & LC_FF_GROUP)
 			lc_flow_control_after_group(node);
 #endif
 		return;
 	}
 	p = &st->peer[hdr->dst];
-	if (!lc_fc_unheard(hdr))
+	if (lc_fc_tells(hdr, payload))
 		p->told = p->drained;
-	if (hdr->type == LC_FT_DATA && !lc_fc_is_resend(p, hdr)) {
+	if (hdr->type == LC_FT_DATA)
 		p->sent++;
-#if LC_PROTO_RELIABILITY
-		p->rseq_next = hdr->reliability_seq + 1;
-#endif
-	}
 }
 
 static inline lc_verdict lc_flow_control_recv_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
@@ -386,7 +372,7 @@ static inline lc_verdict lc_flow_control_recv_frame(struct lc_node *node, struct
 		}
 	}
 	if (hdr->type == LC_FT_DATA) {
-		/* a group copy (multicast nic mode) paid its credit like a unicast frame */
+		/* a replicated frame's copy paid its credit like a unicast frame */
 		if (++p->drained - p->told >= st->threshold &&
 		    !(p->flags & LC_FC_F_CREDIT)) {
 			p->flags |= LC_FC_F_CREDIT;
@@ -400,7 +386,7 @@ static inline lc_verdict lc_flow_control_recv_frame(struct lc_node *node, struct
 	if (c.tag != LC_FC_TAG)
 		return LC_CONTINUE;
 	if (c.kind == LC_FC_PROBE) {
-#if !LC_PROTO_RELIABILITY
+#if !LC_PC_EXACTLY_ONCE
 		lc_flow_control_resync(node, hdr->src, c.sent);
 #endif
 		p->flags |= LC_FC_F_ANSWER;

@@ -18,7 +18,6 @@ struct lc_flow_control_peer {
 	uint32_t adv;       /* this peer's `drained` for our frames, the newest value heard */
 	uint32_t drained;   /* data frames from this peer accepted here (their staging slot is freed) */
 	uint32_t told;      /* the `drained` value last carried to this peer (piggybacked or explicit) */
-	uint32_t rseq_next; /* reliability: next new frame sequence number to this peer */
 	uint64_t probe_at;  /* blocked since / next probe time (ns), 0 while not blocked */
 	uint32_t probe_gap; /* current probe interval (us), doubled per unanswered probe */
 	uint64_t stopped_at; /* blocked while the peer's process is stopped: since (ns), else 0 */
@@ -34,8 +33,8 @@ struct lc_flow_control_state {
 	uint64_t ctrl_sent;  /* explicit credit frames sent */
 	uint64_t probes;     /* credit probes sent (blocked too long: a credit frame may be lost) */
 	uint64_t stale;      /* credit fields ignored: older than known, or beyond what was sent */
-	uint64_t resync_lost;  /* without reliability: frames a probe declared lost (drained raised to sent) */
-	uint64_t resync_extra; /* without reliability: drained lowered to sent (duplicates, late reordered frames) */
+	uint64_t resync_lost;  /* without exactly_once: frames a probe declared lost (drained raised to sent) */
+	uint64_t resync_extra; /* without exactly_once: drained lowered to sent (duplicates, late reordered frames) */
 	uint16_t todo[LC_MAX_NODES];                 /* peers poll must look at */
 	struct lc_flow_control_peer peer[LC_MAX_NODES];
 };

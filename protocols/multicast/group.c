@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* multicast protocol: the group API of comm.h (create, join, leave, lc_mcast, lc_bcast). */
+/* multicast protocol: the group API of multicast.h (create, join, leave, lc_mcast, lc_bcast). */
 #include <stdio.h>
 #include <string.h>
 
-#include "multicast/stamp.h"
+#include "lc_coop.h"
+#include "multicast/multicast.h"
 #include "multicast/static_groups.h"
 #include "node.h"
 
@@ -196,7 +197,7 @@ int lc_mcast(lc_node *node, int gid, const void *buf, size_t len)
 	n = lc_nic_group_members(node->nic, (uint32_t)id, bits);
 	if (n < 0)
 		return lc_fail(LC_ERR_RANGE, "lc_mcast: no group %d", gid);
-#if LC_MC_NIC
+#if LC_STAMPED
 	n -= (int)(bits[node->rank / 64] >> (node->rank % 64) & 1);
 	if (n > LC_MULTICAST_MAX_MEMBERS)
 		return lc_fail(LC_ERR_TOOBIG, "lc_mcast: group %d has %d members besides this node, the "

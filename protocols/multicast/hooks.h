@@ -8,16 +8,17 @@
  *   mode        LC_MULTICAST_MODE_HOST / LC_MULTICAST_MODE_NIC (0/1)
  *   max_groups  LC_MULTICAST_MAX_GROUPS: entries of the group table in the
  *               job segment (nic/mcast.c, geometry field `groups`)
- *   max_members LC_MULTICAST_MAX_MEMBERS (LC_MC_NIC, stamp.h): members one group frame
- *               reaches, the sender aside; sizes the SRAM stamp tables
- *               (stamp.h); lc_mcast to a larger group fails (LC_ERR_TOOBIG)
+ *   max_members LC_MULTICAST_MAX_MEMBERS (LC_STAMPED, lc_coop.h): members one
+ *               group frame reaches, the sender aside; sizes the SRAM stamp
+ *               tables; lc_mcast to a larger group fails (LC_ERR_TOOBIG)
  * Pointcuts: init, send_frame (nic mode: the stamp table), recv_frame (nic
  *   mode: the per-root message order), nic_tx (nic_hooks.h).
  * Header fields: none (a group frame is dst = LC_NIC_GROUP_DST(gid) on the
  *   sender, LC_FF_GROUP and dst = member on the wire), so host mode costs
  *   no instruction and no header byte.
  * API: lc_group_create/destroy/join/leave/members, lc_mcast, lc_bcast
- *   (framework/comm.h, implemented in group.c).
+ *   (multicast.h, installed beside comm.h in configs with this protocol;
+ *   implemented in group.c).  Static groups: job_init (launcher_hooks.h).
  *
  * host mode: lc_mcast is a loop of lc_isend, one per member; no hook does
  *   anything (every hook here compiles to LC_CONTINUE), each copy is a
@@ -36,20 +37,19 @@
  *   checks unchanged: group and unicast messages of one root are delivered
  *   in the order the root sent them.
  *
- * nic mode with checksum, reliability and flow_control (multicast/stamp.h):
- *   send_frame (this protocol's runs first: send_frame is reversed) takes
- *   the members of a group message at its first frame (the group table,
- *   less the sender), leaves out members that are dead or that reliability
- *   gave up (tx_dead_skips; for the rest of the message too), writes them
- *   into the frame's stamp table and marks the frame LC_FF_GROUP.
- *   flow_control then needs a credit at every member, reliability a window
- *   slot at every member (each RETRYs otherwise, committing nothing); they
- *   stamp each member's credit, seq and ack, and at after_send count the
- *   frame as sent to each member and keep one copy per member (a repair is a
- *   unicast retransmission of that copy, carrying the member's seq).  At a
- *   member the copy is then a frame of the root's unicast sequence space:
- *   reliability checks its CRC and order, flow_control counts it drained,
- *   and recv_frame (below) maps it into the root's message order.
+ * nic mode with protocols that declare member or seal fields (LC_STAMPED,
+ *   the stamp tables of lc_coop.h): send_frame (this protocol's runs first:
+ *   send_frame is reversed) takes the members of a group message at its
+ *   first frame (the group table, less the sender), leaves out members that
+ *   are gone -- dead, or given up by a protocol (lc_proto_peer_gone;
+ *   tx_dead_skips; for the rest of the message too) -- writes them into the
+ *   frame's stamp table (lc_proto_stamps) and marks the frame LC_FF_GROUP.
+ *   The protocols below then stamp their member fields for each member (a
+ *   credit, a sequence number and ack; each may RETRY, committing nothing)
+ *   and at after_send count the frame as sent to each member.  The MCP
+ *   applies each stamp to the member's copy and seals it (nic_hooks.h).  At
+ *   a member the copy is then an ordinary frame of the root for every
+ *   protocol, and recv_frame (below) maps it into the root's message order.
  *   A member that dies or is given up is left out of later frames; the
  *   group send itself does not fail (the others get the message).
  */
@@ -57,11 +57,10 @@
 #include <string.h>
 
 #include "lc_config.h"
+#include "lc_coop.h"
 #include "lc_frame_hdr.h"
 #include "lc_proto.h"
 #include "lc_verdict.h"
-
-#include "multicast/stamp.h"
 
 _Static_assert(LC_MULTICAST_GROUPS_COUNT <= LC_MULTICAST_MAX_GROUPS,
 	       "multicast.groups lists more static groups than multicast.max_groups");
@@ -89,22 +88,12 @@ static inline int lc_multicast_init(struct lc_node *node)
 	return 0;
 }
 
-#if LC_MC_NIC
-/* 0 when member m must be left out of group frames: dead, or given up by reliability. */
-static inline int lc_multicast_member_ok(struct lc_node *node, uint32_t m)
-{
-#if LC_PROTO_RELIABILITY
-	if (node->proto.reliability.peer[m].dead)
-		return 0;
-#endif
-	return lc_nic_peer_alive(node->nic, m);
-}
-
+#if LC_STAMPED
 /* The members of the group frame at hdr into its stamp table (cold enough: once per group frame). */
 static inline lc_verdict lc_multicast_stamp_members(struct lc_node *node, struct lc_frame_hdr *hdr)
 {
 	struct lc_multicast_state *st = &node->proto.multicast;
-	struct lc_mc_stamps *t = lc_nic_tx_stamp(node->nic);
+	struct lc_stamps *t = lc_proto_stamps(node);
 	uint32_t n = 0, m;
 	uint64_t bits;
 
@@ -117,7 +106,7 @@ static inline lc_verdict lc_multicast_stamp_members(struct lc_node *node, struct
 	for (uint32_t w = 0; w < LC_NIC_GROUP_WORDS; w++) {
 		for (bits = st->tx_bits[w]; bits; bits &= bits - 1) {
 			m = w * 64 + (uint32_t)__builtin_ctzll(bits);
-			if (m >= node->size || !lc_multicast_member_ok(node, m)) {
+			if (m >= node->size || lc_proto_peer_gone(node, m)) {
 				st->tx_bits[w] &= ~(1ull << (m % 64));
 				st->tx_dead_skips++;
 				continue;
@@ -128,12 +117,11 @@ static inline lc_verdict lc_multicast_stamp_members(struct lc_node *node, struct
 				st->tx_clipped++;
 				continue;
 			}
-			t->m[n] = (struct lc_mc_stamp){ .member = (uint16_t)m };
+			t->m[n] = (struct lc_stamp){ .member = (uint16_t)m };
 			n++;
 		}
 	}
 	t->n = n;
-	st->tx_stamp = t;
 	hdr->flags |= LC_FF_GROUP;
 	return LC_CONTINUE;
 }
@@ -143,7 +131,7 @@ static inline lc_verdict lc_multicast_send_frame(struct lc_node *node, struct lc
 						 const void *payload)
 {
 	(void)payload;
-#if LC_MC_NIC
+#if LC_STAMPED
 	if (hdr->dst >= LC_MAX_NODES && hdr->type == LC_FT_DATA)
 		return lc_multicast_stamp_members(node, hdr);
 #else

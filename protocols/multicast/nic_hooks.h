@@ -6,15 +6,14 @@
 /*
  * Pointcut nic_tx (nic mode only; in host mode it compiles to LC_CONTINUE).
  * A group frame (dst >= LC_MAX_NODES, see LC_NIC_GROUP_DST) comes, with
- * checksum, reliability or flow_control composed (LC_MC_NIC), marked
- * LC_FF_GROUP by the host with its members and their per-member fields in
- * the stamp table of its Send Ring slot (multicast/stamp.h); in nic mode
- * alone the hook marks it and lc_nic_mcast_tx takes the members from the
- * group table at the message's first frame.  The hook
- * copies it to each member with that member's fields stamped and CRCs
- * computed (lc_nic_mcast_put: nic/mcast.c) and answers LC_CONSUMED, or
- * LC_RETRY while a member's Receive Ring is full (Net-Send asks again;
- * members served keep their copy).
+ * stamp tables (LC_STAMPED, lc_coop.h), marked LC_FF_GROUP by the host with
+ * its members and their member fields in the stamp table of its Send Ring
+ * slot; in nic mode alone the hook marks it and lc_nic_mcast_tx takes the
+ * members from the group table at the message's first frame.  The hook
+ * copies it to each member with that member's stamp applied and the copy
+ * sealed (lc_stamp_apply, lc_pc_seal; lc_nic_mcast_put: nic/mcast.c) and
+ * answers LC_CONSUMED, or LC_RETRY while a member's Receive Ring is full
+ * (Net-Send asks again; members served keep their copy).
  *
  * Why replication at nic_tx (a flat tree) and not forwarding at nic_rx (a
  * spanning tree): with the MCP stepped inline by each host's progress calls
@@ -23,56 +22,26 @@
  * must hold its own Receive Ring (deadlock-prone between groups).  At
  * nic_tx only the sender's Send Ring waits, and each copy costs the sender's
  * MCP one memcpy into the member's ring instead of a host frame post.
+ *
+ * The copy put on the link is the slot itself; the fault injector damages
+ * only the receiver's copy, so the next member's stamp starts from intact
+ * bytes.  The payload sits after the header in the Send Ring slot (a DMA
+ * frame's payload arrived there before the frame was ready), which is what
+ * seal reads.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "lc_config.h"
+#include "lc_coop.h"
 #include "lc_frame_hdr.h"
 #include "lc_verdict.h"
-#include "multicast/stamp.h"
 #include "nic.h"
-#if LC_MC_NIC && LC_PROTO_RELIABILITY
-#include "reliability/hooks.h"
-#endif
-#if LC_MC_NIC && LC_PROTO_CHECKSUM
-#include "checksum/hooks.h"
-#endif
-
-#if LC_MC_NIC
-/*
- * Stamp the copy of the group frame at hdr for member s (multicast/stamp.h):
- * dst, reliability's seq and ack, flow control's credit, then the CRCs the
- * receiving protocols check, in their order (reliability_crc over the header
- * with both CRC fields 0 and the payload, then checksum_crc over the header
- * with itself 0 and, with cover = "frame", the payload).  The payload sits
- * after the header in the Send Ring slot (a DMA frame's payload arrived there
- * before the frame was ready).  The copy put on the link is the slot itself;
- * the fault injector damages only the receiver's copy, so the next member's
- * stamp starts from intact bytes.
- */
-static inline void lc_multicast_nic_stamp(struct lc_frame_hdr *hdr, const struct lc_mc_stamp *s)
-{
-	hdr->dst = s->member;
-#if LC_PROTO_FLOW_CONTROL
-	hdr->flow_control_credit = s->credit;
-#endif
-#if LC_PROTO_RELIABILITY
-	hdr->reliability_seq = s->seq;
-	hdr->reliability_ack = s->ack;
-	/* the protocols' own CRCs, sealed in their order as on the host (reliability.c, resend) */
-	hdr->reliability_crc = lc_reliability_crc(hdr, hdr + 1);
-#endif
-#if LC_PROTO_CHECKSUM
-	hdr->checksum_crc = lc_checksum_frame_crc(hdr, hdr + 1);
-#endif
-}
-#endif
 
 static inline lc_verdict lc_multicast_nic_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr)
 {
-#if LC_MC_NIC
-	const struct lc_mc_stamps *t;
+#if LC_STAMPED
+	const struct lc_stamps *t;
 	uint64_t bits[LC_NIC_GROUP_WORDS];
 	int again = lc_nic_mcast_busy(nic);
 	uint32_t n;
@@ -80,8 +49,8 @@ static inline lc_verdict lc_multicast_nic_tx(struct lc_nic *nic, struct lc_frame
 	/*
 	 * A group frame: to a group id, or asked again (LC_RETRY) while its
 	 * copies are under way -- its slot then holds the copy stamped for the
-	 * member that had no room, dst = that member.  A kept copy that
-	 * reliability sends again to one member is LC_FF_GROUP too, but reaches
+	 * member that had no room, dst = that member.  A kept copy that a
+	 * protocol sends again to one member is LC_FF_GROUP too, but reaches
 	 * send_tail only after the group frame before it was done: an ordinary
 	 * unicast frame here.
 	 */
@@ -100,9 +69,11 @@ static inline lc_verdict lc_multicast_nic_tx(struct lc_nic *nic, struct lc_frame
 	for (uint32_t i = 0; i < n; i++) {
 		if (!lc_nic_mcast_left(nic, t->m[i].member))
 			continue;
-		/* the copy for the member that had no room last time is still stamped: no second CRC */
-		if (!again || hdr->dst != t->m[i].member)
-			lc_multicast_nic_stamp(hdr, &t->m[i]);
+		/* the copy for the member that had no room last time is still stamped: no second seal */
+		if (!again || hdr->dst != t->m[i].member) {
+			lc_stamp_apply(hdr, &t->m[i]);
+			lc_pc_seal(hdr);
+		}
 		again = 0;
 		if (lc_nic_mcast_put(nic, hdr, t->m[i].member) == LC_RETRY)
 			return LC_RETRY;

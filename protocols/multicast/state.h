@@ -7,14 +7,11 @@
 
 #include "nic.h"
 
-struct lc_mc_stamps;
-
 struct lc_multicast_state {
 	uint32_t gseq;                  /* nic mode: next number of this node's group messages */
 	uint32_t gshift[LC_MAX_NODES];  /* nic mode: group messages begun per root (seq mapping) */
 	uint64_t rx_group_msgs;         /* nic mode: group messages begun here */
 	uint64_t tx_bits[LC_NIC_GROUP_WORDS]; /* nic mode: members of the group message being sent */
-	struct lc_mc_stamps *tx_stamp;  /* nic mode: stamp table of the group frame being sent (SRAM) */
 	uint64_t tx_dead_skips;         /* nic mode: members left out of a group frame (dead, given up) */
 	uint64_t tx_clipped;            /* nic mode: members beyond max_members left out (joined late) */
 };

@@ -10,11 +10,11 @@
 #include "lc_config.h"
 #include "lc_crc32c.h"
 #include "lc_errors.h"
+#include "lc_coop.h"
 #include "lc_frame_hdr.h"
-#include "multicast/stamp.h"
 #include "nic.h"
-#if LC_PROTO_RELIABILITY
-#include "reliability/hooks.h"
+#if LC_STAMPED
+#include "lc_composite_nic.h"
 #endif
 
 /* ---- in-process NICs on one segment: the group table and replication ---- */
@@ -134,16 +134,16 @@ static void post_group(uint32_t gid, uint32_t tag)
 	uint64_t v = tag;
 
 	cr_assert_not_null(slot);
-#if LC_MC_NIC
+#if LC_STAMPED
 	cr_assert_not_null(t, "a stamp table per Send Ring slot");
 	cr_assert_geq(lc_nic_group_members(nics[0], gid, bits), 0);
 	{
-		struct lc_mc_stamps *st = t;
+		struct lc_stamps *st = t;
 
 		st->n = 0;
 		for (uint32_t i = 1; i < NODES; i++)
 			if (bits[i / 64] >> (i % 64) & 1)
-				st->m[st->n++] = (struct lc_mc_stamp){ .member = (uint16_t)i };
+				st->m[st->n++] = (struct lc_stamp){ .member = (uint16_t)i };
 	}
 #else
 	/* nic mode alone: no table, the NIC marks the frame and reads the group */
@@ -255,26 +255,22 @@ Test(mcast_nic, a_full_member_ring_holds_the_frame_others_keep_their_single_copy
 	cr_assert_eq(atomic_load_explicit(&lc_nic_stats(nics[0])[LC_NIC_STAT_bp_drops], memory_order_relaxed), 0);
 }
 
-#if LC_PROTO_RELIABILITY
-/* The CRC reliability checks: header with reliability_crc (and checksum_crc) 0, then the payload. */
-static uint32_t rel_crc(const struct lc_frame_hdr *h)
+#if LC_STAMPED
+/* Header h with every seal field (lc_coop.h, LC_HDR_SEAL_MASK) as 0. */
+static void unseal(struct lc_frame_hdr *h)
 {
-	struct lc_frame_hdr c = *h;
-	uint32_t crc;
+	unsigned char *b = (unsigned char *)h;
 
-	c.reliability_crc = 0;
-#if LC_PROTO_CHECKSUM
-	c.checksum_crc = 0;
-#endif
-	crc = lc_crc32c(0, &c, sizeof c);
-	return h->len ? lc_crc32c(crc, h + 1, h->len) : crc;
+	for (unsigned i = 0; i < sizeof(*h) && i < 64; i++)
+		if ((LC_HDR_SEAL_MASK >> i) & 1u)
+			b[i] = 0;
 }
 
-Test(mcast_nic, each_copy_carries_its_members_stamp_and_a_crc_over_its_final_header)
+Test(mcast_nic, each_copy_carries_its_members_stamp_and_is_sealed_over_its_final_header)
 {
 	uint32_t m[] = { 1, 2, 3 }, gid, seen = 0;
 	uint8_t *slot;
-	struct lc_mc_stamps *t;
+	struct lc_stamps *t;
 	struct lc_frame_hdr h = { .magic = LC_FRAME_MAGIC, .type = LC_FT_DATA,
 				  .flags = LC_FF_FIRST | LC_FF_LAST | LC_FF_GROUP, .src = 0,
 				  .len = 8, .seq = 5, .msg_len = 8 };
@@ -286,10 +282,15 @@ Test(mcast_nic, each_copy_carries_its_members_stamp_and_a_crc_over_its_final_hea
 	t = lc_nic_tx_stamp(nics[0]);
 	cr_assert_not_null(slot);
 	cr_assert_not_null(t);
-	/* members out of group order and a seq at the wrap: the table, not the group, decides */
+	/* members out of group order, each member field at its wrap for one and small for the other */
 	t->n = 2;
-	t->m[0] = (struct lc_mc_stamp){ .member = 3, .credit = 0xfffe, .seq = 0xffffffffu, .ack = 7 };
-	t->m[1] = (struct lc_mc_stamp){ .member = 1, .credit = 3, .seq = 40, .ack = 0 };
+	t->m[0] = (struct lc_stamp){ .member = 3 };
+	t->m[1] = (struct lc_stamp){ .member = 1 };
+#define LC_X_SET(f)           \
+	t->m[0].f -= 2;       \
+	t->m[1].f = 40;
+	LC_STAMP_FIELDS(LC_X_SET)
+#undef LC_X_SET
 	memcpy(slot, &h, sizeof h);
 	memcpy(slot + sizeof h, &v, 8);
 	lc_nic_tx_post_pio(nics[0]);
@@ -298,20 +299,23 @@ Test(mcast_nic, each_copy_carries_its_members_stamp_and_a_crc_over_its_final_hea
 		struct lc_frame_hdr *r;
 
 		while ((r = lc_nic_rx_peek(nics[i]))) {
-			const struct lc_mc_stamp *want = i == 3 ? &t->m[0] : &t->m[1];
-			uint64_t got;
+			const struct lc_stamp *want = i == 3 ? &t->m[0] : &t->m[1];
+			struct {
+				struct lc_frame_hdr h;
+				uint64_t v;
+			} copy;
 
 			cr_assert_neq(i, 2, "node 2 is in the group but not in the table");
 			cr_assert_eq(r->dst, i);
-			cr_assert_eq(r->reliability_seq, want->seq, "node %u: its own seq", i);
-			cr_assert_eq(r->reliability_ack, want->ack, "node %u: its own ack", i);
-			cr_assert_eq(r->reliability_flags, 0, "a sequenced data frame");
-#if LC_PROTO_FLOW_CONTROL
-			cr_assert_eq(r->flow_control_credit, want->credit, "node %u: its own credit", i);
-#endif
-			cr_assert_eq(r->reliability_crc, rel_crc(r), "node %u: CRC of the copy as stamped", i);
-			memcpy(&got, r + 1, 8);
-			cr_assert_eq(got, v);
+#define LC_X_CHECK(f) cr_assert_eq(r->f, want->f, "node %u: its own " #f, i);
+			LC_STAMP_FIELDS(LC_X_CHECK)
+#undef LC_X_CHECK
+			/* sealed over the copy as stamped: sealing it again changes nothing */
+			memcpy(&copy, r, sizeof copy);
+			unseal(&copy.h);
+			lc_pc_seal(&copy.h);
+			cr_assert(memcmp(&copy, r, sizeof copy) == 0, "node %u: seal of the copy as stamped", i);
+			cr_assert_eq(copy.v, v);
 			seen |= 1u << i;
 			lc_nic_rx_release(nics[i]);
 			lc_nic_step(nics[i]);
@@ -470,7 +474,7 @@ Test(mcast_run, a_static_group_naming_a_node_past_the_job_is_refused)
 }
 #endif
 
-#if LC_PROTO_RELIABILITY
+#if LC_PC_EXACTLY_ONCE
 Test(mcast_run, reliable_broadcast_to_8_nodes_under_faults)
 {
 	static const char *const opts[] = {
@@ -523,7 +527,7 @@ Test(mcast_run, a_member_that_leaves_the_job_does_not_block_the_others)
 	free(o.text);
 }
 
-#if LC_PROTO_RELIABILITY
+#if LC_PC_EXACTLY_ONCE
 Test(mcast_run, reliable_group_and_unicast_from_one_root_keep_their_order_under_faults)
 {
 	static const char *const opts[] = {
@@ -540,11 +544,11 @@ Test(mcast_run, reliable_group_and_unicast_from_one_root_keep_their_order_under_
 }
 #endif
 
-#if LC_PROTO_FLOW_CONTROL
+#if LC_PC_CREDITS
 /*
- * A member that sleeps while the root broadcasts: flow control holds the
+ * A member that sleeps while the root broadcasts: credits (LC_PC_CREDITS) hold the
  * root (a credit at every member per group frame) and every member gets
- * every message, none dropped at the backpressure limit.  (With reliability its window alone may bound what a
+ * every message, none dropped at the backpressure limit.  (With exactly_once its window alone may bound what a
  * member holds; the config without it, flowctl_multicast_nic, shows the
  * credits at work.)
  */

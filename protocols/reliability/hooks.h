@@ -15,7 +15,7 @@
  *                the window.
  *   window       frames kept unacknowledged per peer (power of two).
  *   max_retries  timeouts of one frame in a row AT THE CAP, while the peer's
- *                process is stopped (the launcher marks it: lc_nic_peer_stopped),
+ *                process is stopped (the launcher marks it: lc_proto_peer_stopped),
  *                before the peer is declared dead: every send queued or in
  *                flight to it fails with LC_ERR_PEER_DEAD
  *                (lc_proto_peer_failed), later sends too.  A live peer is
@@ -27,7 +27,7 @@
  *                given up at most LC_RELIABILITY_GIVE_UP_NS = (max_retries +
  *                2) x cap after its oldest frame was sent, if it was stopped
  *                then (default 16: 1.8 s), plus the caller's poll interval.
- *                A peer the job segment marks dead (lc_nic_peer_alive == 0)
+ *                A peer the job segment marks dead (lc_proto_peer_alive == 0)
  *                is given up at its first timeout.
  *   mode         "window" or "stop_and_wait" (a window of one frame: the
  *                paper's naive "wait for the ack after each send").
@@ -36,8 +36,9 @@
  * (LC_REL_F_ACK: an ack-only control frame, not sequenced; LC_REL_F_GAP: on
  * an ack-only frame, sent because a frame arrived beyond a gap, the only acks
  * fast retransmit counts; LC_REL_F_UNSEQ: a frame to a group id, passed
- * through unsequenced), reliability_crc (CRC32C of
- * the header with this field and checksum_crc as 0, then the payload).
+ * through unsequenced), reliability_crc (CRC32C of the header with this
+ * field and the seal fields of the protocols that seal after it as 0 --
+ * LC_HDR_SEALED_AFTER_RELIABILITY, lc_coop.h -- then the payload).
  *
  * Pointcuts:
  *   init        allocates per-peer state and window x (header + mtu) bytes of
@@ -58,7 +59,14 @@
  *               timeout/4, or at once after a gap/duplicate or when half a
  *               window is unacknowledged.
  *   fini        drains: waits (bounded by the retry budget) until every frame
- *               is acknowledged or its peer is dead, then frees.
+ *               is acknowledged or its peer is dead, then frees;
+ *   seal        (nic_hooks.h) the CRC of a frame whose payload follows its
+ *               header: each stamped copy of a replicated frame (the MCP),
+ *               and a kept copy of one when it is sent again.
+ * Declared for the other protocols (protocol.lua): member fields seq and ack
+ * (stamped per member of a replicated frame), capability exactly_once, the
+ * frames per peer it adds to a receiver's ring (peer_frames: 2 explicit acks,
+ * a window of go-back, LC_RELIABILITY_SILENT_RESENDS single resends).
  *
  * Why go-back-N and not selective repeat: the receiver keeps nothing.  A
  * frame lives in a host staging slot only during recv_frame, and the pipeline
@@ -75,15 +83,11 @@
 #include <string.h>
 
 #include "lc_config.h"
+#include "lc_coop.h"
 #include "lc_crc32c.h"
 #include "lc_frame_hdr.h"
 #include "lc_proto.h"
 #include "lc_verdict.h"
-#if LC_PROTO_MULTICAST
-#include "multicast/stamp.h"
-#else
-#define LC_MC_NIC 0
-#endif
 
 #ifndef LC_RELIABILITY_MODE_STOP_AND_WAIT
 #error "lc_config.h does not define LC_RELIABILITY_MODE_STOP_AND_WAIT: reliability needs its mode"
@@ -122,8 +126,9 @@
  * the oldest frame alone only at every LC_RELIABILITY_SILENT_EVERY-th
  * timeout at the cap (liveness when that go-back was lost as a whole).
  * Per silent period the peer's ring receives at most one copy of the window
- * plus LC_RELIABILITY_SILENT_RESENDS single frames; flow control reserves
- * that room (flow_control/hooks.h).
+ * plus LC_RELIABILITY_SILENT_RESENDS single frames; the registry entry
+ * declares it (peer_frames), so a protocol that reserves ring room per peer
+ * can count it (LC_PC_PEER_RESEND_WINDOW / _EXTRA, lc_coop.h).
  */
 #define LC_RELIABILITY_SILENT_EVERY 4u
 #define LC_RELIABILITY_SILENT_RESENDS ((uint32_t)LC_RELIABILITY_MAX_RETRIES / LC_RELIABILITY_SILENT_EVERY + 1u)
@@ -143,16 +148,12 @@ void lc_reliability_timers(struct lc_node *node, uint64_t now_ns);
 #define LC_REL_HDR_BYTES(field)                                                                       \
 	((((uint64_t)1 << sizeof(((struct lc_frame_hdr *)0)->field)) - 1u)                            \
 	 << offsetof(struct lc_frame_hdr, field))
-/* The header bytes the CRC takes as 0: its own field, and checksum's (which seals after us). */
-#if LC_PROTO_CHECKSUM
-#define LC_REL_CRC_ZERO (LC_REL_HDR_BYTES(reliability_crc) | LC_REL_HDR_BYTES(checksum_crc))
-#else
-#define LC_REL_CRC_ZERO LC_REL_HDR_BYTES(reliability_crc)
-#endif
+/* The header bytes the CRC takes as 0: its own field, and those of the protocols that seal after us. */
+#define LC_REL_CRC_ZERO (LC_REL_HDR_BYTES(reliability_crc) | LC_HDR_SEALED_AFTER_RELIABILITY)
 _Static_assert(sizeof(struct lc_frame_hdr) <= 64, "the CRC's byte mask covers the header");
 
 /*
- * CRC32C of a frame: header with reliability_crc (and checksum_crc) as 0, then
+ * CRC32C of a frame: header with reliability_crc (and later seal fields) as 0, then
  * len payload bytes.  Inline (lc_crc32c_inline_frame): one crc32 per header
  * word, the CRC fields masked out in place of a copy, a short payload a few
  * more; no call on an 8-byte message.
@@ -240,18 +241,18 @@ static inline void lc_reliability_fini(struct lc_node *node)
 	lc_reliability_drain(node);
 }
 
-#if LC_MC_NIC
+#if LC_STAMPED
 /*
- * A group frame of multicast's nic mode (multicast/stamp.h): the next seq
- * of EVERY member, so LC_RETRY when any member's window is full or a
- * go-back-N resend to it is under way (members reliability gave up were
- * left out by multicast's send_frame).  Each member's seq and ack go into
- * the stamp table; the MCP stamps them and computes each copy's CRC.
+ * A replicated frame (LC_STAMPED, lc_coop.h): the next seq of EVERY member
+ * of its stamp table, so LC_RETRY when any member's window is full or a
+ * go-back-N resend to it is under way (members we gave up on are gone,
+ * lc_proto_peer_gone, and were left out of the table).  Each member's seq
+ * and ack go into the table; the MCP stamps them and seals each copy.
  */
 static inline lc_verdict lc_reliability_send_group(struct lc_node *node, struct lc_frame_hdr *hdr)
 {
 	struct lc_reliability_state *st = &node->proto.reliability;
-	struct lc_mc_stamps *t = node->proto.multicast.tx_stamp;
+	struct lc_stamps *t = lc_proto_stamps(node);
 	struct lc_reliability_peer *p;
 
 	for (uint32_t i = 0; i < t->n; i++) {
@@ -261,8 +262,8 @@ static inline lc_verdict lc_reliability_send_group(struct lc_node *node, struct 
 	}
 	for (uint32_t i = 0; i < t->n; i++) {
 		p = &st->peer[t->m[i].member];
-		t->m[i].seq = p->next;
-		t->m[i].ack = p->expect;
+		t->m[i].reliability_seq = p->next;
+		t->m[i].reliability_ack = p->expect;
 	}
 	hdr->reliability_flags = 0;
 	hdr->reliability_crc = 0;
@@ -270,9 +271,10 @@ static inline lc_verdict lc_reliability_send_group(struct lc_node *node, struct 
 }
 
 /*
- * after_send of a group frame: per member, what after_send does for a
+ * after_send of a replicated frame: per member, what after_send does for a
  * unicast frame, and a copy of the frame as that member got it (stamped;
- * reliability_crc 0: computed when the copy is sent again, reliability.c).
+ * unsealed, reliability_crc 0: sealed when the copy is sent again,
+ * reliability.c).
  * A copy per member, not one shared copy: a member's window then stays
  * one array of whole frames that go-back-N resends as they are, and the
  * memcpy per member is what host mode pays too (it keeps every copy).
@@ -281,21 +283,16 @@ static inline void lc_reliability_after_group(struct lc_node *node, const struct
 					      const void *payload)
 {
 	struct lc_reliability_state *st = &node->proto.reliability;
-	const struct lc_mc_stamps *t = node->proto.multicast.tx_stamp;
+	const struct lc_stamps *t = lc_proto_stamps_posted(node);
 
 	for (uint32_t i = 0; i < t->n; i++) {
-		const struct lc_mc_stamp *sm = &t->m[i];
+		const struct lc_stamp *sm = &t->m[i];
 		struct lc_reliability_peer *p = &st->peer[sm->member];
 		struct lc_frame_hdr *k = lc_reliability_kept(p, p->next);
 
-		lc_reliability_ack_sent(p, sm->ack);
+		lc_reliability_ack_sent(p, sm->reliability_ack);
 		memcpy(k, hdr, sizeof(*hdr));
-		k->dst = sm->member;
-		k->reliability_seq = sm->seq;
-		k->reliability_ack = sm->ack;
-#if LC_PROTO_FLOW_CONTROL
-		k->flow_control_credit = sm->credit;
-#endif
+		lc_stamp_apply(k, sm);   /* dst and every composed protocol's member fields */
 		lc_reliability_keep_payload(k + 1, payload, hdr->len);
 		lc_reliability_kept_commit(st, p);
 	}
@@ -309,7 +306,7 @@ static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct 
 	struct lc_reliability_peer *p;
 
 	if (hdr->dst >= node->size) {
-#if LC_MC_NIC
+#if LC_STAMPED
 		if (hdr->flags & LC_FF_GROUP)
 			return lc_reliability_send_group(node, hdr);
 #endif
@@ -343,7 +340,7 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 
 	if (hdr->reliability_flags & LC_REL_F_UNSEQ)
 		return;
-#if LC_MC_NIC
+#if LC_STAMPED
 	if ((hdr->flags & LC_FF_GROUP) && hdr->dst >= LC_MAX_NODES) {
 		lc_reliability_after_group(node, hdr, payload);
 		return;

@@ -7,8 +7,9 @@ return {
   help = "per-peer frame sequence numbers, CRC32C over header and payload, cumulative acks "
     .. "piggybacked or sent alone, go-back-N retransmission after a timeout with backoff; turns "
     .. "loss, damage, duplication and reordering into in-order, exactly-once delivery",
-  order_why = "after checksum, so only intact frames are acknowledged; before flow control, "
-    .. "because a frame must be accepted as intact and in order before it returns a credit",
+  order_why = "after a protocol that drops damaged frames, so only intact frames are "
+    .. "acknowledged; before the protocols that count accepted frames, which must see each "
+    .. "frame once and in order",
   params = {
     { name = "timeout_us", type = "integer", default = 200, min = 10, max = 10000000,
       help = "initial and minimum retransmission timeout in microseconds; the timeout follows "
@@ -31,9 +32,27 @@ return {
     { "uint32_t", "ack", "cumulative ack: next frame sequence number expected from dst" },
     { "uint16_t", "flags", "1: an ack-only frame (not sequenced, never acknowledged); 2: to a group id, unsequenced; "
       .. "4: an ack drawn by a gap (fast retransmit counts these)" },
-    { "uint32_t", "crc", "CRC32C of the header (this field and checksum_crc as 0) and payload" },
+    { "uint32_t", "crc", "CRC32C of the header (this field and the seal fields sealed after it "
+      .. "as 0) and payload" },
   },
-  pointcuts = { "init", "fini", "send_frame", "after_send", "recv_frame", "poll" },
+  pointcuts = { "init", "fini", "send_frame", "after_send", "recv_frame", "poll", "seal" },
+  -- cooperation (docs/internals.md, "How protocols cooperate")
+  seal_field = "crc",
+  member_fields = { "seq", "ack" },
+  provides = { "exactly_once" },
+  -- at a receiver, per peer: 2 explicit acks unread; a go-back resends the window, and silence
+  -- a few single frames (hooks.h, SILENCE)
+  peer_frames = { ctrl = 2, resend_window = "LC_RELIABILITY_W",
+    resend_extra = "LC_RELIABILITY_SILENT_RESENDS" },
+  stats = {
+    { "rel_retransmits", "frames sent again (timeout or fast retransmit)" },
+    { "rel_timeouts", "retransmission timer expiries" },
+    { "rel_crc_drops", "frames dropped on a CRC mismatch" },
+    { "rel_dup_drops", "duplicate frames dropped" },
+    { "rel_ooo_drops", "frames ahead of a gap dropped" },
+    { "rel_acks_sent", "explicit ack frames sent" },
+    { "rel_peers_dead", "peers given up after max_retries" },
+  },
   requires = {},
   conflicts = {},
   sources = { "reliability.c" },

@@ -6,26 +6,23 @@
 
 #include "node.h"
 #include "reliability/hooks.h"
-#if LC_PROTO_CHECKSUM
-#include "checksum/hooks.h"
+#if LC_STAMPED
+/* lc_pc_seal: every composed protocol's seal, as the MCP applies it to a replicated frame's copy */
+#include "lc_composite_nic.h"
 #endif
 
 /*
- * Send kept frame k again.  A copy of a group frame (multicast nic mode) was
- * kept without its CRCs (the MCP computed them for the first transmission,
- * hooks.h lc_reliability_after_group): seal it at its first resend, once
- * (the copy never changes afterwards; a CRC that happens to be 0 is only
- * computed again, to the same value).
+ * Send kept frame k again.  A copy of a replicated frame was kept unsealed
+ * (the MCP sealed the copies of the first transmission, hooks.h
+ * lc_reliability_after_group): seal it at its first resend, once (the copy
+ * never changes afterwards; a CRC that happens to be 0 is only computed
+ * again, to the same value).
  */
 static int lc_reliability_resend_kept(struct lc_node *node, struct lc_frame_hdr *k)
 {
-#if LC_MC_NIC
-	if ((k->flags & LC_FF_GROUP) && k->reliability_crc == 0) {
-		k->reliability_crc = lc_reliability_crc(k, k + 1);
-#if LC_PROTO_CHECKSUM
-		k->checksum_crc = lc_checksum_frame_crc(k, k + 1);
-#endif
-	}
+#if LC_STAMPED
+	if ((k->flags & LC_FF_GROUP) && k->reliability_crc == 0)
+		lc_pc_seal(k);
 #endif
 	return lc_proto_resend(node, k, k + 1);
 }
@@ -69,8 +66,8 @@ static void lc_reliability_timeout(struct lc_node *node, struct lc_reliability_p
 
 	if (at_cap)
 		p->retries++;
-	if (!lc_nic_peer_alive(node->nic, i) ||
-	    (at_cap && lc_nic_peer_stopped(node->nic, i) && ++p->stopped_caps > LC_RELIABILITY_MAX_RETRIES)) {
+	if (!lc_proto_peer_alive(node, i) ||
+	    (at_cap && lc_proto_peer_stopped(node, i) && ++p->stopped_caps > LC_RELIABILITY_MAX_RETRIES)) {
 		p->dead = 1;
 		p->una = p->rsnd = p->next;
 		p->deadline_ns = 0;

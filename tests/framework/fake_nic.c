@@ -283,10 +283,10 @@ int lc_nic_assist(struct lc_nic *nic)
 void *lc_nic_tx_stamp(struct lc_nic *nic)
 {
 	/* group frames are not replicated here: one table, overwritten by each group frame */
-	static _Alignas(64) uint8_t table[LC_NIC_MC_STAMP_BYTES ? LC_NIC_MC_STAMP_BYTES : 1];
+	static _Alignas(64) uint8_t table[LC_NIC_STAMP_BYTES ? LC_NIC_STAMP_BYTES : 1];
 
 	(void)nic;
-	return LC_NIC_MC_STAMP_BYTES ? table : NULL;
+	return LC_NIC_STAMP_BYTES ? table : NULL;
 }
 
 uint32_t lc_nic_groups(const struct lc_nic *nic)

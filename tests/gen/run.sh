@@ -72,6 +72,10 @@ cat >"$tmp/all.c" <<'CEOF'
 #include "lc_proto_state.h"
 #include "lc_composite_host.h"
 #include "lc_composite_nic.h"
+#include "lc_composite_launcher.h"
+#include "lc_coop.h"
+#include "lc_proto_stats.h"
+#include "lc_proto_api.h"
 int lc_gen_probe(void);
 int lc_gen_probe(void)
 {

@@ -1,0 +1,178 @@
+-- SPDX-License-Identifier: MIT
+-- Emit the code of the registry's cooperation declarations (docs/internals.md, "How protocols
+-- cooperate"), so that no protocol names another:
+--   lc_coop.h         stamp tables (member_fields), seal masks (seal_field), capabilities
+--                     (provides), the frames per peer the composed protocols add (peer_frames)
+--   lc_proto_stats.h  the counters every registered protocol declares (stats), public
+--   lc_proto_api.h    includes the public header of each composed protocol that has one (api)
+local common = require("emit_common")
+local util = require("util")
+
+local M = {}
+
+local function registered_in_order(protos)
+  local all = {}
+  for _, name in ipairs(util.sorted_keys(protos)) do all[#all + 1] = protos[name] end
+  table.sort(all, function(a, b) return a.order < b.order end)
+  return all
+end
+
+-- Byte mask (bit i: header byte i) of header field f.
+local function bytes_mask(f)
+  return ((1 << f.size) - 1) << f.offset
+end
+
+local function stamp_section(m, body)
+  local s = m.stamp
+  body[#body + 1] = "/*"
+  body[#body + 1] = " * Stamp tables (registry member_fields): the fields each member's copy of a"
+  body[#body + 1] = " * replicated frame carries its own value of.  The host fills the table of"
+  body[#body + 1] = " * the frame's Send Ring slot (lc_proto_stamps) in send_frame: the protocol"
+  body[#body + 1] = " * that replicates names the members, each protocol writes its own fields;"
+  body[#body + 1] = " * the MCP applies each stamp to the copy and seals it (lc_pc_seal)."
+  body[#body + 1] = " */"
+  if not s then
+    body[#body + 1] = "/* LC_STAMPED is 0 in this config: no stamp tables. */"
+    body[#body + 1] = ""
+    return
+  end
+  body[#body + 1] = "struct lc_stamp {"
+  body[#body + 1] = "\tuint16_t member;    /* the node this copy goes to (its dst) */"
+  for _, f in ipairs(s.fields) do
+    body[#body + 1] = string.format("\t%s %s;", f.ctype, f.cname)
+  end
+  body[#body + 1] = "};"
+  body[#body + 1] = ""
+  body[#body + 1] = "struct lc_stamps {"
+  body[#body + 1] = "\tuint32_t n;         /* members in m[], in increasing node order */"
+  body[#body + 1] = "\tuint32_t pad[3];"
+  body[#body + 1] = "\tstruct lc_stamp m[LC_STAMP_MAX_MEMBERS];"
+  body[#body + 1] = "};"
+  body[#body + 1] = ""
+  body[#body + 1] = string.format("_Static_assert(sizeof(struct lc_stamp) == %d, \"gen/model.lua: the stamp layout\");",
+    s.bytes)
+  body[#body + 1] = "_Static_assert(sizeof(struct lc_stamps) == LC_NIC_STAMP_BYTES,"
+  body[#body + 1] = "\t       \"the stamp table is the size the generator gave its SRAM area\");"
+  body[#body + 1] = ""
+  local xs = { "#define LC_STAMP_FIELDS(X)" }
+  for _, f in ipairs(s.fields) do xs[#xs + 1] = "X(" .. f.cname .. ")" end
+  if #xs == 1 then xs[1] = xs[1] .. " /* none */" end
+  body[#body + 1] = "/* X(field): the member fields, each a member of struct lc_stamp and of the header. */"
+  body[#body + 1] = table.concat(xs, " ")
+  body[#body + 1] = ""
+  body[#body + 1] = "/* The copy of a replicated frame for stamp s: its dst and every member field. */"
+  body[#body + 1] = "static inline void lc_stamp_apply(struct lc_frame_hdr *hdr, const struct lc_stamp *s)"
+  body[#body + 1] = "{"
+  body[#body + 1] = "\thdr->dst = s->member;"
+  for _, f in ipairs(s.fields) do
+    body[#body + 1] = string.format("\thdr->%s = s->%s;", f.cname, f.cname)
+  end
+  body[#body + 1] = "}"
+  body[#body + 1] = ""
+end
+
+local function seal_section(m, body)
+  local fields = {}
+  for _, f in ipairs(m.hdr_fields) do fields[f.name] = f end
+  body[#body + 1] = "/*"
+  body[#body + 1] = " * Seal fields (registry seal_field): seal runs in reverse composition order,"
+  body[#body + 1] = " * so a protocol's seal covers the fields of the protocols above it and takes"
+  body[#body + 1] = " * as 0 the seal fields of those below it, which seal after it."
+  body[#body + 1] = " * LC_HDR_SEALED_AFTER_<P>: byte mask (bit i: header byte i) of those fields."
+  body[#body + 1] = " */"
+  local all = 0
+  for _, p in ipairs(m.protocols) do
+    if p.proto.seal_field then all = all | bytes_mask(fields[p.name .. "_" .. p.proto.seal_field]) end
+  end
+  body[#body + 1] = string.format("#define LC_HDR_SEAL_MASK 0x%xull   /* every seal field */", all)
+  for i, p in ipairs(m.protocols) do
+    if p.proto.seal_field then
+      local mask = 0
+      for j = 1, i - 1 do
+        local q = m.protocols[j].proto
+        if q.seal_field then mask = mask | bytes_mask(fields[q.name .. "_" .. q.seal_field]) end
+      end
+      body[#body + 1] = string.format("#define LC_HDR_SEALED_AFTER_%s 0x%xull", p.name:upper(), mask)
+    end
+  end
+  body[#body + 1] = ""
+end
+
+local function caps_section(m, protos, body)
+  local known, have = {}, {}
+  for _, p in ipairs(registered_in_order(protos)) do
+    for _, cap in ipairs(p.provides or {}) do known[cap] = true end
+  end
+  for _, p in ipairs(m.protocols) do
+    for _, cap in ipairs(p.proto.provides or {}) do have[cap] = p.name end
+  end
+  body[#body + 1] = "/* Capabilities (registry provides): 1 when a composed protocol provides it. */"
+  for _, cap in ipairs(util.sorted_keys(known)) do
+    body[#body + 1] = string.format("#define LC_PC_%s %d%s", cap:upper(), have[cap] and 1 or 0,
+      have[cap] and ("   /* " .. have[cap] .. " */") or "")
+  end
+  body[#body + 1] = ""
+end
+
+local function peer_frames_section(m, body)
+  local ctrl, win, extra = { "0u" }, { "0u" }, { "0u" }
+  for _, p in ipairs(m.protocols) do
+    local pf = p.proto.peer_frames
+    if pf then
+      if pf.ctrl then ctrl[#ctrl + 1] = tostring(pf.ctrl) .. "u" end
+      if pf.resend_window then win[#win + 1] = "(unsigned)(" .. pf.resend_window .. ")" end
+      if pf.resend_extra then extra[#extra + 1] = "(unsigned)(" .. pf.resend_extra .. ")" end
+    end
+  end
+  body[#body + 1] = "/*"
+  body[#body + 1] = " * Frames per peer the composed protocols may add to a receiver's ring beyond"
+  body[#body + 1] = " * the data (registry peer_frames; expressions in a protocol's own macros, so"
+  body[#body + 1] = " * use them where the composite is included): control frames unread at once,"
+  body[#body + 1] = " * the unacknowledged frames one retransmission round sends again, and the"
+  body[#body + 1] = " * single retransmissions beyond it."
+  body[#body + 1] = " */"
+  body[#body + 1] = "#define LC_PC_PEER_CTRL_FRAMES (" .. table.concat(ctrl, " + ") .. ")"
+  body[#body + 1] = "#define LC_PC_PEER_RESEND_WINDOW (" .. table.concat(win, " + ") .. ")"
+  body[#body + 1] = "#define LC_PC_PEER_RESEND_EXTRA (" .. table.concat(extra, " + ") .. ")"
+  body[#body + 1] = ""
+end
+
+function M.emit_coop(m, protos)
+  local body = { "#include <stdint.h>", "", "#include \"lc_config.h\"", "#include \"lc_frame_hdr.h\"", "" }
+  stamp_section(m, body)
+  seal_section(m, body)
+  caps_section(m, protos, body)
+  peer_frames_section(m, body)
+  return common.header(m, "lc_coop.h",
+    "How the composed protocols cooperate: code from their registry declarations.", body)
+end
+
+function M.emit_stats(m, protos)
+  local lines = { "#define LC_PROTO_STAT_LIST(X)" }
+  for _, p in ipairs(registered_in_order(protos)) do
+    for _, st in ipairs(p.stats or {}) do
+      lines[#lines + 1] = string.format("\tX(%s, \"%s: %s\")", st[1], p.name, st[2]:gsub("\"", "'"))
+    end
+  end
+  if #lines == 1 then lines[1] = lines[1] .. " /* none */" end
+  for i = 1, #lines - 1 do lines[i] = lines[i] .. " \\" end
+  local body = {
+    "/*",
+    " * Counters of the protocols (registry stats), kept in the host area like the",
+    " * pipeline's: every registered protocol's, so each config has the same",
+    " * counters (zero when the protocol is not composed).  X(name, meaning).",
+    " */",
+  }
+  for _, l in ipairs(lines) do body[#body + 1] = l end
+  return common.header(m, "lc_proto_stats.h", "The protocols' counters (part of comm.h).", body)
+end
+
+function M.emit_api(m)
+  local body = { "/* The public API of each composed protocol that declares one (registry api). */" }
+  for _, p in ipairs(m.protocols) do
+    if p.proto.api then body[#body + 1] = "#include \"" .. p.name .. "/" .. p.proto.api .. "\"" end
+  end
+  return common.header(m, "lc_proto_api.h", "The composed protocols' public API (part of comm.h).", body)
+end
+
+return M

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* checksum protocol, seal: the CRC of a frame changed after send_frame (a stamped copy). */
+#ifndef LC_CHECKSUM_NIC_HOOKS_H
+#define LC_CHECKSUM_NIC_HOOKS_H
+
+/*
+ * Pointcut seal (framework/pointcuts.lua): the MCP stamps each member's copy
+ * of a replicated frame with its own field values (lc_coop.h) and calls seal;
+ * the CRC is computed over the copy as it goes out, like send_frame's on the
+ * host.  The payload follows the header (a Send Ring slot, a kept copy).
+ */
+#include "checksum/hooks.h"
+
+static inline void lc_checksum_seal(struct lc_frame_hdr *hdr)
+{
+	hdr->checksum_crc = lc_checksum_frame_crc(hdr, hdr + 1);
+}
+
+#endif /* LC_CHECKSUM_NIC_HOOKS_H */

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* reliability protocol, seal: the CRC of a frame changed after send_frame (a stamped copy). */
+#ifndef LC_RELIABILITY_NIC_HOOKS_H
+#define LC_RELIABILITY_NIC_HOOKS_H
+
+/*
+ * Pointcut seal (framework/pointcuts.lua): each member's copy of a
+ * replicated frame carries its own seq and ack (stamped by the MCP from the
+ * table send_frame filled, lc_coop.h), so its CRC is computed per copy, over
+ * the copy as it goes out; the same for a kept copy of one that is sent
+ * again (reliability.c).  The payload follows the header.
+ */
+#include "reliability/hooks.h"
+
+static inline void lc_reliability_seal(struct lc_frame_hdr *hdr)
+{
+	hdr->reliability_crc = lc_reliability_crc(hdr, hdr + 1);
+}
+
+#endif /* LC_RELIABILITY_NIC_HOOKS_H */
