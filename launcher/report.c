@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* commrun --stats: every counter of every node, then the faults injected per link. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "comm.h"
+#include "faults.h"
+#include "lc_config.h"
+#include "nic.h"
+#include "launcher.h"
+
+/* Per-link fault counters (faults.h) of every link that saw a fault. */
+static void lc_run_print_faults(const char *job, uint32_t nodes)
+{
+	static uint64_t f[LC_MAX_NODES * LC_FAULT_COUNT];
+	int header = 0;
+
+	for (uint32_t i = 0; i < nodes; i++) {
+		uint32_t n = 0;
+
+		if (lc_seg_read_faults(job, i, f, sizeof f / sizeof f[0], &n) != 0)
+			continue;
+		for (uint32_t d = 0; d < n; d++) {
+			uint64_t any = 0;
+
+			for (int k = 0; k < LC_FAULT_COUNT; k++)
+				any |= f[d * LC_FAULT_COUNT + k];
+			if (!any)
+				continue;
+			if (!header) {
+				printf("# faults injected per link\n%-12s", "link");
+				for (int k = 0; k < LC_FAULT_COUNT; k++)
+					printf("  %10s", lc_fault_name(k));
+				printf("\n");
+				header = 1;
+			}
+			char l[32];
+			snprintf(l, sizeof l, "%u->%u", i, d);
+			printf("%-12s", l);
+			for (int k = 0; k < LC_FAULT_COUNT; k++)
+				printf("  %10llu", (unsigned long long)f[d * LC_FAULT_COUNT + k]);
+			printf("\n");
+		}
+	}
+}
+
+/* Every counter of every node, read from the segment after the nodes ended ("-": unreadable). */
+void lc_run_print_stats(const char *job, uint32_t nodes)
+{
+	enum { COLS = 8 };
+	static uint64_t nic[LC_MAX_NODES][LC_NIC_STAT_COUNT];
+	static uint64_t host[LC_MAX_NODES][LC_HOST_STATS_MAX];
+	static int ok[LC_MAX_NODES];
+	int width = 0;
+
+	_Static_assert(LC_STAT_COUNT - LC_NIC_STAT_COUNT <= LC_HOST_STATS_MAX,
+		       "pipeline counters must fit the host counter area");
+	for (uint32_t i = 0; i < nodes; i++) {
+		char err[256];
+		int rc = lc_seg_read_stats(job, i, nic[i], host[i]);
+		ok[i] = rc == 0;
+		if (rc != 0) {
+			snprintf(err, sizeof err, "%s", lc_strerror(rc));
+			lc_run_msg("--stats: cannot read the counters of node %u: %s", i, err);
+		}
+	}
+	for (int k = 0; k < LC_STAT_COUNT; k++) {
+		const char *name = lc_stat_name(k);
+		int w = name ? (int)strlen(name) : 0;
+		if (w > width)
+			width = w;
+	}
+	printf("# commrun --stats: job %s, %u node%s, config %s\n", job, nodes,
+	       nodes == 1 ? "" : "s", lc_config_name());
+	for (uint32_t c0 = 0; c0 < nodes; c0 += COLS) {
+		uint32_t c1 = c0 + COLS < nodes ? c0 + COLS : nodes;
+		printf("%-*s", width, "counter");
+		for (uint32_t i = c0; i < c1; i++) {
+			char h[16];
+			snprintf(h, sizeof h, "node %u", i);
+			printf("  %14s", h);
+		}
+		printf("\n");
+		for (int k = 0; k < LC_STAT_COUNT; k++) {
+			const char *name = lc_stat_name(k);
+			/* pipeline counters first (host area, indexed by lc_stat), then the NIC's */
+			int pipe = k < LC_STAT_COUNT - LC_NIC_STAT_COUNT;
+			printf("%-*s", width, name ? name : "?");
+			for (uint32_t i = c0; i < c1; i++) {
+				if (!ok[i]) {
+					printf("  %14s", "-");
+					continue;
+				}
+				uint64_t v = pipe ? host[i][k] : nic[i][k - (LC_STAT_COUNT - LC_NIC_STAT_COUNT)];
+				printf("  %14llu", (unsigned long long)v);
+			}
+			printf("\n");
+		}
+		if (c1 < nodes)
+			printf("\n");
+	}
+	lc_run_print_faults(job, nodes);
+	fflush(stdout);
+}
+

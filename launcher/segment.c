@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* commrun: the job segment, with its fault spec and static groups, made before any node starts. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "comm.h"
+#include "faults.h"
+#include "geom.h"
+#include "lc_config.h"
+#include "nic.h"
+#if LC_PROTO_MULTICAST
+#include "multicast/static_groups.h"
+#endif
+#include "launcher.h"
+
+/*
+ * Remove the segments of launchers that died without cleaning up (commrun
+ * SIGKILLed): /dev/shm/lc.<pid>.<n>, a regular file of ours, whose <pid> is
+ * no process any more.  A pid that exists (even one reused by an unrelated
+ * process) keeps its segment; so do names of another shape (tests' own).
+ */
+static void lc_run_sweep_stale(void)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		long pid = 0;
+		unsigned cnt = 0;
+		int end = 0;
+		struct stat sb;
+		char name[NAME_MAX + 2];
+
+		if (sscanf(e->d_name, "lc.%ld.%u%n", &pid, &cnt, &end) != 2 || e->d_name[end] != '\0' ||
+		    pid <= 0 || pid > INT_MAX)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode) ||
+		    sb.st_uid != geteuid())
+			continue;
+		snprintf(name, sizeof name, "/%s", e->d_name);
+		if (shm_unlink(name) == 0)
+			lc_run_msg("removed the segment %s left by launcher %ld, which is gone", name, pid);
+	}
+	closedir(d);
+}
+
+/*
+ * Create the static multicast group `spec` ("0,1,2", "0-3,6") in the job
+ * segment; it must get id `want` (groups are made in command-line order).
+ * 0 or -1 with a message.
+ */
+static int lc_run_group(const char *job, const struct lc_nic_geom *g, const char *spec, uint32_t want)
+{
+	uint32_t m[LC_MAX_NODES], n = 0, gid = 0;
+	char err[256] = "";
+	const char *p = spec;
+
+	while (*p) {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi;
+
+		if (end == p)
+			goto bad;
+		hi = lo;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtoul(p, &end, 10);
+			if (end == p || hi < lo)
+				goto bad;
+		}
+		for (unsigned long i = lo; i <= hi; i++) {
+			if (i >= g->nodes) {
+				lc_run_msg("--group %s: node %lu out of range 0..%u", spec, i, g->nodes - 1);
+				return -1;
+			}
+			if (n < LC_MAX_NODES)
+				m[n++] = (uint32_t)i;
+		}
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	if (g->groups == 0) {
+		lc_run_msg("--group %s: config %s has no multicast protocol", spec, lc_config_name());
+		return -1;
+	}
+	if (lc_seg_group_create(job, g, m, n, &gid, err, sizeof err) != 0 || gid != want) {
+		lc_run_msg("--group %s: %s", spec, err[0] ? err : "not given the next group id");
+		return -1;
+	}
+	return 0;
+bad:
+	lc_run_msg("--group %s: expected node numbers and ranges, e.g. 0,1,2 or 0-3,6", spec);
+	return -1;
+}
+
+/*
+ * Name the job (/lc.<our pid>.<n>, the first free n), create its segment
+ * with the geometry of this build's config for o->nodes nodes, store the
+ * fault spec, then make the config's static groups and the --group ones;
+ * with --show-job, name it on stderr.  The segment is removed again if a
+ * later step fails.
+ */
+int lc_run_segment_create(struct lc_run_job *j, const struct lc_run_opts *o)
+{
+	char err[512] = "";
+	int rc;
+
+	lc_run_sweep_stale();
+	rc = lc_geom_from_config(&j->geom, o->nodes);
+	if (rc != 0) {
+		lc_run_msg("no geometry for %u nodes: %s", o->nodes, lc_strerror(rc));
+		return -1;
+	}
+	for (unsigned counter = 0;; counter++) {
+		snprintf(j->name, sizeof j->name, "/lc.%ld.%u", (long)getpid(), counter);
+		err[0] = '\0';
+		rc = lc_seg_create(j->name, &j->geom, err, sizeof err);
+		if (rc != LC_ERR_BUSY || counter >= 16)
+			break;
+	}
+	if (rc != 0) {
+		lc_run_msg("cannot create the job segment %s: %s%s%s", j->name, lc_strerror(rc),
+			   err[0] ? ": " : "", err);
+		return -1;
+	}
+	if (o->have_faults && (rc = lc_seg_set_faults(j->name, &o->faults)) != 0) {
+		lc_run_msg("cannot store the fault spec in %s: %s", j->name, lc_strerror(rc));
+		lc_seg_unlink(j->name);
+		return -1;
+	}
+	uint32_t n_static = 0;
+#if LC_PROTO_MULTICAST
+	/* the config's static groups (multicast.groups) take ids 0.., --group ones follow */
+	if ((rc = lc_group_static_install(j->name, &j->geom, err, sizeof err)) < 0) {
+		lc_run_msg("%s", err);
+		lc_seg_unlink(j->name);
+		return -1;
+	}
+	n_static = (uint32_t)rc;
+#endif
+	for (uint32_t i = 0; i < o->n_groups; i++)
+		if (lc_run_group(j->name, &j->geom, o->groups[i], n_static + i) != 0) {
+			lc_seg_unlink(j->name);
+			return -1;
+		}
+	if (o->show_job)
+		lc_run_msg("job %s", j->name);
+	return 0;
+}

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/* Launcher tests: commrun's options, --help, usage errors, and the program's arguments left alone. */
+#include "../pipeline/lc_run.h"
+
+TestSuite(launcher, .timeout = 60);
+
+/*
+ * Every option commrun has, written here by hand on purpose: --help must
+ * list exactly these, each with a description, and the parser must know
+ * each of them.  An option added to commrun fails this test until it is
+ * added here too, with its help text checked.
+ */
+static const struct {
+	const char *name;       /* long form, without "--" */
+	char letter;            /* short form, 0: none */
+	int arg;                /* takes an argument */
+} lc_t_options[] = {
+	{ "nodes", 'n', 1 },
+	{ "stats", 0, 0 },
+	{ "faults", 0, 1 },
+	{ "group", 0, 1 },
+	{ "timeout", 0, 1 },
+	{ "show-job", 0, 0 },
+	{ "help", 'h', 0 },
+};
+#define LC_T_NOPTS ((int)(sizeof lc_t_options / sizeof lc_t_options[0]))
+
+/* commrun ARGS... (NULL-terminated), output and status in *o. */
+static void lc_t_crun(struct lc_t_out *o, ...)
+{
+	char crun[512];
+	char *argv[32];
+	int a = 0;
+	va_list ap;
+
+	lc_t_path(crun, sizeof crun, "bin/commrun");
+	argv[a++] = crun;
+	va_start(ap, o);
+	for (char *s; (s = va_arg(ap, char *)) != NULL && a < 31;)
+		argv[a++] = s;
+	va_end(ap);
+	argv[a] = NULL;
+	lc_t_exec_alarm(o, argv, NULL, 50);
+}
+
+/* The line of text holding `at`, copied into line. */
+static void lc_t_line_of(const struct lc_t_out *o, const char *at, char *line, size_t cap)
+{
+	const char *b = at, *e = strchr(at, '\n');
+
+	while (b > o->text && b[-1] != '\n')
+		b--;
+	if (!e)
+		e = o->text + o->len;
+	snprintf(line, cap, "%.*s", (int)(e - b), b);
+}
+
+/* The lines node i wrote, in order, without their "[i] " prefix. */
+static void lc_t_node_lines(const struct lc_t_out *o, int node, char *out, size_t cap)
+{
+	char pfx[16];
+	size_t plen = (size_t)snprintf(pfx, sizeof pfx, "[%d] ", node), n = 0;
+
+	out[0] = '\0';
+	for (const char *l = o->text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) + 1 : strlen(l);
+
+		if (strncmp(l, pfx, plen) == 0 && n + len - plen < cap) {
+			memcpy(out + n, l + plen, len - plen);
+			n += len - plen;
+			out[n] = '\0';
+		}
+	}
+}
+
+/* A usage error: exit status 2, the message, then the usage line and the pointer to --help. */
+static void lc_t_expect_usage_error(const struct lc_t_out *o, const char *msg)
+{
+	cr_assert_eq(o->status, 2, "exit %d, expected 2 (usage error); output:\n%s", o->status, o->text);
+	cr_assert(strstr(o->text, msg), "missing \"%s\"; output:\n%s", msg, o->text);
+	cr_assert(strstr(o->text, "usage: commrun "), "no usage line; output:\n%s", o->text);
+	cr_assert(strstr(o->text, "commrun --help"), "no hint at --help; output:\n%s", o->text);
+}
+
+Test(launcher, help_lists_every_option_with_its_description)
+{
+	static const char *const forms[] = { "--help", "-h" };
+
+	for (int f = 0; f < 2; f++) {
+		struct lc_t_out o;
+		int listed = 0;
+
+		lc_t_crun(&o, forms[f], NULL);
+		cr_assert_eq(o.status, 0, "%s: exit %d; output:\n%s", forms[f], o.status, o.text);
+		cr_assert(strncmp(o.text, "usage: commrun ", 15) == 0, "output:\n%s", o.text);
+		for (int i = 0; i < LC_T_NOPTS; i++) {
+			char want[64], line[512];
+			const char *at, *p;
+
+			if (lc_t_options[i].letter)
+				snprintf(want, sizeof want, "  -%c, --%s", lc_t_options[i].letter,
+					 lc_t_options[i].name);
+			else
+				snprintf(want, sizeof want, "      --%s", lc_t_options[i].name);
+			at = strstr(o.text, want);
+			cr_assert(at, "%s does not list --%s (\"%s\"); output:\n%s", forms[f],
+				  lc_t_options[i].name, want, o.text);
+			lc_t_line_of(&o, at, line, sizeof line);
+			/* the label, its argument's name if any, a gap, then the description */
+			p = line + strlen(want);
+			if (lc_t_options[i].arg) {
+				cr_assert(p[0] == ' ' && p[1] >= 'A' && p[1] <= 'Z',
+					  "--%s takes an argument, its help line names none: \"%s\"",
+					  lc_t_options[i].name, line);
+				for (p++; *p > ' '; p++)
+					;
+			}
+			cr_assert(p[0] == ' ' && p[1] == ' ', "\"%s\"", line);
+			p += strspn(p, " ");
+			cr_assert(strlen(p) >= 10, "--%s has no description: \"%s\"", lc_t_options[i].name,
+				  line);
+		}
+		/* no option beyond those above: a line of the list is indented and starts with '-' */
+		for (const char *l = o.text; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+			if (l[0] == ' ' && l[strspn(l, " ")] == '-')
+				listed++;
+		cr_assert_eq(listed, LC_T_NOPTS, "--help lists %d options, this test knows %d: a new "
+			     "option needs its row in lc_t_options; output:\n%s", listed, LC_T_NOPTS,
+			     o.text);
+		free(o.text);
+	}
+}
+
+/* Each option of the list is one the parser knows: never "unknown option" or "ambiguous". */
+Test(launcher, the_parser_knows_every_option_of_the_help)
+{
+	for (int i = 0; i < LC_T_NOPTS; i++) {
+		struct lc_t_out o;
+		char opt[64];
+
+		snprintf(opt, sizeof opt, "--%s", lc_t_options[i].name);
+		lc_t_crun(&o, opt, NULL);
+		cr_assert(!strstr(o.text, "unknown option") && !strstr(o.text, "ambiguous"),
+			  "%s is refused; output:\n%s", opt, o.text);
+		/* alone on the command line, only --help is a complete one */
+		cr_assert_eq(o.status, strcmp(lc_t_options[i].name, "help") == 0 ? 0 : 2,
+			     "%s: exit %d; output:\n%s", opt, o.status, o.text);
+		free(o.text);
+	}
+}
+
+/* Options commrun does not have, or uses wrongly: exit 2, naming the option. */
+Test(launcher, unknown_option_is_a_usage_error_naming_it)
+{
+	static const struct {
+		const char *args[4];
+		const char *msg;
+	} rows[] = {
+		{ { "-n", "2", "--frobnicate", "/bin/true" }, "unknown option '--frobnicate'" },
+		{ { "--frobnicate=3", "-n", "2", "/bin/true" }, "unknown option '--frobnicate=3'" },
+		{ { "-n", "2", "-x", "/bin/true" }, "unknown option '-x'" },
+		{ { "-n", "2", "--stats=yes", "/bin/true" }, "option '--stats' takes no argument" },
+		{ { "-n", "2", "--s", "/bin/true" }, "ambiguous option '--s': --stats, --show-job" },
+	};
+
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		struct lc_t_out o;
+
+		lc_t_crun(&o, rows[r].args[0], rows[r].args[1], rows[r].args[2], rows[r].args[3], NULL);
+		lc_t_expect_usage_error(&o, rows[r].msg);
+		cr_assert(!strstr(o.text, "[0] "), "a node ran; output:\n%s", o.text);
+		free(o.text);
+	}
+}
+
+/* An option whose argument is missing at the end of the command line: exit 2, saying what it needs. */
+Test(launcher, missing_argument_is_a_usage_error)
+{
+	static const struct {
+		const char *args[3];
+		const char *msg;
+	} rows[] = {
+		{ { "-n" }, "commrun: -n needs a number of nodes" },
+		{ { "--nodes" }, "commrun: --nodes needs a number of nodes" },
+		{ { "-n", "2", "--faults" }, "commrun: --faults: needs a fault spec" },
+		{ { "-n", "2", "--group" }, "commrun: --group needs a list of nodes" },
+		{ { "-n", "2", "--timeout" }, "commrun: --timeout needs a positive number of seconds" },
+	};
+
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		struct lc_t_out o;
+
+		lc_t_crun(&o, rows[r].args[0], rows[r].args[1], rows[r].args[2], NULL);
+		lc_t_expect_usage_error(&o, rows[r].msg);
+		free(o.text);
+	}
+}
+
+/*
+ * Options end at PROG: what follows is the program's, even when it looks
+ * like commrun's options (--stats, -n 3, --, --help), with or without a
+ * "--" before PROG.  Two nodes: configs with static groups refuse one.
+ */
+Test(launcher, program_arguments_that_look_like_options_are_passed_untouched)
+{
+	static const char want[] = "<--stats>\n<-n>\n<3>\n<-->\n<--help>\n<-h>\n<--timeout>\n";
+
+	for (int dd = 0; dd < 2; dd++) {
+		struct lc_t_out o;
+		char got[256];
+
+		if (dd)
+			lc_t_crun(&o, "--show-job", "-n", "2", "--", "/bin/sh", "-c",
+				  "printf '<%s>\\n' \"$@\"", "sh", "--stats", "-n", "3", "--", "--help",
+				  "-h", "--timeout", NULL);
+		else
+			lc_t_crun(&o, "--show-job", "-n", "2", "/bin/sh", "-c",
+				  "printf '<%s>\\n' \"$@\"", "sh", "--stats", "-n", "3", "--", "--help",
+				  "-h", "--timeout", NULL);
+		cr_assert_eq(o.status, 0, "exit %d; output:\n%s", o.status, o.text);
+		for (int i = 0; i < 2; i++) {
+			lc_t_node_lines(&o, i, got, sizeof got);
+			cr_assert_str_eq(got, want, "node %d: the program's arguments changed; output:\n%s",
+					 i, o.text);
+		}
+		/* two nodes, not three, and commrun itself took no --stats */
+		cr_assert(!strstr(o.text, "[2] ") && !strstr(o.text, "# commrun --stats"),
+			  "output:\n%s", o.text);
+		cr_assert(o.job[0] == '/' && !lc_t_seg_exists(o.job), "output:\n%s", o.text);
+		free(o.text);
+	}
+}
+
+/* The node count in each of its spellings. */
+Test(launcher, node_count_short_attached_long_and_long_with_equals)
+{
+	static const char *const forms[][2] = {
+		{ "-n", "2" }, { "-n2", NULL }, { "--nodes", "2" }, { "--nodes=2", NULL },
+	};
+
+	for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+		struct lc_t_out o;
+
+		if (forms[f][1])
+			lc_t_crun(&o, forms[f][0], forms[f][1], "/bin/sh", "-c", "echo node $LC_NODE of $LC_NODES",
+				  NULL);
+		else
+			lc_t_crun(&o, forms[f][0], "/bin/sh", "-c", "echo node $LC_NODE of $LC_NODES", NULL);
+		cr_assert_eq(o.status, 0, "%s: exit %d; output:\n%s", forms[f][0], o.status, o.text);
+		cr_assert(strstr(o.text, "[0] node 0 of 2\n") && strstr(o.text, "[1] node 1 of 2\n"),
+			  "%s; output:\n%s", forms[f][0], o.text);
+		free(o.text);
+	}
+}
