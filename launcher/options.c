@@ -35,9 +35,9 @@
 	  "inject faults on every link, e.g. drop=0.05,corrupt=0.01,dup=0.01,\n" \
 	  "reorder=0.02,delay_us=50,seed=7 (default: $LC_FAULTS, else none)") \
 	X(GROUP, "group", 0, "LIST", MANY, \
-	  "a static multicast group of nodes LIST (e.g. 0,1,2 or 0-3,6); repeat for\n" \
-	  "more: group ids in order after the config's multicast.groups (configs\n" \
-	  "with multicast only)") \
+	  "a static group of nodes LIST (e.g. 0,1,2 or 0-3,6); repeat for more:\n" \
+	  "group ids in order after the config's own static groups (configs whose\n" \
+	  "protocols declare a group table only)") \
 	X(TIMEOUT, "timeout", 0, "SEC", ONCE, \
 	  "kill the job after SEC seconds (exit status 124)") \
 	X(SHOW_JOB, "show-job", 0, "", ONCE, \

@@ -20,9 +20,8 @@
 #include "geom.h"
 #include "lc_config.h"
 #include "nic.h"
-#if LC_PROTO_MULTICAST
-#include "multicast/static_groups.h"
-#endif
+/* job_init: what the composed protocols set up for the whole job (e.g. static groups) */
+#include "lc_composite_launcher.h"
 #include "launcher.h"
 
 /*
@@ -61,11 +60,12 @@ static void lc_run_sweep_stale(void)
 }
 
 /*
- * Create the static multicast group `spec` ("0,1,2", "0-3,6") in the job
- * segment; it must get id `want` (groups are made in command-line order).
- * 0 or -1 with a message.
+ * Create the static group `spec` ("0,1,2", "0-3,6") in the job segment's
+ * group table; it must get id *next (groups are made in command-line order,
+ * after the ones job_init made; UINT32_MAX: the first, any id), and *next
+ * becomes the id after it.  0 or -1 with a message.
  */
-static int lc_run_group(const char *job, const struct lc_nic_geom *g, const char *spec, uint32_t want)
+static int lc_run_group(const char *job, const struct lc_nic_geom *g, const char *spec, uint32_t *next)
 {
 	uint32_t m[LC_MAX_NODES], n = 0, gid = 0;
 	char err[256] = "";
@@ -99,13 +99,16 @@ static int lc_run_group(const char *job, const struct lc_nic_geom *g, const char
 			goto bad;
 	}
 	if (g->groups == 0) {
-		lc_run_msg("--group %s: config %s has no multicast protocol", spec, lc_config_name());
+		lc_run_msg("--group %s: config %s has no group table (no composed protocol declares "
+			   "one)", spec, lc_config_name());
 		return -1;
 	}
-	if (lc_seg_group_create(job, g, m, n, &gid, err, sizeof err) != 0 || gid != want) {
+	if (lc_seg_group_create(job, g, m, n, &gid, err, sizeof err) != 0 ||
+	    (*next != UINT32_MAX && gid != *next)) {
 		lc_run_msg("--group %s: %s", spec, err[0] ? err : "not given the next group id");
 		return -1;
 	}
+	*next = gid + 1;
 	return 0;
 bad:
 	lc_run_msg("--group %s: expected node numbers and ranges, e.g. 0,1,2 or 0-3,6", spec);
@@ -147,18 +150,16 @@ int lc_run_segment_create(struct lc_run_job *j, const struct lc_run_opts *o)
 		lc_seg_unlink(j->name);
 		return -1;
 	}
-	uint32_t n_static = 0;
-#if LC_PROTO_MULTICAST
-	/* the config's static groups (multicast.groups) take ids 0.., --group ones follow */
-	if ((rc = lc_group_static_install(j->name, &j->geom, err, sizeof err)) < 0) {
+	/* the composed protocols' part (e.g. the config's static groups, ids 0..); --group ones follow */
+	if ((rc = lc_pc_job_init(j->name, &j->geom, err, sizeof err)) < 0) {
 		lc_run_msg("%s", err);
 		lc_seg_unlink(j->name);
 		return -1;
 	}
-	n_static = (uint32_t)rc;
-#endif
+	uint32_t next = UINT32_MAX;
+
 	for (uint32_t i = 0; i < o->n_groups; i++)
-		if (lc_run_group(j->name, &j->geom, o->groups[i], n_static + i) != 0) {
+		if (lc_run_group(j->name, &j->geom, o->groups[i], &next) != 0) {
 			lc_seg_unlink(j->name);
 			return -1;
 		}

@@ -15,7 +15,8 @@ docs/internals.md, "How protocols cooperate").  This check fails when
   - a file of framework/, nic/ or launcher/ includes anything under
     protocols/, names a protocol, or uses an identifier a protocol defines.
 
-Every finding is printed as file:line: reason; exit 1 when there is one.
+Every finding is printed as file:line: reason; the last line counts the files
+("N passed, M failed"); exit 1 when there is a finding.
 """
 import argparse
 import os
@@ -116,8 +117,9 @@ def main():
                 problems.append('%s: uses %s, defined by protocol %s' % (where(f, m.start()), n, seen[n]))
     for line in problems:
         print(line)
-    print('independence: %d protocol(s), %d file(s) checked, %d finding(s)'
-          % (len(protos), len(texts), len(problems)))
+    bad = {line.split(':', 1)[0] for line in problems}
+    print('independence: %d protocol(s), %d finding(s); files: %d passed, %d failed'
+          % (len(protos), len(problems), len(texts) - len(bad), len(bad)))
     return 1 if problems else 0
 
 

@@ -206,6 +206,12 @@ def main():
         jobs.append(('scaffold', lambda: plain_suite(t, 'scaffold: new_protocol builds and passes',
                                                      *timed_run([sys.executable, st, root], root))))
 
+    # 6. one protocol, one folder: no protocol names another, the shared folders name none
+    ind = os.path.join(root, 'tools', 'check_independence.py')
+    jobs.append(('independence', lambda: plain_suite(
+        t, 'independence: protocols and framework/nic/launcher (tools/check_independence.py)',
+        *timed_run([sys.executable, ind, '--root', root], root))))
+
     # the known long suites first (they start node processes), so that the pool does not
     # end on one long suite while the other worker idles
     long_ones = ('zerocost', 'scaffold', 'traffic', 'faults', 'bibw', 'sizes', 'load', 'rel_')
@@ -214,7 +220,7 @@ def main():
         for f in [pool.submit(fn) for _, fn in jobs]:
             f.result()
 
-    # 6. the benchmark quick-check, alone on the machine
+    # 7. the benchmark quick-check, alone on the machine
     if a.bench_quick:
         bench_to = 600
         cmd = [sys.executable, os.path.join(root, 'tools', 'bench', 'run.py'), 'quick=1',
