@@ -104,6 +104,15 @@ function M.coop(r, e, params, header, pc_set, err)
   local own_field, own_param = {}, {}
   for _, h in ipairs(header) do if type(h) == "table" then own_field[h[2] or ""] = h[1] end end
   for _, p in ipairs(params) do if type(p) == "table" and p.name then own_param[p.name] = p end end
+  local function only_fields(key, t, allowed)
+    for _, k in ipairs(util.sorted_keys(t)) do
+      local ok = false
+      for _, f in ipairs(allowed) do ok = ok or f == k end
+      if not ok then
+        err(r, key, "unknown field '" .. tostring(k) .. "' (" .. table.concat(allowed, ", ") .. ")")
+      end
+    end
+  end
   local function a_field(key, f)
     if not own_field[f] then
       err(r, key, "'" .. tostring(f) .. "' is not a header field of this protocol (header)", f)
@@ -154,11 +163,7 @@ function M.coop(r, e, params, header, pc_set, err)
     if type(pf) ~= "table" then
       err(r, "peer_frames", "expected { ctrl = N, resend_window = \"C expr\", resend_extra = \"C expr\" }")
     else
-      for _, k in ipairs(util.sorted_keys(pf)) do
-        if k ~= "ctrl" and k ~= "resend_window" and k ~= "resend_extra" then
-          err(r, "peer_frames", "unknown field '" .. tostring(k) .. "' (ctrl, resend_window, resend_extra)")
-        end
-      end
+      only_fields("peer_frames", pf, { "ctrl", "resend_window", "resend_extra" })
       if pf.ctrl ~= nil and (math.type(pf.ctrl) ~= "integer" or pf.ctrl < 0) then
         err(r, "peer_frames", "ctrl: expected a non-negative integer, got " .. describe(pf.ctrl))
       end
@@ -175,11 +180,7 @@ function M.coop(r, e, params, header, pc_set, err)
       err(r, "nic_groups", "expected { entries = \"param\", replicate = { param = value }, "
         .. "max_members = \"param\" }")
     else
-      for _, k in ipairs(util.sorted_keys(g)) do
-        if k ~= "entries" and k ~= "replicate" and k ~= "max_members" then
-          err(r, "nic_groups", "unknown field '" .. tostring(k) .. "' (entries, replicate, max_members)")
-        end
-      end
+      only_fields("nic_groups", g, { "entries", "replicate", "max_members" })
       for _, k in ipairs({ "entries", "max_members" }) do
         local p = own_param[g[k] or ""]
         if not p or p.type ~= "integer" then

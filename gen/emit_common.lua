@@ -44,6 +44,19 @@ function M.args(pc)
   return table.concat(a, ", ")
 end
 
+-- Every registered protocol (registry by name) in composition order.
+function M.registered_in_order(protos)
+  local all = {}
+  for _, name in pairs(protos) do all[#all + 1] = name end
+  table.sort(all, function(a, b) return a.order < b.order end)
+  return all
+end
+
+-- Append the lines of text (one string, lines separated by newlines) to body.
+function M.add(body, text)
+  for line in (text .. "\n"):gmatch("(.-)\n") do body[#body + 1] = line end
+end
+
 M.RET_TYPE = { lc_verdict = "lc_verdict", int = "int", void = "void" }
 
 -- The neutral value of pointcut pc (its `neutral` column in framework/pointcuts.lua, the one

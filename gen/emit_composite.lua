@@ -5,13 +5,6 @@ local util = require("util")
 
 local M = {}
 
-local function registered_in_order(protos)
-  local all = {}
-  for _, name in ipairs(util.sorted_keys(protos)) do all[#all + 1] = protos[name] end
-  table.sort(all, function(a, b) return a.order < b.order end)
-  return all
-end
-
 local function fn_head(pc, name)
   return string.format("static inline %s %s(%s)", common.RET_TYPE[pc.ret], name, common.params(pc))
 end
@@ -85,7 +78,7 @@ function M.emit(m, protos, pointcuts, side)
   for _, pc in ipairs(pointcuts) do
     if pc.side == side then pcs[#pcs + 1] = pc end
   end
-  local order = registered_in_order(protos)
+  local order = common.registered_in_order(protos)
   local active = {}
   for _, p in ipairs(m.protocols) do
     active[p.name] = {}

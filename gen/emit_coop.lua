@@ -10,13 +10,6 @@ local util = require("util")
 
 local M = {}
 
-local function registered_in_order(protos)
-  local all = {}
-  for _, name in ipairs(util.sorted_keys(protos)) do all[#all + 1] = protos[name] end
-  table.sort(all, function(a, b) return a.order < b.order end)
-  return all
-end
-
 -- Byte mask (bit i: header byte i) of header field f.
 local function bytes_mask(f)
   return ((1 << f.size) - 1) << f.offset
@@ -24,31 +17,29 @@ end
 
 local function stamp_section(m, body)
   local s = m.stamp
-  body[#body + 1] = "/*"
-  body[#body + 1] = " * Stamp tables (registry member_fields): the fields each member's copy of a"
-  body[#body + 1] = " * replicated frame carries its own value of.  The host fills the table of"
-  body[#body + 1] = " * the frame's Send Ring slot (lc_proto_stamps) in send_frame: the protocol"
-  body[#body + 1] = " * that replicates names the members, each protocol writes its own fields;"
-  body[#body + 1] = " * the MCP applies each stamp to the copy and seals it (lc_pc_seal)."
-  body[#body + 1] = " */"
+  common.add(body, [[
+/*
+ * Stamp tables (registry member_fields): the fields each member's copy of a
+ * replicated frame carries its own value of.  The host fills the table of
+ * the frame's Send Ring slot (lc_proto_stamps) in send_frame: the protocol
+ * that replicates names the members, each protocol writes its own fields;
+ * the MCP applies each stamp to the copy and seals it (lc_pc_seal).
+ */]])
   if not s then
-    body[#body + 1] = "/* LC_STAMPED is 0 in this config: no stamp tables. */"
-    body[#body + 1] = ""
+    common.add(body, "/* LC_STAMPED is 0 in this config: no stamp tables. */\n")
     return
   end
-  body[#body + 1] = "struct lc_stamp {"
-  body[#body + 1] = "\tuint16_t member;    /* the node this copy goes to (its dst) */"
-  for _, f in ipairs(s.fields) do
-    body[#body + 1] = string.format("\t%s %s;", f.ctype, f.cname)
-  end
-  body[#body + 1] = "};"
-  body[#body + 1] = ""
-  body[#body + 1] = "struct lc_stamps {"
-  body[#body + 1] = "\tuint32_t n;         /* members in m[], in increasing node order */"
-  body[#body + 1] = "\tuint32_t pad[3];"
-  body[#body + 1] = "\tstruct lc_stamp m[LC_STAMP_MAX_MEMBERS];"
-  body[#body + 1] = "};"
-  body[#body + 1] = ""
+  local members = {}
+  for _, f in ipairs(s.fields) do members[#members + 1] = string.format("\t%s %s;", f.ctype, f.cname) end
+  common.add(body, "struct lc_stamp {\n\tuint16_t member;    /* the node this copy goes to (its dst) */\n"
+    .. table.concat(members, "\n") .. (#members > 0 and "\n" or "") .. "};\n")
+  common.add(body, [[
+struct lc_stamps {
+	uint32_t n;         /* members in m[], in increasing node order */
+	uint32_t pad[3];
+	struct lc_stamp m[LC_STAMP_MAX_MEMBERS];
+};
+]])
   body[#body + 1] = string.format("_Static_assert(sizeof(struct lc_stamp) == %d, \"gen/model.lua: the stamp layout\");",
     s.bytes)
   body[#body + 1] = "_Static_assert(sizeof(struct lc_stamps) == LC_NIC_STAMP_BYTES,"
@@ -74,12 +65,13 @@ end
 local function seal_section(m, body)
   local fields = {}
   for _, f in ipairs(m.hdr_fields) do fields[f.name] = f end
-  body[#body + 1] = "/*"
-  body[#body + 1] = " * Seal fields (registry seal_field): seal runs in reverse composition order,"
-  body[#body + 1] = " * so a protocol's seal covers the fields of the protocols above it and takes"
-  body[#body + 1] = " * as 0 the seal fields of those below it, which seal after it."
-  body[#body + 1] = " * LC_HDR_SEALED_AFTER_<P>: byte mask (bit i: header byte i) of those fields."
-  body[#body + 1] = " */"
+  common.add(body, [[
+/*
+ * Seal fields (registry seal_field): seal runs in reverse composition order,
+ * so a protocol's seal covers the fields of the protocols above it and takes
+ * as 0 the seal fields of those below it, which seal after it.
+ * LC_HDR_SEALED_AFTER_<P>: byte mask (bit i: header byte i) of those fields.
+ */]])
   local all = 0
   for _, p in ipairs(m.protocols) do
     if p.proto.seal_field then all = all | bytes_mask(fields[p.name .. "_" .. p.proto.seal_field]) end
@@ -100,7 +92,7 @@ end
 
 local function caps_section(m, protos, body)
   local known, have = {}, {}
-  for _, p in ipairs(registered_in_order(protos)) do
+  for _, p in ipairs(common.registered_in_order(protos)) do
     for _, cap in ipairs(p.provides or {}) do known[cap] = true end
   end
   for _, p in ipairs(m.protocols) do
@@ -124,13 +116,14 @@ local function peer_frames_section(m, body)
       if pf.resend_extra then extra[#extra + 1] = "(unsigned)(" .. pf.resend_extra .. ")" end
     end
   end
-  body[#body + 1] = "/*"
-  body[#body + 1] = " * Frames per peer the composed protocols may add to a receiver's ring beyond"
-  body[#body + 1] = " * the data (registry peer_frames; expressions in a protocol's own macros, so"
-  body[#body + 1] = " * use them where the composite is included): control frames unread at once,"
-  body[#body + 1] = " * the unacknowledged frames one retransmission round sends again, and the"
-  body[#body + 1] = " * single retransmissions beyond it."
-  body[#body + 1] = " */"
+  common.add(body, [[
+/*
+ * Frames per peer the composed protocols may add to a receiver's ring beyond
+ * the data (registry peer_frames; expressions in a protocol's own macros, so
+ * use them where the composite is included): control frames unread at once,
+ * the unacknowledged frames one retransmission round sends again, and the
+ * single retransmissions beyond it.
+ */]])
   body[#body + 1] = "#define LC_PC_PEER_CTRL_FRAMES (" .. table.concat(ctrl, " + ") .. ")"
   body[#body + 1] = "#define LC_PC_PEER_RESEND_WINDOW (" .. table.concat(win, " + ") .. ")"
   body[#body + 1] = "#define LC_PC_PEER_RESEND_EXTRA (" .. table.concat(extra, " + ") .. ")"
@@ -149,20 +142,20 @@ end
 
 function M.emit_stats(m, protos)
   local lines = { "#define LC_PROTO_STAT_LIST(X)" }
-  for _, p in ipairs(registered_in_order(protos)) do
+  for _, p in ipairs(common.registered_in_order(protos)) do
     for _, st in ipairs(p.stats or {}) do
       lines[#lines + 1] = string.format("\tX(%s, \"%s: %s\")", st[1], p.name, st[2]:gsub("\"", "'"))
     end
   end
   if #lines == 1 then lines[1] = lines[1] .. " /* none */" end
   for i = 1, #lines - 1 do lines[i] = lines[i] .. " \\" end
-  local body = {
-    "/*",
-    " * Counters of the protocols (registry stats), kept in the host area like the",
-    " * pipeline's: every registered protocol's, so each config has the same",
-    " * counters (zero when the protocol is not composed).  X(name, meaning).",
-    " */",
-  }
+  local body = {}
+  common.add(body, [[
+/*
+ * Counters of the protocols (registry stats), kept in the host area like the
+ * pipeline's: every registered protocol's, so each config has the same
+ * counters (zero when the protocol is not composed).  X(name, meaning).
+ */]])
   for _, l in ipairs(lines) do body[#body + 1] = l end
   return common.header(m, "lc_proto_stats.h", "The protocols' counters (part of comm.h).", body)
 end

@@ -33,7 +33,10 @@ return {
       .. "only delays its senders; a send that gets no Send Ring slot while the NIC makes no "
       .. "progress fails after it with LC_ERR_TIMEOUT; a receive from a dead node fails after it; "
       .. "lc_close drains pending sends for it plus 1 s; commrun kills the rest of a job 2 x it + "
-      .. "1 s after a node failed" },
+      .. "1 s after a node failed.  One key on purpose: each use asks how long a peer may make no "
+      .. "progress before the wait is a deadlock or a death rather than slowness, and one value "
+      .. "keeps the answers consistent (no host wait gives up while the link below it still "
+      .. "waits, and the launcher outlasts both)" },
 
   { key = "nic.sram_bytes", type = "integer", default = 2 * MiB, min = 64 * KiB, max = 1 << 30,
     macro = "LC_NIC_SRAM_BYTES",
