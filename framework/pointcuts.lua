@@ -59,9 +59,11 @@ return {
   { name = "nic_tx", ret = "lc_verdict", combine = "verdict", side = "nic",
     params = { { "struct lc_nic *", "nic" }, { "struct lc_frame_hdr *", "hdr" } },
     help = "the MCP is about to inject a frame from the Send Ring into the network "
-        .. "(payload follows hdr); NIC-side replication; LC_DROP discards it" },
+        .. "(payload follows hdr); NIC-side replication; LC_DROP discards it; runs in "
+        .. "Net-Send (in thread mode possibly at the same time as nic_rx)" },
   { name = "nic_rx", ret = "lc_verdict", combine = "verdict", side = "nic",
     params = { { "struct lc_nic *", "nic" }, { "struct lc_frame_hdr *", "hdr" } },
     help = "the MCP took a frame off the network into the Receive Ring (payload "
-        .. "follows hdr); NIC-level acks, spanning-tree forwarding; LC_DROP discards it" },
+        .. "follows hdr); NIC-level acks, spanning-tree forwarding; LC_DROP discards it; "
+        .. "runs in Net-Recv (in thread mode possibly at the same time as nic_tx)" },
 }
