@@ -15,7 +15,7 @@ _Static_assert(LC_DMA_CHAINS == 4, "chains 0 (Rx), 1 (Tx), 2..3 (spare)");
  * release store at the end of the step resets it).  Inlined into both
  * callers, so the inline step pays nothing for it.
  */
-static inline int dma_step(struct lc_nic *nic, _Atomic int *mark)
+static inline __attribute__((always_inline)) int dma_step(struct lc_nic *nic, _Atomic int *mark)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
 	struct lc_nic_dma_eng *m = &ct->dma;

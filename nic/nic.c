@@ -448,13 +448,18 @@ static inline void recv_reap(struct lc_nic *nic)
 	struct lc_nic_ctrl *ct = nic->ctrl;
 	struct lc_nic_recv_eng *m = &ct->net_recv;
 	/* acquire (A4): pairs with the DMA engine's release of chain_done (R4) */
-	uint32_t d = atomic_load_explicit(&ct->chain_done[0].v, memory_order_acquire);
+	uint32_t d = atomic_load_explicit(&ct->chain_done[0].v, memory_order_acquire), r = m->rx_reaped;
+	const struct lc_nic_dma_block *blk = nic->chain[0].blocks;
+	uint32_t bmask = nic->chain[0].mask, rmask = nic->g.recv_ring - 1;
+	uint8_t *done = nic->rx_done;
 
-	if (d == m->rx_reaped)
+	if (d == r)
 		return;
-	for (; m->rx_reaped != d; m->rx_reaped++)
-		nic->rx_done[nic->chain[0].blocks[m->rx_reaped & nic->chain[0].mask].tag &
-			     (nic->g.recv_ring - 1)] = 1;
+	/* locals: a store through rx_done (uint8_t) would make the compiler reload every field */
+	do
+		done[blk[r & bmask].tag & rmask] = 1;
+	while (++r != d);
+	m->rx_reaped = d;
 	recv_retire(nic);
 }
 
@@ -471,17 +476,16 @@ void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b
 	atomic_store_explicit(&ct->rxfifo_head.v, fh + 1, memory_order_release);
 }
 
-int lc_nic_net_recv_step(struct lc_nic *nic)
+/* Net-Recv's step without the reap: inline mode reaps after the DMA step instead (step_all). */
+static inline int net_recv_take(struct lc_nic *nic)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
 	struct lc_nic_recv_eng *m = &ct->net_recv;
-	uint32_t next, h0, used, slot, wire;
+	uint32_t next = m->recv_next, h0, used, slot, wire;
 	struct lc_frame_hdr *hdr;
 	struct lc_nic_dma_block *b;
 	lc_verdict v;
 
-	recv_reap(nic);
-	next = m->recv_next;
 	/* acquire (A7): pairs with the remote Net-Send's release of recv_head (R7) */
 	if (next == atomic_load_explicit(&ct->recv_head.v, memory_order_acquire))
 		return 0;
@@ -540,22 +544,31 @@ drop:
 	return 1;
 }
 
+int lc_nic_net_recv_step(struct lc_nic *nic)
+{
+	recv_reap(nic);
+	return net_recv_take(nic);
+}
+
 /* ---- the MCP: stepping ---- */
 
 /*
- * Inline mode: every engine, back to back, under step_lock.  Net-Recv's
- * reap after the DMA step frees the Receive Ring slot of a frame that
- * reached staging in this very step (a remote sender waiting for the slot
- * need not wait for this host's next call); in thread mode Net-Recv's next
- * step does it.
+ * Inline mode: every engine, back to back, under step_lock.  Net-Recv reaps
+ * right after a DMA step that did a block (not at the start of its own
+ * step, as in thread mode): the Receive Ring slot of a frame that reached
+ * staging is freed in the very step that moved it (a remote sender waiting
+ * for the slot need not wait for this host's next call), and an idle step
+ * pays no reap.
  */
-static int step_all(struct lc_nic *nic)
+static inline int step_all(struct lc_nic *nic)
 {
-	int w = lc_nic_doorbell_step(nic);
+	int w = lc_nic_doorbell_step(nic), d;
 
-	w += lc_nic_net_recv_step(nic);
-	w += lc_nic_dma_step(nic);
-	recv_reap(nic);
+	w += net_recv_take(nic);
+	d = lc_nic_dma_step(nic);
+	if (d)
+		recv_reap(nic);
+	w += d;
 	w += lc_nic_net_send_step(nic);
 	if (nic->faults)
 		w += lc_faults_step(nic);
@@ -632,10 +645,12 @@ int lc_nic_engines_step(struct lc_nic *nic)
 	return w;
 }
 
-static inline int step_inline(struct lc_nic *nic)
+int lc_nic_step(struct lc_nic *nic)
 {
 	int w;
 
+	if (nic->thread_on)
+		return 0;
 	/* acquire (A11): pairs with the release below (R11) of the previous stepping thread */
 	if (atomic_exchange_explicit(&nic->step_lock, 1, memory_order_acquire))
 		return 0;
@@ -649,14 +664,7 @@ int lc_nic_assist(struct lc_nic *nic)
 {
 	if (nic->g.mcp_thread)
 		return lc_nic_engines_step(nic);
-	return step_inline(nic);
-}
-
-int lc_nic_step(struct lc_nic *nic)
-{
-	if (nic->thread_on)
-		return 0;
-	return step_inline(nic);
+	return lc_nic_step(nic);
 }
 
 static inline void cpu_relax(void)
