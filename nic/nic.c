@@ -476,8 +476,7 @@ void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b
 	atomic_store_explicit(&ct->rxfifo_head.v, fh + 1, memory_order_release);
 }
 
-/* Net-Recv's step without the reap: inline mode reaps after the DMA step instead (step_all). */
-static inline int net_recv_take(struct lc_nic *nic)
+int lc_nic_net_recv_step(struct lc_nic *nic)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
 	struct lc_nic_recv_eng *m = &ct->net_recv;
@@ -544,27 +543,25 @@ drop:
 	return 1;
 }
 
-int lc_nic_net_recv_step(struct lc_nic *nic)
+void lc_nic_net_recv_reap(struct lc_nic *nic)
 {
 	recv_reap(nic);
-	return net_recv_take(nic);
 }
 
 /* ---- the MCP: stepping ---- */
 
 /*
  * Inline mode: every engine, back to back, under step_lock.  Net-Recv reaps
- * right after a DMA step that did a block (not at the start of its own
- * step, as in thread mode): the Receive Ring slot of a frame that reached
- * staging is freed in the very step that moved it (a remote sender waiting
- * for the slot need not wait for this host's next call), and an idle step
- * pays no reap.
+ * right after a DMA step that did a block (in thread mode: before its own
+ * step): the Receive Ring slot of a frame that reached staging is freed in
+ * the very step that moved it (a remote sender waiting for the slot need
+ * not wait for this host's next call), and an idle step pays no reap.
  */
 static inline int step_all(struct lc_nic *nic)
 {
 	int w = lc_nic_doorbell_step(nic), d;
 
-	w += net_recv_take(nic);
+	w += lc_nic_net_recv_step(nic);
 	d = lc_nic_dma_step(nic);
 	if (d)
 		recv_reap(nic);
@@ -621,6 +618,7 @@ int lc_nic_engines_step(struct lc_nic *nic)
 	}
 	if (engine_take(nic, LC_NIC_ENG_net_recv)) {
 		during = dma_copying(nic);
+		recv_reap(nic);
 		s = lc_nic_net_recv_step(nic);
 		if (s && (during || dma_copying(nic)))
 			lc_nic_count(nic, LC_NIC_STAT_recv_dma_overlap, 1);

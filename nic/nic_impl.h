@@ -473,6 +473,14 @@ LC_NIC_FUNC int lc_nic_doorbell_step(struct lc_nic *nic);
 LC_NIC_FUNC int lc_nic_net_send_step(struct lc_nic *nic);
 LC_NIC_FUNC int lc_nic_net_recv_step(struct lc_nic *nic);
 /*
+ * Net-Recv's other half: free the Receive Ring slots of the frames whose Rx
+ * DMA is done (chain_done[0], A4).  The steppers call it (inline: after a
+ * DMA step that did a block; thread mode: before each Net-Recv step); a
+ * test that steps the engines one by one calls it where it wants the slots
+ * freed.
+ */
+LC_NIC_FUNC void lc_nic_net_recv_reap(struct lc_nic *nic);
+/*
  * The DMA step of thread mode: as lc_nic_dma_step, and while a block's copy
  * is under way the engine's lock (held by the caller) reads
  * LC_NIC_ENG_COPYING, for the overlap counters of the other engines.
