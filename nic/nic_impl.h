@@ -100,11 +100,12 @@
  *
  * Engine state (the engines' lines of struct lc_nic_ctrl, their fields of
  * struct lc_nic) is touched only by whoever runs that engine, so it is
- * plain: the thread holding the engine's lock eng[e].lock (exchange
- * acquire / store release, R11 -> A11) -- the MCP thread, or a host thread
- * in lc_nic_assist.  In inline mode there is no MCP thread and one lock,
- * step_lock (same pair R11 -> A11), covers all four engines: lc_nic_step
- * runs them back to back on the calling thread.  A protocol's nic_tx hook
+ * plain: the thread holding the engine's lock eng[e].lock (CAS 0 -> held
+ * with acquire / store 0 with release, R11 -> A11) -- the MCP thread, or a
+ * host thread in lc_nic_assist.  In inline mode there is no MCP thread and
+ * one lock, step_lock (exchange acquire / store release, the same pair R11
+ * -> A11), covers all four engines: lc_nic_step runs them back to back on
+ * the calling thread.  A protocol's nic_tx hook
  * runs in Net-Send, its nic_rx hook in Net-Recv: in thread mode the two may
  * run at the same time on different threads.
  *
