@@ -64,17 +64,19 @@ return {
   { name = "nic_tx", ret = "lc_verdict", combine = "verdict", neutral = "LC_CONTINUE", side = "nic",
     params = { { "struct lc_nic *", "nic" }, { "struct lc_frame_hdr *", "hdr" } },
     help = "the MCP is about to inject a frame from the Send Ring into the network "
-        .. "(payload follows hdr); NIC-side replication; LC_DROP discards it" },
+        .. "(payload follows hdr); NIC-side replication; LC_DROP discards it; runs in "
+        .. "Net-Send (in thread mode possibly at the same time as nic_rx)" },
   { name = "nic_rx", ret = "lc_verdict", combine = "verdict", neutral = "LC_CONTINUE", side = "nic",
     params = { { "struct lc_nic *", "nic" }, { "struct lc_frame_hdr *", "hdr" } },
     help = "the MCP took a frame off the network into the Receive Ring (payload "
-        .. "follows hdr); NIC-level acks, spanning-tree forwarding; LC_DROP discards it" },
+        .. "follows hdr); NIC-level acks, spanning-tree forwarding; LC_DROP discards it; "
+        .. "runs in Net-Recv (in thread mode possibly at the same time as nic_tx)" },
   { name = "seal", ret = "void", combine = "reverse", side = "nic",
     params = { { "struct lc_frame_hdr *", "hdr" } },
     help = "every field of a frame is final but the seal fields (registry seal_field): "
         .. "compute them (CRCs) over the frame, whose payload follows hdr; the MCP "
-        .. "calls it for each stamped copy of a replicated frame, a protocol for a "
-        .. "kept copy it changed; the lowest protocol seals last" },
+        .. "calls it for each stamped copy of a replicated frame (in Net-Send), a "
+        .. "protocol for a kept copy it changed; the lowest protocol seals last" },
   { name = "job_init", ret = "int", combine = "status", neutral = "0", side = "launcher",
     params = { { "const char *", "job" }, { "const struct lc_nic_geom *", "g" },
                { "char *", "err" }, { "size_t", "errlen" } },

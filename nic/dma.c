@@ -8,17 +8,26 @@ _Static_assert(LC_NIC_STAT_dma_blocks_c3 == LC_NIC_STAT_dma_blocks_c0 + 3,
 	       "one dma_blocks counter per chain, in chain order");
 _Static_assert(LC_DMA_CHAINS == 4, "chains 0 (Rx), 1 (Tx), 2..3 (spare)");
 
-int lc_nic_dma_step(struct lc_nic *nic)
+/*
+ * One block of the highest-priority chain with work.  mark: NULL inline;
+ * in thread mode the engine's lock, which reads LC_NIC_ENG_COPYING while the
+ * copy is under way (a hint for the overlap counters, relaxed: the lock's
+ * release store at the end of the step resets it).  Inlined into both
+ * callers, so the inline step pays nothing for it.
+ */
+static inline __attribute__((always_inline)) int dma_step(struct lc_nic *nic, _Atomic int *mark)
 {
-	struct lc_nic_mcp *m = &nic->ctrl->mcp;
+	struct lc_nic_ctrl *ct = nic->ctrl;
+	struct lc_nic_dma_eng *m = &ct->dma;
 	struct lc_nic_dma_block *b;
 	uint32_t c, done = 0;
 	void *sram, *host;
 
 	/* the highest-priority chain with an activated block not yet done */
 	for (c = 0; c < LC_DMA_CHAINS; c++) {
-		done = atomic_load_explicit(&nic->ctrl->chain_done[c].v, memory_order_relaxed);
-		if (m->chain_active[c] != done)
+		done = atomic_load_explicit(&ct->chain_done[c].v, memory_order_relaxed);
+		/* acquire (A14): pairs with the chain producer's release of chain_active (R14) */
+		if (atomic_load_explicit(&ct->chain_active[c].v, memory_order_acquire) != done)
 			break;
 	}
 	if (c == LC_DMA_CHAINS)
@@ -27,14 +36,16 @@ int lc_nic_dma_step(struct lc_nic *nic)
 		uint32_t k = m->cur_chain;
 
 		/* left a lower-priority chain in the middle of its work: preempted between blocks */
-		if (k < LC_DMA_CHAINS && m->chain_active[k] !=
-		    atomic_load_explicit(&nic->ctrl->chain_done[k].v, memory_order_relaxed))
+		if (k < LC_DMA_CHAINS && atomic_load_explicit(&ct->chain_active[k].v, memory_order_relaxed) !=
+		    atomic_load_explicit(&ct->chain_done[k].v, memory_order_relaxed))
 			lc_nic_count(nic, LC_NIC_STAT_dma_preempt, 1);
 		m->cur_chain = c;
 	}
 	b = &nic->chain[c].blocks[done & nic->chain[c].mask];
 	sram = nic->sram + b->sram;
 	host = (void *)(uintptr_t)b->host;
+	if (mark)
+		atomic_store_explicit(mark, LC_NIC_ENG_COPYING, memory_order_relaxed);
 	if (b->flags & LC_DMA_TO_NIC)
 		memcpy(sram, host, b->len);
 	else
@@ -48,9 +59,21 @@ int lc_nic_dma_step(struct lc_nic *nic)
 		else if (c == 1)
 			lc_nic_tx_dma_complete(nic, b);
 	}
-	/* release (R4): pairs with the host's acquire of chain_done (A4) */
-	atomic_store_explicit(&nic->ctrl->chain_done[c].v, done + 1, memory_order_release);
+	/* release (R4): pairs with the host's and Net-Recv's acquire of chain_done (A4) */
+	atomic_store_explicit(&ct->chain_done[c].v, done + 1, memory_order_release);
+	if (mark)
+		atomic_store_explicit(mark, LC_NIC_ENG_HELD, memory_order_relaxed);
 	return 1;
+}
+
+int lc_nic_dma_step(struct lc_nic *nic)
+{
+	return dma_step(nic, NULL);
+}
+
+int lc_nic_dma_step_marked(struct lc_nic *nic, _Atomic int *lock)
+{
+	return dma_step(nic, lock);
 }
 
 int lc_nic_dma_chain_setup(struct lc_nic *nic, uint32_t c, struct lc_nic_dma_block *blocks, uint32_t n)

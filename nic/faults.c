@@ -11,7 +11,8 @@
 #include "nic_impl.h"
 
 /*
- * Per-link state, private to the sending NIC's MCP.  The decision is per
+ * Per-link state, private to the sending NIC's Net-Send engine (lc_net_put
+ * and lc_faults_step both run in Net-Send, nic_impl.h).  The decision is per
  * link, not per Send Ring slot: a group frame (nic/mcast.c) is one slot
  * put on several links, and each copy draws its own faults on its own link.
  */
@@ -182,13 +183,13 @@ void lc_faults_detach(struct lc_nic *nic)
 	nic->faults = NULL;
 }
 
-/* ---- the MCP side ---- */
+/* ---- the MCP side: Net-Send ---- */
 
 static void lc_fault_count(struct lc_nic *nic, uint32_t dst, enum lc_fault f)
 {
 	_Atomic uint64_t *c = &nic->fault_stats[(size_t)dst * LC_FAULT_COUNT + f];
 
-	/* single writer: this MCP; readers (--stats) only need the value eventually */
+	/* single writer: this NIC's Net-Send; readers (--stats) only need the value eventually */
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
 }
 

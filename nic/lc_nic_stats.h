@@ -22,6 +22,8 @@
 	X(staging_hwm,      "host staging slots in use, high-water mark")     \
 	X(rx_fifo_full,     "times Net-Recv waited on a full Rx FIFO/staging")\
 	X(dead_drops,       "frames dropped because their destination is dead")\
-	X(mcast_frames,     "group frames replicated to their members by the MCP")
+	X(mcast_frames,     "group frames replicated to their members by the MCP")\
+	X(send_dma_overlap, "Net-Send frames moved while a DMA block was copied on another thread")\
+	X(recv_dma_overlap, "Net-Recv frames taken while a DMA block was copied on another thread")
 
 #endif /* LC_NIC_STATS_H */

@@ -19,7 +19,9 @@
  * state (AG1) before they read members.  Joins and leaves are fetch_or /
  * fetch_and with release (RG2) -> snapshots load members with acquire (AG2).
  *
- * Replication (the MCP, driven by the nic_tx hook of the protocol that declares the group table):
+ * Replication (Net-Send, driven by the nic_tx hook of the protocol that
+ * declares the group table; mc_msg, mc_left, mc_busy and mc_stall are
+ * Net-Send's state, nic_impl.h):
  * the host names the members of each group frame in the frame's stamp
  * table (lc_nic_tx_stamp; it snapshots the group at a message's first frame
  * so that every frame of one message goes to the same members: a node that
@@ -177,7 +179,7 @@ static void mc_dst_drop(struct lc_nic *nic, uint32_t dst)
 {
 	_Atomic uint32_t *d = &nic->dst_drops[dst];
 
-	/* release: pairs with the acquire in lc_nic_dst_drops (single writer: this MCP) */
+	/* release: pairs with the acquire in lc_nic_dst_drops (single writer: this NIC's Net-Send) */
 	atomic_store_explicit(d, atomic_load_explicit(d, memory_order_relaxed) + 1, memory_order_release);
 }
 

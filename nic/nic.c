@@ -13,7 +13,7 @@
 #include "lc_pc_nic.h"
 #include "nic_impl.h"
 
-/* The ordering contract (R1..R11 / A1..A11) is written at the top of nic_impl.h. */
+/* The ordering contract (R1..R14 / A1..A14) and the engines' state are written at the top of nic_impl.h. */
 
 uint64_t lc_nic_now_ns(void)
 {
@@ -83,7 +83,7 @@ static void count_dst_drop(struct lc_nic *nic, uint32_t dst)
 {
 	_Atomic uint32_t *d = &nic->dst_drops[dst];
 
-	/* release: pairs with the acquire in lc_nic_dst_drops (single writer: this MCP) */
+	/* release: pairs with the acquire in lc_nic_dst_drops (single writer: this NIC's Net-Send) */
 	atomic_store_explicit(d, atomic_load_explicit(d, memory_order_relaxed) + 1, memory_order_release);
 }
 
@@ -214,9 +214,12 @@ int lc_nic_doorbell_step(struct lc_nic *nic)
 		uint32_t c = (e->addr - LC_DB_CHAIN(0)) / 8u;
 
 		if (e->addr == LC_DB_PIO)
-			nic->tx_ready[e->value & (nic->g.send_ring - 1)] = 1;
+			/* release (R13): pairs with Net-Send's acquire of tx_ready (A13) */
+			atomic_store_explicit(&nic->tx_ready[e->value & (nic->g.send_ring - 1)], 1,
+					      memory_order_release);
 		else if (e->addr >= LC_DB_CHAIN(1) && c < LC_DMA_CHAINS && (e->addr & 7u) == 0)
-			ct->mcp.chain_active[c] = e->value + 1;
+			/* release (R14): pairs with the DMA engine's acquire of chain_active (A14) */
+			atomic_store_explicit(&ct->chain_active[c].v, e->value + 1, memory_order_release);
 		/* any other address of the doorbell region is ignored, as by the real MCP */
 	}
 	lc_nic_count(nic, LC_NIC_STAT_doorbells, n);
@@ -227,7 +230,8 @@ int lc_nic_doorbell_step(struct lc_nic *nic)
 
 void lc_nic_tx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b)
 {
-	nic->tx_ready[b->tag & (nic->g.send_ring - 1)] = 1;
+	/* release (R13): pairs with Net-Send's acquire of tx_ready (A13): the payload is in the slot */
+	atomic_store_explicit(&nic->tx_ready[b->tag & (nic->g.send_ring - 1)], 1, memory_order_release);
 }
 
 /* ---- the MCP: putting a frame on a link ---- */
@@ -309,7 +313,8 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 	uint32_t dst, len, busy = 0;
 	int put;
 
-	if (!nic->tx_ready[idx])
+	/* acquire (A13): pairs with the doorbell service's or the DMA engine's release (R13) */
+	if (!atomic_load_explicit(&nic->tx_ready[idx], memory_order_acquire))
 		return 0;
 	hdr = (struct lc_frame_hdr *)send_slot(nic, tail);
 	if (!nic->tx_pc_done) {
@@ -318,7 +323,7 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 		if (v == LC_RETRY)
 			return 0;
 		if (v == LC_DROP) {
-			lc_nic_count(nic, LC_NIC_STAT_nic_drops_proto, 1);
+			lc_nic_count_shared(nic, LC_NIC_STAT_nic_drops_proto, 1);
 			goto done;
 		}
 		if (v == LC_CONSUMED)
@@ -328,7 +333,7 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 	dst = hdr->dst;
 	len = hdr->len;
 	if (dst >= nic->g.nodes || len > nic->g.mtu) {
-		lc_nic_count(nic, LC_NIC_STAT_nic_drops_bad, 1);
+		lc_nic_count_shared(nic, LC_NIC_STAT_nic_drops_bad, 1);
 		goto done;
 	}
 	if (lc_seg_node_state(nic, dst) >= LC_NODE_EXITED) {
@@ -342,7 +347,8 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 	if (put == LC_NET_PUT_BUSY)
 		goto stall;
 done:
-	nic->tx_ready[idx] = 0;
+	/* relaxed: the slot is set again only after R1 -> A1 (host), R2 -> A2 (doorbell service) */
+	atomic_store_explicit(&nic->tx_ready[idx], 0, memory_order_relaxed);
 	nic->tx_pc_done = 0;
 	lc_nic_stall_end(&nic->tx_stall);
 	/* release (R1): pairs with the host's acquire of send_tail (A1) */
@@ -416,13 +422,13 @@ int lc_nic_tx_waiting(const struct lc_nic *nic)
 
 /* ---- the MCP: Net-Recv ---- */
 
-/* Free the Receive Ring slots whose frames are done, in order. */
+/* Net-Recv: free the Receive Ring slots whose frames are done, in order. */
 static void recv_retire(struct lc_nic *nic)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
 	uint32_t t0 = atomic_load_explicit(&ct->recv_tail.v, memory_order_relaxed), t = t0;
 
-	while (t != ct->mcp.recv_next && nic->rx_done[t & (nic->g.recv_ring - 1)]) {
+	while (t != ct->net_recv.recv_next && nic->rx_done[t & (nic->g.recv_ring - 1)]) {
 		nic->rx_done[t & (nic->g.recv_ring - 1)] = 0;
 		t++;
 	}
@@ -431,14 +437,39 @@ static void recv_retire(struct lc_nic *nic)
 		atomic_store_explicit(&ct->recv_tail.v, t, memory_order_release);
 }
 
+/*
+ * Net-Recv: the Rx DMA blocks the DMA engine finished since the last look
+ * (chain 0 runs in order; each block's tag is its Receive Ring slot) mark
+ * their slots done, and the slots done in order are freed.  Costs one load
+ * of chain_done[0] when no block finished.
+ */
+static inline void recv_reap(struct lc_nic *nic)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+	struct lc_nic_recv_eng *m = &ct->net_recv;
+	/* acquire (A4): pairs with the DMA engine's release of chain_done (R4) */
+	uint32_t d = atomic_load_explicit(&ct->chain_done[0].v, memory_order_acquire), r = m->rx_reaped;
+	const struct lc_nic_dma_block *blk = nic->chain[0].blocks;
+	uint32_t bmask = nic->chain[0].mask, rmask = nic->g.recv_ring - 1;
+	uint8_t *done = nic->rx_done;
+
+	if (d == r)
+		return;
+	/* locals: a store through rx_done (uint8_t) would make the compiler reload every field */
+	do
+		done[blk[r & bmask].tag & rmask] = 1;
+	while (++r != d);
+	m->rx_reaped = d;
+	recv_retire(nic);
+}
+
+/* DMA engine: an Rx DMA block is done, its frame is in host staging: hand it to the host. */
 void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
 	uint32_t fh = atomic_load_explicit(&ct->rxfifo_head.v, memory_order_relaxed);
 	struct lc_nic_fifo_entry *e = &nic->rxfifo[fh & (nic->g.rx_fifo - 1)];
 
-	nic->rx_done[b->tag & (nic->g.recv_ring - 1)] = 1;
-	recv_retire(nic);
 	e->addr = (uint32_t)(((uint8_t *)(uintptr_t)b->host - nic->staging) / nic->g.slot_bytes);
 	e->value = b->len;
 	/* release (R8): pairs with the host's acquire of rxfifo_head in lc_nic_rx_peek (A8) */
@@ -448,7 +479,7 @@ void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b
 int lc_nic_net_recv_step(struct lc_nic *nic)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
-	struct lc_nic_mcp *m = &ct->mcp;
+	struct lc_nic_recv_eng *m = &ct->net_recv;
 	uint32_t next = m->recv_next, h0, used, slot, wire;
 	struct lc_frame_hdr *hdr;
 	struct lc_nic_dma_block *b;
@@ -462,15 +493,15 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 	wire = *lc_recv_len(nic->sram, &nic->g, next);
 	if (wire < nic->g.hdr_bytes || wire > nic->g.slot_bytes || hdr->magic != LC_FRAME_MAGIC ||
 	    hdr->dst != nic->node || hdr->src >= nic->g.nodes || hdr->len != wire - nic->g.hdr_bytes) {
-		lc_nic_count(nic, LC_NIC_STAT_nic_drops_bad, 1);
+		lc_nic_count_shared(nic, LC_NIC_STAT_nic_drops_bad, 1);
 		goto drop;
 	}
 	/* room in the Rx DMA chain, the Rx FIFO and host staging */
 	h0 = atomic_load_explicit(&ct->chain_head[0].v, memory_order_relaxed);
 	/* acquire (A9): pairs with the host's release of rxfifo_tail in lc_nic_rx_release (R9) */
 	used = m->rx_alloc - atomic_load_explicit(&ct->rxfifo_tail.v, memory_order_acquire);
-	if (h0 - atomic_load_explicit(&ct->chain_done[0].v, memory_order_relaxed) >= nic->g.rx_dma ||
-	    used >= nic->rx_room) {
+	/* the blocks done as of recv_reap (A4 there): a block is written again only after that */
+	if (h0 - m->rx_reaped >= nic->g.rx_dma || used >= nic->rx_room) {
 		if (!nic->rx_waiting) {
 			nic->rx_waiting = 1;
 			lc_nic_count(nic, LC_NIC_STAT_rx_fifo_full, 1);
@@ -482,7 +513,7 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 	if (v == LC_RETRY)
 		return 0;
 	if (v == LC_DROP) {
-		lc_nic_count(nic, LC_NIC_STAT_nic_drops_proto, 1);
+		lc_nic_count_shared(nic, LC_NIC_STAT_nic_drops_proto, 1);
 		goto drop;
 	}
 	if (v == LC_CONSUMED)
@@ -497,7 +528,8 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 	b->next = (h0 + 1) & nic->chain[0].mask;
 	b->status = 0;
 	atomic_store_explicit(&ct->chain_head[0].v, h0 + 1, memory_order_relaxed);
-	m->chain_active[0] = h0 + 1;
+	/* release (R14): pairs with the DMA engine's acquire of chain_active (A14) */
+	atomic_store_explicit(&ct->chain_active[0].v, h0 + 1, memory_order_release);
 	m->rx_alloc++;
 	if (used + 1 > atomic_load_explicit(&nic->stats[LC_NIC_STAT_staging_hwm], memory_order_relaxed))
 		atomic_store_explicit(&nic->stats[LC_NIC_STAT_staging_hwm], used + 1, memory_order_relaxed);
@@ -511,25 +543,112 @@ drop:
 	return 1;
 }
 
+void lc_nic_net_recv_reap(struct lc_nic *nic)
+{
+	recv_reap(nic);
+}
+
 /* ---- the MCP: stepping ---- */
 
-/* Order chosen so that a PIO frame leaves, and a received frame reaches staging, in one step. */
-static int step_all(struct lc_nic *nic)
+/*
+ * Inline mode: every engine, back to back, under step_lock.  Net-Recv reaps
+ * right after a DMA step that did a block (in thread mode: before its own
+ * step): the Receive Ring slot of a frame that reached staging is freed in
+ * the very step that moved it (a remote sender waiting for the slot need
+ * not wait for this host's next call), and an idle step pays no reap.
+ */
+static inline int step_all(struct lc_nic *nic)
 {
-	int w = lc_nic_doorbell_step(nic);
+	int w = lc_nic_doorbell_step(nic), d;
 
 	w += lc_nic_net_recv_step(nic);
-	w += lc_nic_dma_step(nic);
+	d = lc_nic_dma_step(nic);
+	if (d)
+		recv_reap(nic);
+	w += d;
 	w += lc_nic_net_send_step(nic);
 	if (nic->faults)
 		w += lc_faults_step(nic);
 	return w;
 }
 
-int lc_nic_assist(struct lc_nic *nic)
+/*
+ * Try-lock an engine: a plain load first (a held engine costs no write to
+ * the holder's line), then a CAS 0 -> HELD, never an exchange, which would
+ * overwrite the DMA holder's LC_NIC_ENG_COPYING mark.
+ */
+static inline int engine_take(struct lc_nic *nic, enum lc_nic_engine e)
+{
+	int unlocked = 0;
+
+	if (atomic_load_explicit(&nic->eng[e].lock, memory_order_relaxed))
+		return 0;
+	/* acquire (A11): pairs with the release in engine_give (R11) of the engine's last runner */
+	return atomic_compare_exchange_strong_explicit(&nic->eng[e].lock, &unlocked, LC_NIC_ENG_HELD,
+						       memory_order_acquire, memory_order_relaxed);
+}
+
+static inline void engine_give(struct lc_nic *nic, enum lc_nic_engine e)
+{
+	/* release (R11): pairs with the acquire in engine_take (A11) */
+	atomic_store_explicit(&nic->eng[e].lock, 0, memory_order_release);
+}
+
+/* Another thread is copying a DMA block right now (a hint, for the overlap counters). */
+static inline int dma_copying(struct lc_nic *nic)
+{
+	return atomic_load_explicit(&nic->eng[LC_NIC_ENG_dma].lock, memory_order_relaxed) ==
+	       LC_NIC_ENG_COPYING;
+}
+
+/*
+ * Thread mode: one pass over the engines, each under its own lock, in
+ * step_all's order.  An engine another thread holds is skipped: that thread
+ * steps it.  Net-Send and Net-Recv count the frames they moved while a DMA
+ * block was being copied on another thread, seen at the start or the end of
+ * their step (the overlap one lock did not allow).
+ */
+int lc_nic_engines_step(struct lc_nic *nic)
+{
+	int w = 0, s, during;
+
+	if (engine_take(nic, LC_NIC_ENG_doorbell)) {
+		w += lc_nic_doorbell_step(nic);
+		engine_give(nic, LC_NIC_ENG_doorbell);
+	}
+	if (engine_take(nic, LC_NIC_ENG_net_recv)) {
+		during = dma_copying(nic);
+		recv_reap(nic);
+		s = lc_nic_net_recv_step(nic);
+		if (s && (during || dma_copying(nic)))
+			lc_nic_count(nic, LC_NIC_STAT_recv_dma_overlap, 1);
+		w += s;
+		engine_give(nic, LC_NIC_ENG_net_recv);
+	}
+	if (engine_take(nic, LC_NIC_ENG_dma)) {
+		w += lc_nic_dma_step_marked(nic, &nic->eng[LC_NIC_ENG_dma].lock);
+		engine_give(nic, LC_NIC_ENG_dma);
+	}
+	if (engine_take(nic, LC_NIC_ENG_net_send)) {
+		during = dma_copying(nic);
+		s = lc_nic_net_send_step(nic);
+		if (s && (during || dma_copying(nic)))
+			lc_nic_count(nic, LC_NIC_STAT_send_dma_overlap, 1);
+		w += s;
+		/* the fault injector's held frames are Net-Send's state */
+		if (nic->faults)
+			w += lc_faults_step(nic);
+		engine_give(nic, LC_NIC_ENG_net_send);
+	}
+	return w;
+}
+
+int lc_nic_step(struct lc_nic *nic)
 {
 	int w;
 
+	if (nic->thread_on)
+		return 0;
 	/* acquire (A11): pairs with the release below (R11) of the previous stepping thread */
 	if (atomic_exchange_explicit(&nic->step_lock, 1, memory_order_acquire))
 		return 0;
@@ -539,11 +658,11 @@ int lc_nic_assist(struct lc_nic *nic)
 	return w;
 }
 
-int lc_nic_step(struct lc_nic *nic)
+int lc_nic_assist(struct lc_nic *nic)
 {
-	if (nic->thread_on)
-		return 0;
-	return lc_nic_assist(nic);
+	if (nic->g.mcp_thread)
+		return lc_nic_engines_step(nic);
+	return lc_nic_step(nic);
 }
 
 static inline void cpu_relax(void)
@@ -554,16 +673,27 @@ static inline void cpu_relax(void)
 }
 
 /*
- * Idle policy of the MCP thread: spin, then yield, then short sleeps.  With
- * two cores a job of two nodes in thread mode already runs four threads, so
- * the spin is short: a long one burns the time slice the host thread needs
- * to produce work (measured: 20000-frame stream 0.4 s with 32 spins, 5-9 s
+ * Thread mode runs ONE MCP thread per node, and it and any host thread
+ * waiting in the library each try every engine (lc_nic_engines_step), not
+ * a thread per engine.  With two cores a job of two nodes in thread mode
+ * already runs four threads (measured: each node process of a 2-node
+ * pingpong has two, its host and its MCP thread); a thread per engine
+ * would make it ten, each spinning or yielding for work, and the
+ * engine a host needs would as often as not wait for its thread to be
+ * scheduled.  With a lock per engine the overlap comes where the cores are:
+ * a host that waits runs Net-Send (or Net-Recv) while its MCP thread copies
+ * a DMA block, and an MCP thread descheduled inside a long copy stalls only
+ * the DMA engine.
+ *
+ * Idle policy of the MCP thread: spin, then yield, then short sleeps.  The
+ * spin is short: a long one burns the time slice the host thread needs to
+ * produce work (measured: 20000-frame stream 0.4 s with 32 spins, 5-9 s
  * with 1024-4096).  Yields cost ~0.3 us and let the host run; naps start
  * after a few milliseconds without work so an idle NIC does not hold a core.
- * The MCP thread steps under step_lock, so a host waiting in the library
- * steps the engines itself (lc_nic_assist) instead of waiting for this
- * thread to be scheduled: 8 B pingpong 25-75 us -> 4-11 us one-way (load 4.4).
- * A step the host holds counts as idle here.
+ * A host waiting in the library steps the engines itself (lc_nic_assist)
+ * instead of waiting for this thread to be scheduled: 8 B pingpong 25-75 us
+ * -> 4-11 us one-way (load 4.4).  A pass whose engines the host held counts
+ * as idle here.
  */
 #define LC_MCP_SPIN   1u
 #define LC_MCP_YIELD  4096u
@@ -576,7 +706,7 @@ static void *mcp_main(void *arg)
 
 	/* acquire: pairs with the release of stop in lc_nic_detach */
 	while (!atomic_load_explicit(&nic->stop, memory_order_acquire)) {
-		if (lc_nic_assist(nic)) {
+		if (lc_nic_engines_step(nic)) {
 			idle = 0;
 			continue;
 		}
@@ -670,7 +800,7 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->hc_rxfifo_head = atomic_load_explicit(&nic->ctrl->rxfifo_tail.v, memory_order_acquire);
 	nic->routes = calloc(g->nodes, sizeof(*nic->routes));
 	nic->peer_tail = calloc(g->nodes, sizeof(*nic->peer_tail));
-	nic->tx_ready = calloc(g->send_ring, 1);
+	nic->tx_ready = calloc(g->send_ring, sizeof(*nic->tx_ready));
 	nic->rx_done = calloc(g->recv_ring, 1);
 	if (!nic->routes || !nic->peer_tail || !nic->tx_ready || !nic->rx_done ||
 	    lc_faults_attach(nic) != 0) {
@@ -734,10 +864,11 @@ void lc_nic_debug_set_base(struct lc_nic *nic, uint32_t base)
 	for (uint32_t c = 0; c < LC_DMA_CHAINS; c++) {
 		atomic_store_explicit(&ct->chain_head[c].v, base, memory_order_relaxed);
 		atomic_store_explicit(&ct->chain_done[c].v, base, memory_order_relaxed);
-		ct->mcp.chain_active[c] = base;
+		atomic_store_explicit(&ct->chain_active[c].v, base, memory_order_relaxed);
 	}
-	ct->mcp.recv_next = base;
-	ct->mcp.rx_alloc = base;
+	ct->net_recv.recv_next = base;
+	ct->net_recv.rx_alloc = base;
+	ct->net_recv.rx_reaped = base;
 	nic->hc_send_tail = base;
 	nic->hc_txfifo_tail = base;
 	nic->hc_txdma_done = base;

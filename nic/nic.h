@@ -18,7 +18,7 @@
 
 #define LC_MAX_NODES 256
 #define LC_DMA_CHAINS 4         /* chain 0 = Rx (highest priority), 1 = Tx, 2..3 spare */
-#define LC_SEG_LAYOUT_VERSION 2
+#define LC_SEG_LAYOUT_VERSION 3
 
 enum lc_nic_stat {
 #define LC_X_ENUM(name, ...) LC_NIC_STAT_##name,
@@ -244,9 +244,13 @@ int lc_nic_mcast_done(struct lc_nic *nic);
 /* Inline mode: one bounded step of every engine. Returns the work done (0 = idle, and always in thread mode). */
 int lc_nic_step(struct lc_nic *nic);
 /*
- * Either mode: the same step, unless another thread (the MCP thread, or a
- * host thread) is stepping right now (then 0).  A host waiting in thread
- * mode calls it so the engines need not wait for the MCP thread's turn.
+ * Either mode: the same step, minus what another thread is stepping right
+ * now.  Inline mode: all engines, or none (0) while another host thread
+ * steps.  Thread mode: each engine (doorbell service, Net-Recv, DMA,
+ * Net-Send) that no other thread -- the MCP thread, another host thread --
+ * is running; so a host waiting in the library runs Net-Send while the MCP
+ * thread copies a DMA block, and the engines need not wait for the MCP
+ * thread's turn.
  */
 int lc_nic_assist(struct lc_nic *nic);
 

@@ -13,31 +13,62 @@
  * other side reads it with an acquire load.  "R1 -> A1" below names a
  * release and the acquire it pairs with; the same labels mark the code.
  *
+ * The MCP is four engines (LC_NIC_ENGINE_LIST below), as on the LANai board,
+ * where the three DMA engines work in parallel with the processor that
+ * serves the doorbells:
+ *   doorbell  the doorbell service (the LANai's loop): Tx FIFO -> Send Ring
+ *             slots ready, DMA chains 1..3 activated;
+ *   net_recv  Net-Recv: Receive Ring -> Rx DMA Requests (chain 0), Receive
+ *             Ring slots freed;
+ *   dma       the Host/NIC DMA engine: the four chains in priority order,
+ *             the Rx FIFO;
+ *   net_send  Net-Send: Send Ring -> remote Receive Rings, with the group
+ *             frame replication (nic/mcast.c) and the fault injector
+ *             (nic/faults.c), which touch only Net-Send's state.
+ * Each engine owns its state (listed under each ring below and at struct
+ * lc_nic) and runs under its own try-lock, so two threads may run two
+ * engines at once, never one engine twice.  Between engines the state moves
+ * through single-producer/single-consumer handoffs, each a pair below.
+ *
  * Send Ring (send_ring slots of slot_bytes in SRAM)
  *   host writes the frame (PIO) or the header (DMA) into slot send_head,
  *   then rings the doorbell (below); send_head itself is host-private.
+ *   A slot becomes ready for Net-Send when tx_ready[slot] (process memory)
+ *   is set with a release store (R13): by the doorbell service for a PIO
+ *   frame, by the DMA engine once a Tx DMA block copied its payload ->
+ *   Net-Send acquires it (A13) before it reads the frame (and the
+ *   stamp table of the slot).  Net-Send clears the flag (relaxed) before it
+ *   releases send_tail; the next set of that slot is ordered after the
+ *   clear by R1 -> A1 (host), R2 -> A2 (doorbell service).
  *   Net-Send owns send_tail: after the frame left (or was dropped) it
  *   releases send_tail (R1) -> host acquires it in lc_nic_tx_slot and
  *   lc_nic_tx_idle (A1) before it reuses the slot.
  *
  * Tx FIFO = doorbell FIFO (tx_fifo entries of 16 bytes in SRAM)
  *   host writes the entry {doorbell address, value} at txfifo_head, then
- *   releases txfifo_head (R2) -> MCP acquires it in the doorbell service
- *   (A2); everything the host wrote before the doorbell (frame in the Send
- *   Ring, DMA control block) is therefore visible to the MCP.
- *   MCP releases txfifo_tail (R3) after serving the entry -> host acquires
- *   it for room in lc_nic_tx_slot (A3).
+ *   releases txfifo_head (R2) -> the doorbell service acquires it (A2);
+ *   everything the host wrote before the doorbell (frame in the Send Ring,
+ *   DMA control block, stamp table) is therefore visible to it, and through
+ *   R13 / R14 to the engine it hands the frame or block to.
+ *   The doorbell service releases txfifo_tail (R3) after serving the entry
+ *   -> host acquires it for room in lc_nic_tx_slot (A3).
  *
  * DMA chains (chain c: circular array of 32-byte control blocks)
- *   chain 0 (Rx DMA Requests, SRAM) is produced by Net-Recv itself: the MCP
- *   owns its head and activation point.  Chains 1 (Tx DMA Requests, SRAM)
- *   and 2-3 (spare, caller memory) are produced by the host: it writes the
- *   block at chain_head[c], bumps chain_head[c] (host-private) and
- *   activates the block through the doorbell (R2 -> A2).
+ *   chain 0 (Rx DMA Requests, SRAM) is produced by Net-Recv: it owns
+ *   chain_head[0] and the blocks it writes.  Chains 1 (Tx DMA Requests,
+ *   SRAM) and 2-3 (spare, caller memory) are produced by the host: it
+ *   writes the block at chain_head[c], bumps chain_head[c] (host-private)
+ *   and activates the block through the doorbell (R2 -> A2).
+ *   chain_active[c] (blocks activated, free-running) has one writer per
+ *   chain: Net-Recv for chain 0 after it wrote the block, the doorbell
+ *   service for chains 1..3; each releases it (R14) -> the DMA engine
+ *   acquires it (A14) before it reads the block.
  *   The DMA engine releases chain_done[c] after the block's copy (R4) ->
  *   host acquires it (A4): for chain 1 this is the Tx ticket counter of
  *   lc_nic_tx_dma_done (the source buffer may be reused) and the room check
- *   of lc_nic_tx_slot.
+ *   of lc_nic_tx_slot.  Net-Recv acquires chain_done[0] (A4) before it
+ *   writes a block again and before it frees the Receive Ring slots of the
+ *   blocks done (chain 0 runs in order; each block's tag names its slot).
  *
  * Receive Ring (recv_ring slots in SRAM), written by REMOTE Net-Send engines
  *   a sender holds the switch output port that leads to this node (so the
@@ -47,15 +78,18 @@
  *   copy into recv_len[slot] (SRAM at off_recv_len) and releases recv_head
  *   (R7) -> Net-Recv acquires it (A7).  Net-Recv trusts that count, never
  *   the frame's (possibly damaged) header length: a frame whose header
- *   len + hdr_bytes differs from it is dropped as bad.  Net-Recv releases recv_tail (R6) once the
- *   frame's Rx DMA completed (or the frame was dropped).
+ *   len + hdr_bytes differs from it is dropped as bad.  Net-Recv alone
+ *   releases recv_tail (R6) once the frame's Rx DMA completed (seen through
+ *   chain_done[0], A4) or the frame was dropped.
  *
  * Rx FIFO (rx_fifo entries {staging slot, bytes}) and host staging
- *   the Rx DMA copies the frame into the staging slot, then the MCP writes
- *   the Rx FIFO entry and releases rxfifo_head (R8) -> host acquires it in
- *   lc_nic_rx_peek (A8).  lc_nic_rx_release releases rxfifo_tail (R9),
+ *   the Rx DMA copies the frame into the staging slot, then the DMA engine
+ *   writes the Rx FIFO entry and releases rxfifo_head (R8) -> host acquires
+ *   it in lc_nic_rx_peek (A8).  lc_nic_rx_release releases rxfifo_tail (R9),
  *   freeing the entry AND its staging slot -> Net-Recv acquires it before
- *   it assigns a staging slot to a new frame (A9).
+ *   it assigns a staging slot to a new frame (A9).  Net-Recv gives blocks
+ *   staging slots in order and only while the Rx FIFO has room, so the DMA
+ *   engine's entries never overrun the host's.
  *
  * Node state (segment header): the launcher and lc_nic_detach release a
  *   final state (R10) -> peers acquire it (A10) before dropping frames to a
@@ -64,10 +98,20 @@
  *   a stalled Net-Send acquires it (A12): a stopped destination is the one
  *   whose full Receive Ring runs the backpressure time limit.
  *
- * The NIC-private fields (struct lc_nic_mcp in SRAM, arrays in struct
- * lc_nic) are touched only by whoever runs the MCP: the thread holding
- * step_lock (exchange acquire / store release, R11 -> A11) -- the MCP thread
- * or a host thread in lc_nic_step / lc_nic_assist -- so they are plain.
+ * Engine state (the engines' lines of struct lc_nic_ctrl, their fields of
+ * struct lc_nic) is touched only by whoever runs that engine, so it is
+ * plain: the thread holding the engine's lock eng[e].lock (CAS 0 -> held
+ * with acquire / store 0 with release, R11 -> A11) -- the MCP thread, or a
+ * host thread in lc_nic_assist.  In inline mode there is no MCP thread and
+ * one lock, step_lock (exchange acquire / store release, the same pair R11
+ * -> A11), covers all four engines: lc_nic_step runs them back to back on
+ * the calling thread.  A protocol's nic_tx hook
+ * runs in Net-Send, its nic_rx hook in Net-Recv: in thread mode the two may
+ * run at the same time on different threads.
+ *
+ * Counters (nic->stats) have one writer engine each, so lc_nic_count needs
+ * no read-modify-write; the two counted by both Net-Send and Net-Recv
+ * (nic_drops_bad, nic_drops_proto: drop paths only) use lc_nic_count_shared.
  *
  * The host side (tx and rx calls) is single-producer/single-consumer: the
  * caller serializes its transmit calls and its receive calls (the framework
@@ -129,12 +173,16 @@ struct lc_idx {
 	alignas(LC_LINE) _Atomic uint32_t v;
 };
 
-/* The MCP's private state (one line; see the contract above). */
-struct lc_nic_mcp {
+/* The DMA engine's private state (one line). */
+struct lc_nic_dma_eng {
+	alignas(LC_LINE) uint32_t cur_chain;     /* chain the DMA engine worked on last */
+};
+
+/* Net-Recv's private state (one line). */
+struct lc_nic_recv_eng {
 	alignas(LC_LINE) uint32_t recv_next;     /* next Receive Ring frame Net-Recv looks at */
 	uint32_t rx_alloc;                       /* frames given a staging slot */
-	uint32_t cur_chain;                      /* chain the DMA engine worked on last */
-	uint32_t chain_active[LC_DMA_CHAINS];    /* blocks activated (free-running) */
+	uint32_t rx_reaped;                      /* chain 0 blocks seen done (their slots marked rx_done) */
 };
 
 struct lc_nic_ctrl {
@@ -142,16 +190,21 @@ struct lc_nic_ctrl {
 	struct lc_idx send_head;
 	struct lc_idx txfifo_head;                /* R2 */
 	struct lc_idx rxfifo_tail;                /* R9 */
-	struct lc_idx chain_head[LC_DMA_CHAINS];  /* chain 0: MCP-owned */
-	/* MCP-owned, read by the host */
-	struct lc_idx send_tail;                  /* R1 */
+	struct lc_idx chain_head[LC_DMA_CHAINS];  /* chain 0: Net-Recv's */
+	/* doorbell service */
 	struct lc_idx txfifo_tail;                /* R3 */
+	/* Net-Send */
+	struct lc_idx send_tail;                  /* R1 */
+	/* DMA engine */
 	struct lc_idx rxfifo_head;                /* R8 */
 	struct lc_idx chain_done[LC_DMA_CHAINS];  /* R4 */
+	struct lc_nic_dma_eng dma;
+	/* chain activation: chain 0 by Net-Recv, 1..3 by the doorbell service */
+	struct lc_idx chain_active[LC_DMA_CHAINS];  /* R14 */
 	/* Receive Ring: written by remote senders / read by them */
 	struct lc_idx recv_head;                  /* R7 */
-	struct lc_idx recv_tail;                  /* R6 */
-	struct lc_nic_mcp mcp;
+	struct lc_idx recv_tail;                  /* R6, Net-Recv */
+	struct lc_nic_recv_eng net_recv;
 };
 
 _Static_assert(sizeof(struct lc_nic_dma_block) == 32, "DMA control block is 32 bytes");
@@ -161,7 +214,10 @@ _Static_assert(offsetof(struct lc_nic_ctrl, send_tail) % LC_LINE == 0, "producer
 _Static_assert(offsetof(struct lc_nic_ctrl, recv_head) % LC_LINE == 0, "producer/consumer apart");
 _Static_assert(offsetof(struct lc_nic_ctrl, recv_tail) - offsetof(struct lc_nic_ctrl, recv_head)
 	       == LC_LINE, "Receive Ring head and tail on separate lines");
-_Static_assert(offsetof(struct lc_nic_ctrl, mcp) % LC_LINE == 0, "MCP state on its own line");
+_Static_assert(offsetof(struct lc_nic_ctrl, dma) % LC_LINE == 0, "DMA engine state on its own line");
+_Static_assert(offsetof(struct lc_nic_ctrl, net_recv) % LC_LINE == 0, "Net-Recv state on its own line");
+_Static_assert(sizeof(struct lc_nic_dma_eng) == LC_LINE && sizeof(struct lc_nic_recv_eng) == LC_LINE,
+	       "one line per engine");
 
 _Static_assert(sizeof(struct lc_nic_dma_block) == LC_NIC_DMA_BLOCK_BYTES, "lc_config.h DMA block size");
 _Static_assert(sizeof(struct lc_nic_fifo_entry) == LC_NIC_FIFO_ENTRY_BYTES, "lc_config.h FIFO entry size");
@@ -254,6 +310,31 @@ struct lc_nic_chain {
 	uint32_t mask;                      /* size - 1; 0 with no blocks */
 };
 
+/*
+ * The MCP's engines (see the contract above), in stepping order: one pass
+ * moves a PIO frame out, and a received frame into staging.  Columns: name,
+ * what the engine does.
+ */
+#define LC_NIC_ENGINE_LIST(X)                                                            \
+	X(doorbell, "doorbell service: Tx FIFO -> Send Ring slots ready, chains 1..3 active") \
+	X(net_recv, "Net-Recv: Receive Ring -> Rx DMA requests; Receive Ring slots freed")   \
+	X(dma,      "Host/NIC DMA: one control block of the highest-priority chain; Rx FIFO") \
+	X(net_send, "Net-Send: Send Ring -> remote Receive Rings, group copies, faults")
+
+enum lc_nic_engine {
+#define LC_X_ENUM(name, ...) LC_NIC_ENG_##name,
+	LC_NIC_ENGINE_LIST(LC_X_ENUM)
+#undef LC_X_ENUM
+	LC_NIC_ENGINES
+};
+
+/* An engine's try-lock, alone on its line: 0 free, LC_NIC_ENG_HELD, LC_NIC_ENG_COPYING. */
+#define LC_NIC_ENG_HELD    1
+#define LC_NIC_ENG_COPYING 2    /* dma only: held, and a block's copy is under way (the overlap counters) */
+struct lc_nic_engine_lock {
+	alignas(LC_LINE) _Atomic int lock;   /* R11/A11 */
+};
+
 struct lc_nic {
 	struct lc_nic_geom g;
 	uint32_t node;
@@ -266,33 +347,35 @@ struct lc_nic {
 	uint8_t *staging;
 	_Atomic uint64_t *stats;
 	_Atomic uint64_t *host_stats;
-	_Atomic uint32_t *dst_drops;
+	_Atomic uint32_t *dst_drops;        /* written by Net-Send */
 	_Atomic uint64_t *fault_stats;      /* [nodes][LC_FAULT_COUNT]: faults injected per link (faults.c) */
-	struct lc_fault_state *faults;      /* the injector's MCP-private state, NULL with no fault set */
+	struct lc_fault_state *faults;      /* the injector's state (Net-Send's), NULL with no fault set */
 	struct lc_net_port *ports;
 	struct lc_nic_fifo_entry *txfifo, *rxfifo;
 	struct lc_nic_chain chain[LC_DMA_CHAINS];
 	uint32_t rx_room;                   /* min(rx_fifo, staging_slots) */
 	struct lc_route *routes;            /* [nodes] */
-	uint32_t *peer_tail;                /* [nodes]: last seen recv_tail of each peer (stale = fewer free slots) */
-	uint8_t *tx_ready;                  /* [send_ring]: slot may be injected */
-	uint8_t *rx_done;                   /* [recv_ring]: slot may be freed */
+	uint32_t *peer_tail;                /* [nodes], Net-Send: last seen recv_tail of each peer (stale = fewer free slots) */
+	_Atomic uint8_t *tx_ready;          /* [send_ring]: slot may be injected; R13/A13 */
+	uint8_t *rx_done;                   /* [recv_ring], Net-Recv: slot may be freed */
 	/* host side: the last seen NIC indices (reloaded only when a ring looks full / empty) */
 	alignas(LC_LINE) uint32_t hc_send_tail;
 	uint32_t hc_txfifo_tail;
 	uint32_t hc_txdma_done;
 	uint32_t hc_rxfifo_head;
-	/* MCP side.  Net-Send state of the frame at send_tail */
+	/* Net-Send: the frame at send_tail */
 	alignas(LC_LINE) int tx_pc_done;
 	struct lc_nic_stall tx_stall;       /* the frame at send_tail waits for room at its destination */
-	int rx_waiting;                     /* Net-Recv waits for Rx DMA / Rx FIFO / staging room */
-	/* MCP: replication of the group frame at send_tail (nic/mcast.c) */
+	/* Net-Send: replication of the group frame at send_tail (nic/mcast.c) */
 	uint64_t mc_msg[LC_MAX_NODES / 64]; /* members of the message in flight (snapshot at its first frame) */
 	uint64_t mc_left[LC_MAX_NODES / 64];/* members still to get the current frame */
 	int mc_busy;                        /* mc_left is set for the frame at send_tail */
 	struct lc_nic_stall mc_stall;       /* a member's Receive Ring is full */
-	/* MCP */
-	_Atomic int step_lock;              /* whoever steps the MCP; R11/A11 */
+	/* Net-Recv */
+	alignas(LC_LINE) int rx_waiting;    /* Net-Recv waits for Rx DMA / Rx FIFO / staging room */
+	/* who steps the engines: thread mode one lock per engine, inline mode step_lock for all */
+	struct lc_nic_engine_lock eng[LC_NIC_ENGINES];
+	alignas(LC_LINE) _Atomic int step_lock;  /* inline mode; R11/A11 */
 	_Atomic int stop;
 	int thread_on;
 	pthread_t thread;
@@ -390,19 +473,46 @@ LC_NIC_FUNC void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_
 LC_NIC_FUNC int lc_nic_doorbell_step(struct lc_nic *nic);
 LC_NIC_FUNC int lc_nic_net_send_step(struct lc_nic *nic);
 LC_NIC_FUNC int lc_nic_net_recv_step(struct lc_nic *nic);
+/*
+ * Net-Recv's other half: free the Receive Ring slots of the frames whose Rx
+ * DMA is done (chain_done[0], A4).  The steppers call it (inline: after a
+ * DMA step that did a block; thread mode: before each Net-Recv step); a
+ * test that steps the engines one by one calls it where it wants the slots
+ * freed.
+ */
+LC_NIC_FUNC void lc_nic_net_recv_reap(struct lc_nic *nic);
+/*
+ * The DMA step of thread mode: as lc_nic_dma_step, and while a block's copy
+ * is under way the engine's lock (held by the caller) reads
+ * LC_NIC_ENG_COPYING, for the overlap counters of the other engines.
+ */
+LC_NIC_FUNC int lc_nic_dma_step_marked(struct lc_nic *nic, _Atomic int *lock);
+/*
+ * Thread mode's pass over the engines: each engine whose lock is free runs
+ * one step under it, the others are left to the thread that holds them.
+ * lc_nic_assist calls it in thread mode (the MCP thread too); tests call it
+ * on an inline NIC to hold one engine and watch the others.
+ */
+LC_NIC_FUNC int lc_nic_engines_step(struct lc_nic *nic);
 
 /* Tests only: on a fresh NIC (no traffic yet), start every ring index at base. */
 LC_NIC_FUNC void lc_nic_debug_set_base(struct lc_nic *nic, uint32_t base);
 
 LC_NIC_FUNC uint64_t lc_nic_now_ns(void);
 
-/* Counters: each has one writer (the node's MCP), so no read-modify-write. */
+/* Counters: each has one writer engine, so no read-modify-write. */
 static inline void lc_nic_count(struct lc_nic *nic, enum lc_nic_stat s, uint64_t v)
 {
 	_Atomic uint64_t *c = &nic->stats[s];
 
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
 			      memory_order_relaxed);
+}
+
+/* A counter two engines write (nic_drops_bad, nic_drops_proto: drop paths only). */
+static inline void lc_nic_count_shared(struct lc_nic *nic, enum lc_nic_stat s, uint64_t v)
+{
+	atomic_fetch_add_explicit(&nic->stats[s], v, memory_order_relaxed);
 }
 
 #endif /* LC_NIC_IMPL_H */

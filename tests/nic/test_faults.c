@@ -183,7 +183,7 @@ Test(faults, corrupt_flips_header_and_payload_bits)
 	s = lct_attach(&g, 0);
 	r = lct_attach(&g, 1);
 	for (uint32_t i = 0; i < frames; i++) {
-		uint32_t rn = r->ctrl->mcp.recv_next, flips = 0, fh = 0, fp = 0;
+		uint32_t rn = r->ctrl->net_recv.recv_next, flips = 0, fh = 0, fp = 0;
 		const uint8_t *slot = lc_recv_slot(r->sram, &g, rn);
 		struct lc_frame_hdr *h;
 

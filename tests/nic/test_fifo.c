@@ -37,7 +37,7 @@ Test(fifo, doorbell_entries_in_order_with_address)
 	/* PIO slots are ready at once, the DMA slots only after their block */
 	cr_assert_eq(s->tx_ready[(t0 + 0) & (g.send_ring - 1)], 1);
 	cr_assert_eq(s->tx_ready[(t0 + 2) & (g.send_ring - 1)], 0);
-	cr_assert_eq(s->ctrl->mcp.chain_active[1], UINT32_MAX - 2 + 2);
+	cr_assert_eq(atomic_load(&s->ctrl->chain_active[1].v), UINT32_MAX - 2 + 2);
 	for (uint32_t i = 0; i < 6; i++) {
 		lct_check(lct_wait_rx(lct_nic[1]), 0, 1, i, 4);
 		lc_nic_rx_release(lct_nic[1]);

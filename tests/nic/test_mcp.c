@@ -249,7 +249,7 @@ Test(mcp, misdelivered_frame_dropped)
 	/* sender steps alone: the frame sits in node 1's Receive Ring */
 	lc_nic_step(lct_nic[0]);
 	in = (struct lc_frame_hdr *)(r->sram + g.off_recv_ring +
-				     (r->ctrl->mcp.recv_next & (g.recv_ring - 1)) * g.slot_bytes);
+				     (r->ctrl->net_recv.recv_next & (g.recv_ring - 1)) * g.slot_bytes);
 	cr_assert_eq(in->dst, 1);
 	in->dst = 2;
 	lc_nic_step(r);
@@ -280,8 +280,8 @@ Test(mcp, header_len_disagreeing_with_wire_dropped)
 	for (uint32_t i = 0; i < sizeof(bad_len) / sizeof(bad_len[0]); i++, seq++) {
 		cr_assert_eq(lct_send(lct_nic[0], 1, seq, 100, 0, buf, NULL), 0);
 		lc_nic_step(lct_nic[0]);
-		in = (struct lc_frame_hdr *)lc_recv_slot(r->sram, &g, r->ctrl->mcp.recv_next);
-		cr_assert_eq(*lc_recv_len(r->sram, &g, r->ctrl->mcp.recv_next), g.hdr_bytes + 100);
+		in = (struct lc_frame_hdr *)lc_recv_slot(r->sram, &g, r->ctrl->net_recv.recv_next);
+		cr_assert_eq(*lc_recv_len(r->sram, &g, r->ctrl->net_recv.recv_next), g.hdr_bytes + 100);
 		cr_assert_eq(in->len, 100);
 		in->len = bad_len[i];
 		lc_nic_step(r);
@@ -548,4 +548,243 @@ Test(mcp, draining_receiver_restarts_the_limit)
 	cr_assert_eq(lct_stat(a, LC_NIC_STAT_bp_drops), 1);
 	cr_assert_eq(lc_nic_dst_drops(a, 1), 1);
 	cr_assert_eq(lct_stat(a, LC_NIC_STAT_bp_stalls), 1, "one stall per stalled frame");
+}
+
+/* ---- the engines' own locks (thread mode) ---- */
+
+/*
+ * The DMA engine held by another thread inside a block's copy (its lock set
+ * by hand: deterministic) does not stall the others: a PIO frame is served
+ * by the doorbell service and leaves through Net-Send, counted as overlap,
+ * while the DMA frame behind it waits for the DMA engine.  A held Net-Send
+ * is never run a second time.  lc_nic_engines_step on an inline NIC: no
+ * MCP thread runs, so the test decides who holds what.
+ */
+Test(mcp, held_dma_engine_does_not_stall_net_send)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ 0 });
+	struct lc_nic *s, *r;
+	uint8_t buf[2][256];
+	uint32_t ticket = 0;
+
+	lct_setup(&g, "held");
+	s = lct_nic[0];
+	r = lct_nic[1];
+	cr_assert_eq(lct_send(s, 1, 0, 40, 0, buf[0], NULL), 0);
+	cr_assert_eq(lct_send(s, 1, 1, 200, 1, buf[1], &ticket), 0);
+	atomic_store(&s->eng[LC_NIC_ENG_dma].lock, LC_NIC_ENG_COPYING);
+	for (int i = 0; i < 4; i++)
+		lc_nic_engines_step(s);
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_doorbells), 2);
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_net_tx_frames), 1, "the PIO frame left");
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_dma_blocks_c1), 0, "the DMA engine is someone else's");
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_send_dma_overlap), 1);
+	/* Net-Send held elsewhere: the DMA block runs here, the frame waits for Net-Send */
+	atomic_store(&s->eng[LC_NIC_ENG_net_send].lock, LC_NIC_ENG_HELD);
+	atomic_store(&s->eng[LC_NIC_ENG_dma].lock, 0);
+	for (int i = 0; i < 4; i++)
+		lc_nic_engines_step(s);
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_dma_blocks_c1), 1);
+	cr_assert_geq((int32_t)(lc_nic_tx_dma_done(s) - ticket), 0);
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_net_tx_frames), 1, "Net-Send is never run twice at once");
+	atomic_store(&s->eng[LC_NIC_ENG_net_send].lock, 0);
+	lct_settle();
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_net_tx_frames), 2);
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_send_dma_overlap), 1, "no DMA copy ran meanwhile");
+	lct_check(lct_wait_rx(r), 0, 1, 0, 40);
+	lc_nic_rx_release(r);
+	lct_check(lct_wait_rx(r), 0, 1, 1, 200);
+	lc_nic_rx_release(r);
+}
+
+/*
+ * Thread mode: a long DMA chain keeps node 0's DMA engine busy -- blocks of
+ * 256 KiB, host to SRAM, on spare chain 2, fed as they complete -- while small
+ * PIO frames queue for Net-Send, and large frames (a whole 64 KiB MTU, one
+ * Tx DMA block each) go between them.  The host thread assists
+ * (lc_nic_assist) while node 0's MCP thread runs, so one of them copies a
+ * DMA block while the other runs Net-Send: send_dma_overlap > 0, which one
+ * lock for all engines never allowed (the counter stayed 0 there until the
+ * deadline).  Every frame arrives once, in order, intact.
+ */
+Test(mcp, net_send_overlaps_long_dma_chain)
+{
+	enum { BIG = 65536, SMALL = 16, NBUF = 8, LONG = 1u << 18, LONG_BUFS = 4 };
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = BIG, .thread = 1, .send_ring = 16,
+							    .tx_dma = 8, .tx_fifo = 32 });
+	static struct lc_nic_dma_block chain2[8];
+	const uint32_t min_frames = 512;
+	uint32_t spare = g.sram_bytes, ticket[NBUF] = { 0 }, t2 = 0, sent = 0, got = 0, big = 0;
+	uint64_t deadline = lc_nic_now_ns() + 20ull * 1000000000ull, longs = 0;
+	uint8_t *buf = malloc((size_t)NBUF * BIG), *lbuf = malloc((size_t)LONG_BUFS * LONG), pio[SMALL];
+	struct lc_nic *s, *r;
+	struct lc_frame_hdr *h;
+
+	cr_assert(buf && lbuf);
+	memset(lbuf, 0x5a, (size_t)LONG_BUFS * LONG);
+	g.sram_bytes += LONG_BUFS * LONG;     /* the long chain's SRAM, after the scratch area */
+	lct_setup(&g, "ovl");
+	s = lct_nic[0];
+	r = lct_nic[1];
+	cr_assert_eq(lc_nic_dma_chain_setup(s, 2, chain2, 8), 0);
+	/* until the overlap was seen, and at least min_frames frames: a fixed count might all fall between copies */
+	while (got < min_frames || !lct_stat(s, LC_NIC_STAT_send_dma_overlap)) {
+		/* keep the long chain fed: up to 4 blocks ahead */
+		while ((int32_t)(lc_nic_dma_chain_done(s, 2) - t2) > -4 &&
+		       lc_nic_dma_chain_post(s, 2, spare + (uint32_t)(longs % LONG_BUFS) * LONG,
+					     lbuf + (longs % LONG_BUFS) * LONG, LONG, LC_DMA_TO_NIC, &t2) == 0)
+			longs++;
+		/* odd frames: PIO, 16 bytes; even: a whole MTU by DMA from buffer k (reused once done) */
+		if (sent - got < 64) {
+			uint32_t k = big % NBUF;
+			int dma = !(sent & 1);
+
+			if ((!dma || (int32_t)(lc_nic_tx_dma_done(s) - ticket[k]) >= 0) &&
+			    lct_send(s, 1, sent, dma ? BIG : SMALL, dma, dma ? buf + (size_t)k * BIG : pio,
+				     dma ? &ticket[k] : NULL) == 0) {
+				big += dma;
+				sent++;
+			}
+		}
+		lc_nic_assist(s);
+		if ((h = lc_nic_rx_peek(r))) {
+			/* header, and every 61st payload byte: a whole check would make this host the bottleneck */
+			const uint8_t *p = (const uint8_t *)(h + 1);
+
+			cr_assert_eq(h->seq, got);
+			cr_assert_eq(h->len, (got & 1) ? SMALL : BIG);
+			for (uint32_t i = 0; i < h->len; i += 61)
+				cr_assert_eq(p[i], lct_byte(0, got, i), "frame %u byte %u", got, i);
+			lc_nic_rx_release(r);
+			got++;
+		}
+		cr_assert_lt(lc_nic_now_ns(), deadline, "%u frames, %llu long blocks: Net-Send never moved "
+			     "a frame while a DMA block was being copied", got, (unsigned long long)longs);
+	}
+	cr_log_info("send_dma_overlap %llu of %u frames sent, %llu long DMA blocks",
+		    (unsigned long long)lct_stat(s, LC_NIC_STAT_send_dma_overlap), sent,
+		    (unsigned long long)longs);
+	/* the rest of the frames and the long chain */
+	while (got < sent || (int32_t)(lc_nic_dma_chain_done(s, 2) - t2) < 0) {
+		lc_nic_assist(s);
+		if ((h = lc_nic_rx_peek(r))) {
+			cr_assert_eq(h->seq, got);
+			lc_nic_rx_release(r);
+			got++;
+		}
+		cr_assert_lt(lc_nic_now_ns(), deadline);
+	}
+	cr_assert_null(lc_nic_rx_peek(r));
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_dma_blocks_c1), big);
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_dma_blocks_c2), longs);
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_net_tx_frames), sent);
+	cr_assert_eq(lct_stat(r, LC_NIC_STAT_net_rx_frames), sent);
+	cr_assert_eq(memcmp(s->sram + spare, lbuf, LONG), 0, "the long chain's data landed");
+	free(buf);
+	free(lbuf);
+}
+
+/* One host of the duplex stress below: sends to its peer and checks what comes from it. */
+struct duplex {
+	struct lc_nic *nic;
+	uint32_t peer, total, sent, got;
+	uint32_t bad;            /* 0, or 1 + the index of the first frame out of order or damaged */
+	uint32_t stuck;          /* the deadline passed */
+	uint32_t ticket[16];
+	uint8_t buf[16][1024];
+};
+
+static uint32_t duplex_len(uint32_t seq)
+{
+	return seq * 37u % 1025u;
+}
+
+/* 1 when h is frame seq of src to dst, payload intact (lct_check without asserting: any thread). */
+static int duplex_ok(const struct lc_frame_hdr *h, uint32_t src, uint32_t dst, uint32_t seq)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	uint32_t len = duplex_len(seq);
+
+	if (h->magic != LC_FRAME_MAGIC || h->src != src || h->dst != dst || h->seq != seq || h->len != len)
+		return 0;
+	for (uint32_t i = 0; i < len; i++)
+		if (p[i] != lct_byte(src, seq, i))
+			return 0;
+	return 1;
+}
+
+static void *duplex_run(void *arg)
+{
+	struct duplex *d = arg;
+	uint32_t me = lc_nic_node(d->nic);
+	uint64_t deadline = lc_nic_now_ns() + 40ull * 1000000000ull;
+
+	for (uint32_t it = 0; d->got < d->total || d->sent < d->total; it++) {
+		int moved = 0;
+
+		if (d->sent < d->total) {
+			uint32_t k = d->sent % 16, seq = d->sent;
+			int dma = (seq / 3) & 1;
+
+			if ((int32_t)(lc_nic_tx_dma_done(d->nic) - d->ticket[k]) >= 0 &&
+			    lct_send(d->nic, d->peer, seq, duplex_len(seq), dma, d->buf[k], &d->ticket[k]) == 0) {
+				if (!dma)
+					d->ticket[k] = lc_nic_tx_dma_done(d->nic);
+				d->sent++;
+				moved = 1;
+			}
+		}
+		/* the host assists on three passes of four: the MCP thread runs alone on the fourth */
+		if (it & 3)
+			moved += lc_nic_assist(d->nic);
+		if (d->got < d->total && lc_nic_rx_peek(d->nic)) {
+			if (!d->bad && !duplex_ok(lc_nic_rx_peek(d->nic), d->peer, me, d->got))
+				d->bad = d->got + 1;
+			lc_nic_rx_release(d->nic);
+			d->got++;
+			moved = 1;
+		}
+		if (!moved) {
+			if (lc_nic_now_ns() > deadline) {
+				d->stuck = 1;
+				break;
+			}
+			sched_yield();
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Thread mode, no faults: both hosts send 20000 frames of changing size
+ * (PIO and DMA) to each other at once over small rings, each host thread
+ * assisting its NIC while its MCP thread runs, so every engine is taken by
+ * two threads in turn.  Every frame arrives exactly once, in order, intact.
+ */
+Test(mcp, thread_duplex_exactly_once_in_order)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024, .thread = 1, .recv_ring = 4,
+							    .staging = 4, .tx_dma = 4, .send_ring = 8 });
+	static struct duplex d[2];
+	pthread_t t;
+
+	lct_setup(&g, "duplex");
+	for (uint32_t i = 0; i < 2; i++)
+		d[i] = (struct duplex){ .nic = lct_nic[i], .peer = 1 - i, .total = 20000 };
+	cr_assert_eq(pthread_create(&t, NULL, duplex_run, &d[1]), 0);
+	duplex_run(&d[0]);
+	pthread_join(t, NULL);
+	for (uint32_t i = 0; i < 2; i++) {
+		cr_assert_not(d[i].stuck, "node %u stuck: %u sent, %u received", i, d[i].sent, d[i].got);
+		cr_assert_eq(d[i].bad, 0, "node %u: frame %u out of order or damaged", i, d[i].bad - 1);
+		cr_assert_eq(d[i].got, d[i].total);
+	}
+	lct_settle();
+	for (uint32_t i = 0; i < 2; i++) {
+		cr_assert_null(lc_nic_rx_peek(lct_nic[i]), "node %u: a frame more than sent", i);
+		cr_assert_eq(lct_stat(lct_nic[i], LC_NIC_STAT_net_rx_frames), 20000);
+		cr_assert_eq(lct_stat(lct_nic[i], LC_NIC_STAT_net_tx_frames), 20000);
+		cr_assert_eq(lct_stat(lct_nic[i], LC_NIC_STAT_nic_drops_bad), 0);
+		cr_assert_eq(lct_stat(lct_nic[i], LC_NIC_STAT_bp_drops), 0);
+	}
 }
