@@ -13,7 +13,12 @@ docs/internals.md, "How protocols cooperate").  This check fails when
     uses an identifier another protocol's folder defines (a macro, a struct,
     enum or function name: LC_REL_F_ACK, lc_fc_ctrl);
   - a file of framework/, nic/ or launcher/ includes anything under
-    protocols/, names a protocol, or uses an identifier a protocol defines.
+    protocols/, names a protocol, or uses an identifier a protocol defines;
+  - a file of personalities/P/ (its library, headers, wrappers and programs;
+    its Criterion drivers test_*.c aside) includes a header that a build does
+    not install into build/<cfg>/include/ (comm.h and what it includes, the
+    generated headers, the protocols' API headers) and that is not its own:
+    a personality is an application of the public API, never of internals.
 
 Every finding is printed as file:line: reason; the last line counts the files
 ("N passed, M failed"); exit 1 when there is a finding.
@@ -59,6 +64,51 @@ def defined_names(text):
     # include guards and X-macro temporaries say nothing about a protocol's interface
     return {n for n in names if re.match(r'(lc|LC)_', n) and not n.endswith('_H')
             and not n.startswith('LC_X_')}
+
+
+def installed_headers(root, protos):
+    """What a build installs into build/<cfg>/include/: SConstruct's GEN_HEADERS, the public
+    headers (framework/comm.h and what it includes from framework/ or nic/), and every
+    protocol's API header as <p>/<api> (the registry's api)."""
+    sc = open(os.path.join(root, 'SConstruct')).read()
+    m = re.search(r'GEN_HEADERS\s*=\s*\[([^\]]*)\]', sc)
+    names = set(re.findall(r"'([^']+)'", m.group(1))) if m else set()
+    todo, seen = ['framework/comm.h'], set()
+    while todo:
+        h = todo.pop()
+        if h in seen or not os.path.exists(os.path.join(root, h)):
+            continue
+        seen.add(h)
+        names.add(os.path.basename(h))
+        for inc in re.findall(r'^\s*#\s*include\s+"([^"]+)"', open(os.path.join(root, h)).read(), re.M):
+            todo += ['framework/' + inc, 'nic/' + inc]
+    for p in protos:
+        m = re.search(r'^\s*api\s*=\s*"([^"]+)"', open(os.path.join(root, 'protocols', p, 'protocol.lua')).read(),
+                      re.M)
+        if m:
+            names.add('%s/%s' % (p, m.group(1)))
+    return names
+
+
+def personality_problems(root, protos):
+    pdir = os.path.join(root, 'personalities')
+    if not os.path.isdir(pdir):
+        return []
+    installed = installed_headers(root, protos)
+    out = []
+    for p in sorted(os.listdir(pdir)):
+        base = os.path.join(pdir, p)
+        own = {os.path.basename(f) for f in files_of(base) if f.endswith('.h')}
+        for f in files_of(base):
+            if os.path.basename(f).startswith('test_'):
+                continue    # a Criterion driver of the tests, not part of the personality
+            text = open(f, encoding='utf-8', errors='replace').read()
+            for m in re.finditer(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+                inc = m.group(1)
+                if inc not in installed and inc not in own:
+                    out.append('%s:%d: includes "%s", not an installed header (build/<cfg>/include/) '
+                               'nor its own' % (os.path.relpath(f, root), text.count('\n', 0, m.start()) + 1, inc))
+    return out
 
 
 def main():
@@ -115,6 +165,7 @@ def main():
             n = m.group(0)
             if n in seen and n not in common and seen[n] != me:
                 problems.append('%s: uses %s, defined by protocol %s' % (where(f, m.start()), n, seen[n]))
+    problems += personality_problems(root, protos)
     for line in problems:
         print(line)
     bad = {line.split(':', 1)[0] for line in problems}
