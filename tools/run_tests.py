@@ -9,8 +9,10 @@ passed, failed, errored = crashed, skipped with each skipped test's reason; run
 with LC_BUILD_DIR=<abs build/NAME>),
 the zero-cost proof, the config-reference check, the scaffold self-test and the
 benchmark quick-check (tools/bench/run.py quick=1, "bench-quick: N passed, M failed").
-A suite that does not run, times out, or prints no summary counts as one failure
-(a Criterion suite that exits 0 with no test, all compiled out for the config, does not).
+A suite that does not run, times out, or prints no summary counts as one failure.
+A test a config compiles out is skipped with its reason (LC_T_SKIPPED, tests/pipeline/lc_skip.h);
+a Criterion suite that exits 0 with no test at all, every one compiled out without it,
+counts as one skipped, so that a missing #else shows.
 Suites run --jobs at a time (default 2: this is a 2-core target and several suites
 start node processes), each Criterion suite with --jobs=1; every row prints its wall
 time and the slowest suites are listed at the end.  The benchmark quick-check runs
@@ -31,6 +33,7 @@ import time
 
 PLAIN = re.compile(r'(\d+) passed, (\d+) failed\s*$', re.M)
 SUITE_TIMEOUT = 300     # seconds for one suite; the tests set their own .timeout too
+NO_TEST = 'every test compiled out for this config (no LC_T_SKIPPED)'
 
 
 def timed_run(*args, **kw):
@@ -138,12 +141,13 @@ def criterion_suite(t, name, exe, root, env):
         note = ''
         if rc != 0 and bad == 0:
             bad, note = 1, 'exit %d' % rc
+        elif passing + bad + skipped == 0:
+            # a clean exit with every test compiled out for this config (#if on its
+            # protocols) and no LC_T_SKIPPED in their #else: no failure, but no quiet
+            # pass either
+            skipped, note = 1, 'skipped: ' + NO_TEST
         elif skipped:
             note = 'skipped: ' + ' | '.join(reasons)
-        elif passing + bad == 0:
-            # a clean exit with every test compiled out for this config (#if on its
-            # protocols) is no failure; the row says so
-            note = 'no test for this config'
         t.add(name, passing, bad, note, secs, failing_lines[-60:] if bad else None, skipped)
 
 

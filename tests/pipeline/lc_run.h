@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lc_skip.h"       /* LC_T_SKIPPED */
+
 /*
  * The build sets LC_BUILD_DIR (build/<cfg>, absolute); the launcher is
  * $LC_BUILD_DIR/bin/commrun and the node programs $LC_BUILD_DIR/tests/progs/.

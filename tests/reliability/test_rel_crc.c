@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../pipeline/lc_skip.h"
 #include "lc_composite_host.h"
 #include "lc_crc32c.h"
 
@@ -124,4 +125,7 @@ Test(rel_crc, frame_crc_covers_header_and_payload)
 	}
 	free(payload);
 }
+#else
+LC_T_SKIPPED(rel_crc, frame_crc_covers_header_and_payload,
+	     "needs reliability, whose frame CRC it checks (LC_PROTO_RELIABILITY)")
 #endif
