@@ -106,13 +106,21 @@ def timed(fn, *args, **kw):
     return time.time() - t0, r
 
 
-def criterion_report(path):
-    """Criterion's machine output (--json=path): (passed, failed, errored, skipped, reasons)."""
+# program name -> {config: the suite::test names its report lists}: every config must list the
+# same tests, run or skipped (a test an #if drops without LC_T_SKIPPED shows up here)
+LISTED = {}
+
+
+def criterion_report(path, listed=None):
+    """Criterion's machine output (--json=path): (passed, failed, errored, skipped, reasons);
+    the suite::test names go into the set listed."""
     with open(path) as f:
         r = json.load(f)
     reasons = []
     for suite in r.get('test_suites', []):
         for test in suite.get('tests', []):
+            if listed is not None:
+                listed.add('%s::%s' % (suite.get('name'), test.get('name')))
             if test.get('status') == 'SKIPPED':
                 why = '; '.join(test.get('messages') or []) or 'no reason given'
                 if why not in reasons:
@@ -121,12 +129,15 @@ def criterion_report(path):
 
 
 def criterion_suite(t, name, exe, root, env):
+    listed = set()
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, 'report.json')
         secs, (rc, out, err, to) = timed(run, [exe, '--color=never', '--jobs=1', '--json=' + report],
                                          root, env=env)
         try:
-            res = criterion_report(report)
+            res = criterion_report(report, listed)
+            with t.lock:
+                LISTED.setdefault(os.path.basename(exe), {})[name.split(':', 1)[0]] = listed
         except (OSError, ValueError, KeyError) as e:
             res, why = None, 'no Criterion report (%s), exit %d' % (e.__class__.__name__, rc)
     failing_lines = [l for l in (err + out).splitlines()
@@ -223,6 +234,18 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         for f in [pool.submit(fn) for _, fn in jobs]:
             f.result()
+
+    # every program lists the same tests in every config that builds it
+    if a.test:
+        odd, bad = [], set()
+        for prog, by_cfg in sorted(LISTED.items()):
+            every = set().union(*by_cfg.values())
+            for cfg, names in sorted(by_cfg.items()):
+                for n in sorted(every - names):
+                    bad.add(prog)
+                    odd.append('%s: %s lists no %s (compiled out without LC_T_SKIPPED?)' % (cfg, prog, n))
+        t.add('tests: each program lists the same tests in every config', len(LISTED) - len(bad),
+              len(bad), '', None, odd[:40])
 
     # 7. the benchmark quick-check, alone on the machine
     if a.bench_quick:
