@@ -138,27 +138,48 @@ static void lc_recv_done(struct lc_req *r, const struct lc_rmsg *m, int err)
  * program leaves unreceived at once.  Frames of messages already begun (the
  * buffer is allocated at the first frame) are never held back.
  */
+/*
+ * The cold parts of lc_rx_begin out of line (noinline, reached by tail
+ * calls), so that the common case -- a posted receive matches -- stays a
+ * leaf function without a stack frame.
+ */
+static __attribute__((noinline)) struct lc_rmsg *lc_rx_begin_sync(struct lc_node *node,
+								 const struct lc_frame_hdr *hdr,
+								 struct lc_rmsg *m)
+{
+	lc_sync_ack(node, hdr->src, hdr->seq);
+	return m;
+}
+
+static __attribute__((noinline)) struct lc_rmsg *lc_rx_unexpected(struct lc_node *node,
+								 const struct lc_frame_hdr *hdr,
+								 uint64_t match);
+
 struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_frame_hdr *hdr)
 {
 	struct lc_req *r, *prev = NULL;
-	struct lc_rmsg *m;
 	uint64_t match = (uint64_t)hdr->match_hi << 32 | hdr->match_lo;
-	uint64_t held;
 
 	for (r = node->posted.head; r; prev = r, r = r->next)
 		if ((r->src == LC_ANY_SOURCE || (uint32_t)r->src == hdr->src) &&
 		    !((match ^ r->match) & r->mask))
 			break;
-	if (r) {
-		lc_reqq_unlink(&node->posted, prev, r);
-		r->m = (struct lc_rmsg){ .match = match, .src = hdr->src, .seq = hdr->seq,
-					 .len = hdr->msg_len, .data = r->ubuf, .cap = r->ucap,
-					 .req = r };
-		if (hdr->flags & LC_FF_SYNC)
-			lc_sync_ack(node, hdr->src, hdr->seq);
-		return &r->m;
-	}
-	held = node->uq_bytes + hdr->msg_len;
+	if (!r)
+		return lc_rx_unexpected(node, hdr, match);
+	lc_reqq_unlink(&node->posted, prev, r);
+	r->m = (struct lc_rmsg){ .match = match, .src = hdr->src, .seq = hdr->seq,
+				 .len = hdr->msg_len, .data = r->ubuf, .cap = r->ucap, .req = r };
+	if (hdr->flags & LC_FF_SYNC)
+		return lc_rx_begin_sync(node, hdr, &r->m);
+	return &r->m;
+}
+
+static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_frame_hdr *hdr,
+					uint64_t match)
+{
+	struct lc_rmsg *m;
+	uint64_t held = node->uq_bytes + hdr->msg_len;
+
 	if (held > (uint64_t)LC_HOST_UNEXPECTED_BYTES) {
 		node->parked = 1;
 		return NULL;
