@@ -33,13 +33,6 @@ static void teardown(void)
 
 TestSuite(envelope, .init = setup, .fini = teardown, .timeout = 60);
 
-static uint64_t stat(int i)
-{
-	uint64_t s[LC_STAT_COUNT];
-
-	cr_assert_eq(lc_stats(nd, s), 0);
-	return s[i];
-}
 
 /* The first frame carries the match word: low half in off (match_lo), high half in match_hi. */
 Test(envelope, first_frame_carries_the_match_word)
@@ -67,6 +60,14 @@ Test(envelope, first_frame_carries_the_match_word)
 }
 
 #if !LC_PROTO_ANY_ACTIVE
+static uint64_t stat(int i)
+{
+	uint64_t s[LC_STAT_COUNT];
+
+	cr_assert_eq(lc_stats(nd, s), 0);
+	return s[i];
+}
+
 static void inject_first(uint32_t src, uint32_t seq, uint64_t w, uint8_t flags, const void *p,
 			 uint32_t len, uint32_t msg_len)
 {
