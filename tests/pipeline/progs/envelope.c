@@ -338,6 +338,10 @@ static void mode_flood(lc_node *node, int me)
 
 	if (n > LC_HOST_MAX_REQUESTS - 1)
 		n = LC_HOST_MAX_REQUESTS - 1;
+	/* the flood must reach beyond what the receiver's budget and staging can hold */
+	if ((uint64_t)n * LC_TP_FLOOD_MSG <= budget + LC_HOST_STAGING_BYTES)
+		lc_tp_fail("config: %zu requests (host.max_requests) of %zu bytes cannot flood beyond "
+			   "host.unexpected_bytes + host.staging_bytes", n, LC_TP_FLOOD_MSG);
 	if (me == 1) {
 		lc_req **r = lc_tp_alloc(n * sizeof(*r));
 		char **bufs = lc_tp_alloc(n * sizeof(*bufs));
