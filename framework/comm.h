@@ -227,8 +227,8 @@ int lc_progress(lc_node *node);
 	X(rx_drops_bad,     "corrupt or foreign frames dropped by the host")  \
 	X(rx_drops_proto,   "frames dropped by a protocol's verdict")         \
 	X(unexpected_msgs,  "messages that arrived before their receive")     \
-	X(unexpected_hwm,   "bytes of unexpected messages held, high-water mark") \
-	X(rx_parked,        "first frames held back at the unexpected budget") \
+	X(unexpected_hwm,   "unexpected bytes held, high-water mark")         \
+	X(rx_parked,        "first frames parked at the unexpected budget")   \
 	X(sync_acks,        "synchronous-send acks sent (messages matched)")  \
 	X(send_queue_hwm,   "queued send requests, high-water mark")
 
