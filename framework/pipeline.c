@@ -181,7 +181,8 @@ static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_fr
 	uint64_t held = node->uq_bytes + hdr->msg_len;
 
 	if (held > (uint64_t)LC_HOST_UNEXPECTED_BYTES) {
-		node->parked = 1;
+		/* a closing node parks nothing: no receive will come, its frames must drain (lc_close) */
+		node->parked = atomic_load_explicit(&node->open, memory_order_relaxed) ? 1u : 0u;
 		return NULL;
 	}
 	/* the one allocation of the pipeline, off the fast path */

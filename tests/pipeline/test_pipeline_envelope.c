@@ -44,6 +44,11 @@ Test(pipeline_envelope, unexpected_flood_is_held_within_the_budget)
 	lc_t_envelope(2, "flood", NULL, 2);
 }
 
+Test(pipeline_envelope, close_with_a_parked_frame_finishes)
+{
+	lc_t_envelope(2, "closing", NULL, 2);
+}
+
 Test(pipeline_envelope, misuse_of_the_envelope_calls)
 {
 	lc_t_envelope(2, "misuse", NULL, 2);

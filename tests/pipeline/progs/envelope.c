@@ -19,6 +19,10 @@
  *           messages at a receiver that posts nothing for 500 ms: the
  *           receiver holds at most the budget, the sender is held back,
  *           then every message arrives intact and in order
+ *   closing (2) the receiver closes while a frame is parked, with a send of
+ *           its own in flight: its close drops the parked frame and finishes
+ *           (the frames behind it -- a protocol's acks -- must flow), and the
+ *           flooding sender's calls return instead of waiting forever
  *   misuse  (2) every misuse of the new calls returns its error
  * Each node prints "envelope ok: node R MODE ..." on success.
  */
@@ -400,6 +404,44 @@ static void mode_flood(lc_node *node, int me)
 	free(b);
 }
 
+static void mode_closing(lc_node *node, int me)
+{
+	size_t n = (size_t)(2 * (uint64_t)LC_HOST_UNEXPECTED_BYTES / LC_TP_FLOOD_MSG) + 8;
+	char b[8] = "bye";
+	double t0;
+	int rc;
+
+	if (n > LC_HOST_MAX_REQUESTS - 1)
+		n = LC_HOST_MAX_REQUESTS - 1;
+	if (me == 1) {
+		lc_req **r = lc_tp_alloc(n * sizeof(*r));
+		char *buf = lc_tp_alloc(LC_TP_FLOOD_MSG);
+		lc_ex_fill(buf, LC_TP_FLOOD_MSG, 1);
+		for (size_t i = 0; i < n; i++)
+			LC_TP_OK(node, lc_isend_match(node, 0, i, buf, LC_TP_FLOOD_MSG, &r[i]));
+		/* node 0's goodbye comes behind our flood; then our sends end, one way or another */
+		LC_TP_OK(node, lc_recv_match(node, 0, 999, LC_MATCH_ALL, b, sizeof b, NULL));
+		rc = lc_waitall(node, (int)n, r, NULL);
+		rc = lc_close(node);
+		printf("envelope ok: node 1 closing: flood ended, close -> %s\n", lc_tp_errname(rc));
+		exit(0);
+	}
+	t0 = lc_tp_now();
+	while (lc_tp_stat(node, LC_STAT_rx_parked) == 0 && lc_tp_now() - t0 < 20)
+		lc_tp_spin(node, 0.01);
+	if (lc_tp_stat(node, LC_STAT_rx_parked) == 0)
+		lc_tp_fail("nothing parked");
+	LC_TP_OK(node, lc_send_match(node, 1, 999, b, sizeof b));
+	t0 = lc_tp_now();
+	LC_TP_OK(node, lc_close(node));
+	t0 = lc_tp_now() - t0;
+	/* a protocol's drain would wait out its give-up bound (reliability: 1.8 s) for acks held behind */
+	if (t0 > 1.2)
+		lc_tp_fail("close took %.3f s: the frames behind the parked one did not flow", t0);
+	printf("envelope ok: node 0 closing: closed in %.3f s with a parked frame\n", t0);
+	exit(0);
+}
+
 #define LC_TP_EXPECT(node, call, want)                                                       \
 	do {                                                                                 \
 		int rc_ = (call);                                                            \
@@ -465,6 +507,8 @@ int main(int argc, char **argv)
 		mode_ssend(node, me, argc > 2 ? atoi(argv[2]) : 0);
 	else if (!strcmp(mode, "flood"))
 		mode_flood(node, me);
+	else if (!strcmp(mode, "closing"))
+		mode_closing(node, me);
 	else if (!strcmp(mode, "misuse"))
 		mode_misuse(node, me);
 	else
