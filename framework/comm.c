@@ -233,14 +233,11 @@ int lc_close(lc_node *node)
 	/* release pairs with the acquire in lc_check: later calls see the node closed */
 	atomic_store_explicit(&node->open, 0, memory_order_release);
 	/*
-	 * a parked frame (the unexpected budget) is dropped: nothing will receive
-	 * it, and the frames behind it (a protocol's acks of our sends) must flow
-	 * for the drain below
+	 * from now on a first frame beyond the unexpected budget is dropped, not
+	 * parked (lc_rx_begin), a parked one too when progress looks at it again:
+	 * nothing will receive them, and the frames behind them (a protocol's acks
+	 * of our sends) must flow for the drain below
 	 */
-	if (node->parked) {
-		node->parked = 0;
-		LC_STAT_ADD(node, rx_drops_bad, 1);
-	}
 	/*
 	 * drain the sends, bounded: the clock restarts while the NIC makes
 	 * progress (lc_tx_progressing) or a protocol holds the first send back
