@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../pipeline/lc_skip.h"
 #include "comm.h"
 #include "fake_nic.h"
 #include "lc_proto.h"
@@ -45,9 +46,16 @@ Test(envelope, first_frame_carries_the_match_word)
 	cr_assert_eq(lc_send_match(nd, 1, w, buf, sizeof(buf)), 0, "%s", lc_last_error(nd));
 	for (i = 0; i < 8; i++)         /* the last frames may still sit in a small Send Ring */
 		lc_progress(nd);
-	cr_assert_eq(lc_fake_wire_count(), 3);
+	/* the message's data frames, in order (a protocol may add control frames, or send them again) */
+	const struct lc_frame_hdr *d[8];
+	uint32_t n = 0;
+
+	for (i = 0; i < lc_fake_wire_count() && n < 8; i++)
+		if (lc_fake_wire(i)->hdr.type == LC_FT_DATA)
+			d[n++] = &lc_fake_wire(i)->hdr;
+	cr_assert_geq(n, 3, "3 data frames, got %u of %u frames", n, lc_fake_wire_count());
 	for (i = 0; i < 3; i++) {
-		const struct lc_frame_hdr *h = &lc_fake_wire(i)->hdr;
+		const struct lc_frame_hdr *h = d[i];
 
 		cr_expect_eq(h->msg_len, sizeof(buf));
 		if (i == 0) {
@@ -212,4 +220,13 @@ Test(envelope, frame_beyond_the_budget_is_parked)
 	free(a);
 	free(b);
 }
+#else
+LC_T_SKIPPED(envelope, match_word_and_mask_on_receive,
+	     "the baseline pipeline without protocols only: it injects frames with baseline headers, which a protocol rightly refuses (!LC_PROTO_ANY_ACTIVE)")
+LC_T_SKIPPED(envelope, matched_sync_frame_is_acked,
+	     "the baseline pipeline without protocols only: it injects frames with baseline headers, which a protocol rightly refuses (!LC_PROTO_ANY_ACTIVE)")
+LC_T_SKIPPED(envelope, issend_completes_on_its_ack,
+	     "the baseline pipeline without protocols only: it injects frames with baseline headers, which a protocol rightly refuses (!LC_PROTO_ANY_ACTIVE)")
+LC_T_SKIPPED(envelope, frame_beyond_the_budget_is_parked,
+	     "the baseline pipeline without protocols only: it injects frames with baseline headers, which a protocol rightly refuses (!LC_PROTO_ANY_ACTIVE)")
 #endif
