@@ -153,8 +153,8 @@ static int lcmpi_reduce(const char *fn, const void *sendbuf, void *recvbuf, int 
 			rc = lcmpi_check_buf(comm, fn, recvbuf, count, dt, &len);
 		if (rc != MPI_SUCCESS)
 			return rc;
-		if (op < MPI_SUM || op > MPI_MAX)
-			return lcmpi_err(comm, MPI_ERR_OP, fn, "op %d", op);
+		if (lcmpi_reduce_local(NULL, NULL, 0, dt, op) != MPI_SUCCESS)
+			return lcmpi_err(comm, MPI_ERR_OP, fn, "op %d on datatype %d", op, dt);
 		if (sendbuf == MPI_IN_PLACE && !at_root)
 			return lcmpi_err(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE off the root");
 	}
