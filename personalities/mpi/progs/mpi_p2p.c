@@ -13,7 +13,8 @@
  *   probe   (2) MPI_Probe / MPI_Iprobe, then a receive of the probed size
  *   ssend   (2) MPI_Ssend / MPI_Issend wait for a receive posted 100 ms later
  *   cancel  (2) a cancelled receive; a matched one is not cancelled
- *   waitany (N) rank 0 waits for every peer's messages with MPI_Waitany / Testany
+ *   waitany [PER] (N) rank 0 posts PER receives (default 8) per peer, completes them with
+ *           MPI_Waitany / Testany (PER * (N-1) stay within the config's host.max_requests)
  *   dup     (2) MPI_Comm_dup: same tag on two communicators never crosses
  *   misuse  (2) MPI_ERRORS_RETURN: bad rank, tag, count, type, comm, truncation
  *   fatal   (2) a bad rank under MPI_ERRORS_ARE_FATAL: the node must fail
@@ -217,9 +218,8 @@ static void cancel(void)
 	}
 }
 
-static void waitany(void)
+static void waitany(int per)
 {
-	int per = 8;
 	if (me > 0) {
 		for (int k = 0; k < per; k++) {
 			int v = me * 100 + k;
@@ -379,7 +379,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "cancel"))
 		cancel();
 	else if (!strcmp(mode, "waitany"))
-		waitany();
+		waitany(argc > 2 ? atoi(argv[2]) : 8);
 	else if (!strcmp(mode, "dup"))
 		dup();
 	else if (!strcmp(mode, "misuse"))
