@@ -35,27 +35,37 @@ static void teardown(void)
 TestSuite(envelope, .init = setup, .fini = teardown, .timeout = 60);
 
 
+/*
+ * Under reliability.mode = "stop_and_wait" the fake peers never ack, so only
+ * one frame of a message could leave (as in test_pipeline.c): the
+ * multi-frame test runs in the window configs.
+ */
+#if LC_PROTO_RELIABILITY && LC_RELIABILITY_MODE_STOP_AND_WAIT
+#define LC_T_SAW 1
+#else
+#define LC_T_SAW 0
+#endif
+
 /* The first frame carries the match word: low half in off (match_lo), high half in match_hi. */
-Test(envelope, first_frame_carries_the_match_word)
+Test(envelope, first_frame_carries_the_match_word, .disabled = LC_T_SAW,
+     .description = "stop_and_wait: the fake peers never ack, so only one frame could leave")
 {
 	const uint64_t w = 0x0123456789abcdefull;
 	static uint8_t buf[2 * LC_MTU + 5];
-	uint32_t i;
+	const struct lc_frame_hdr *data[3];
+	uint32_t i, n = 0;
 
 	lc_fake_wire_clear();
 	cr_assert_eq(lc_send_match(nd, 1, w, buf, sizeof(buf)), 0, "%s", lc_last_error(nd));
 	for (i = 0; i < 8; i++)         /* the last frames may still sit in a small Send Ring */
 		lc_progress(nd);
-	/* the message's data frames, in order (a protocol may add control frames, or send them again) */
-	const struct lc_frame_hdr *d[8];
-	uint32_t n = 0;
-
-	for (i = 0; i < lc_fake_wire_count() && n < 8; i++)
-		if (lc_fake_wire(i)->hdr.type == LC_FT_DATA)
-			d[n++] = &lc_fake_wire(i)->hdr;
-	cr_assert_geq(n, 3, "3 data frames, got %u of %u frames", n, lc_fake_wire_count());
+	/* the message's frames; a protocol may add control frames of its own */
+	for (i = 0; i < lc_fake_wire_count(); i++)
+		if (lc_fake_wire(i)->hdr.type == LC_FT_DATA && n < 3)
+			data[n++] = &lc_fake_wire(i)->hdr;
+	cr_assert_eq(n, 3);
 	for (i = 0; i < 3; i++) {
-		const struct lc_frame_hdr *h = d[i];
+		const struct lc_frame_hdr *h = data[i];
 
 		cr_expect_eq(h->msg_len, sizeof(buf));
 		if (i == 0) {
