@@ -34,6 +34,21 @@ extern "C" {
  * non-overtaking rule), whatever other match words travel between them.
  */
 #define LC_MATCH_ALL (~(uint64_t)0)
+/*
+ * Unexpected messages (arrived before a matching receive) are kept in
+ * buffers of their size, at most host.unexpected_bytes in all (config,
+ * LC_HOST_UNEXPECTED_BYTES).  A message that would go beyond waits in the
+ * NIC -- and so does every frame that arrived after it, from any source --
+ * until a receive for it is posted or held messages are received: its
+ * sender, and the node's other senders, are held back by link
+ * backpressure, never dropped while the node lives.  lc_iprobe sees such a
+ * message, so probe-then-receive always progresses; a message larger than
+ * the whole budget is received only into a posted receive.  The limit: a
+ * node that waits for a message stuck behind one that waits, and receives
+ * neither the waiting message nor enough of the held ones, waits for ever;
+ * size the budget above what the program leaves unreceived at once
+ * (docs/internals.md, "The matching envelope").
+ */
 /* Largest message (bytes); frame offsets are 32-bit. */
 #define LC_MAX_MSG ((size_t)UINT32_MAX)
 

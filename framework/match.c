@@ -299,8 +299,11 @@ static int lc_allof(lc_node *node, int n, lc_req **reqs, int *done, struct lc_st
 			return rc;
 	}
 	for (i = 0; i < n; i++) {
-		if (!reqs[i])
+		/* an entry given twice is freed once (kind is LC_REQ_FREE after the first) */
+		if (!reqs[i] || reqs[i]->kind == LC_REQ_FREE) {
+			reqs[i] = NULL;
 			continue;
+		}
 		lc_req_status(node, reqs[i], &st);
 		if (sts)
 			sts[i] = st;

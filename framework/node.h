@@ -200,7 +200,6 @@ struct lc_node {
 	struct lc_sync_ack *acks;           /* synchronous-send acks not sent yet (malloc'd) */
 	uint32_t acks_n, acks_cap;
 	uint32_t parked;                    /* 1: node->park holds a first frame held back (budget) */
-	uint32_t park_try;                  /* lc_rx_begin is looking at the parked frame again */
 
 	uint32_t tx_seq[LC_MAX_NODES];      /* next message sequence number per destination */
 	uint32_t tx_drops_seen[LC_MAX_NODES]; /* lc_nic_dst_drops last read, per destination */

@@ -29,7 +29,7 @@ void lc_node_reset(struct lc_node *node)
 	node->uq_bytes = 0;
 	node->acks = NULL;
 	node->acks_n = node->acks_cap = 0;
-	node->parked = node->park_try = 0;
+	node->parked = 0;
 	memset(node->tx_seq, 0, sizeof(node->tx_seq));
 	memset(node->tx_drops_seen, 0, sizeof(node->tx_drops_seen));
 	memset(node->rx, 0, sizeof(node->rx));
@@ -112,33 +112,6 @@ static void lc_recv_done(struct lc_req *r, const struct lc_rmsg *m, int err)
 }
 
 /*
- * THE UNEXPECTED BUDGET.  An unexpected message takes a buffer of its full
- * size at its first frame; node->uq_bytes counts them until they are freed
- * (copied out to a receive, or dropped).  A first frame that matches no
- * posted receive and whose message would bring uq_bytes above
- * host.unexpected_bytes is not taken: the framework parks it (a copy of the
- * frame in node->park -- its recv_frame hooks already ran, so it cannot go
- * back to the NIC) and stops draining host staging.  Staging fills, then the
- * Receive Ring, then the senders' NICs wait at it (link backpressure: no
- * loss between live nodes; the backpressure limit drops only at a stopped
- * node).  Every progress step looks at the parked frame again (lc_rx_unpark):
- * it goes as soon as a receive that matches it is posted or the held
- * messages are received so that it fits.  A message larger than the whole
- * budget therefore waits for its receive.  Memory: at most the budget plus
- * one frame.  Probe sees the parked message (lc_iprobe), so probe-then-receive
- * always makes progress.
- *
- * The rule's limit is head-of-line blocking: while a frame is parked no
- * other frame is taken from the NIC, also frames that would match posted
- * receives, control frames of protocols and the framework, and frames from
- * other sources.  A program that waits for such a message, and never
- * receives the messages that fill the budget, waits until it does (MPI calls
- * a program that relies on buffering of unreceived sends unsafe; here the
- * wait is per node, not per source).  Keep the budget above what the
- * program leaves unreceived at once.  Frames of messages already begun (the
- * buffer is allocated at the first frame) are never held back.
- */
-/*
  * The cold parts of lc_rx_begin out of line (noinline, reached by tail
  * calls), so that the common case -- a posted receive matches -- stays a
  * leaf function without a stack frame.
@@ -174,6 +147,33 @@ struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_frame_hdr *hdr
 	return &r->m;
 }
 
+/*
+ * THE UNEXPECTED BUDGET.  An unexpected message takes a buffer of its full
+ * size at its first frame; node->uq_bytes counts them until they are freed
+ * (copied out to a receive, or dropped).  A first frame that matches no
+ * posted receive and whose message would bring uq_bytes above
+ * host.unexpected_bytes is not taken: the framework parks it (a copy of the
+ * frame in node->park -- its recv_frame hooks already ran, so it cannot go
+ * back to the NIC) and stops draining host staging.  Staging fills, then the
+ * Receive Ring, then the senders' NICs wait at it (link backpressure: no
+ * loss between live nodes; the backpressure limit drops only at a stopped
+ * node).  Every progress step looks at the parked frame again (lc_rx_unpark):
+ * it goes as soon as a receive that matches it is posted or the held
+ * messages are received so that it fits.  A message larger than the whole
+ * budget therefore waits for its receive.  Memory: at most the budget plus
+ * one frame.  Probe sees the parked message (lc_iprobe), so probe-then-receive
+ * always makes progress.
+ *
+ * The rule's limit is head-of-line blocking: while a frame is parked no
+ * other frame is taken from the NIC, also frames that would match posted
+ * receives, control frames of protocols and the framework, and frames from
+ * other sources.  A program that waits for such a message, and never
+ * receives the messages that fill the budget, waits until it does (MPI calls
+ * a program that relies on buffering of unreceived sends unsafe; here the
+ * wait is per node, not per source).  Keep the budget above what the
+ * program leaves unreceived at once.  Frames of messages already begun (the
+ * buffer is allocated at the first frame) are never held back.
+ */
 static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_frame_hdr *hdr,
 					uint64_t match)
 {
