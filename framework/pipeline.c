@@ -181,6 +181,13 @@ static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_fr
 	uint64_t held = node->uq_bytes + hdr->msg_len;
 
 	if (held > (uint64_t)LC_HOST_UNEXPECTED_BYTES) {
+		/*
+		 * Park only a first frame that is whole: it carries min(msg_len, mtu) bytes.  A
+		 * header damaged on the way (no checksum composed: a corrupt msg_len) would
+		 * otherwise be parked for a receive that never comes and block the node.
+		 */
+		if (hdr->len != (hdr->msg_len < LC_MTU ? hdr->msg_len : (uint32_t)LC_MTU))
+			return NULL;    /* dropped as bad (lc_rx_nomsg) */
 		/* a closing node parks nothing: no receive will come, its frames must drain (lc_close) */
 		node->parked = atomic_load_explicit(&node->open, memory_order_relaxed) ? 1u : 0u;
 		return NULL;
@@ -213,9 +220,28 @@ int lc_rx_nomsg(struct lc_node *node, struct lc_frame_hdr *hdr)
 	return 2;
 }
 
+/*
+ * 1 when the frame at the head of host staging shows the parked first frame
+ * damaged: a later frame of the same message (same source and sequence
+ * number) that gives another message length.  The parked header is then
+ * garbage (no checksum composed) and waiting for its receive would block the
+ * node for good.
+ */
+static int lc_rx_park_contradicted(struct lc_node *node, const struct lc_frame_hdr *p)
+{
+	const struct lc_frame_hdr *next = lc_nic_rx_peek(node->nic);
+
+	return next && !(next->flags & LC_FF_FIRST) && next->src == p->src && next->seq == p->seq &&
+	       next->msg_len != p->msg_len;
+}
+
 int lc_rx_unpark(struct lc_node *node)
 {
 	node->parked = 0;
+	if (lc_rx_park_contradicted(node, (const struct lc_frame_hdr *)(const void *)node->park)) {
+		LC_STAT_ADD(node, rx_drops_bad, 1);
+		return 1;
+	}
 	if (lc_rx_replay(node, (struct lc_frame_hdr *)(void *)node->park) == 2)
 		return 0;       /* parked again: still no receive, still no room */
 	return 1;
