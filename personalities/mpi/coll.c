@@ -21,6 +21,7 @@ enum lcmpi_coll_tag {
 	LCMPI_TAG_GATHER,
 	LCMPI_TAG_SCATTER,
 	LCMPI_TAG_ALLTOALL,
+	LCMPI_TAG_BCAST_READY,
 };
 
 /* Relative rank -> rank. */
@@ -45,14 +46,14 @@ static int lcmpi_tree_bcast(const struct lcmpi_comm *c, void *buf, size_t len, i
 	uint32_t ctx = c->ctx + 1;
 	for (; mask < size; mask <<= 1)
 		if (vr & mask) {
-			rc = lcmpi_recv_ctx(c, ctx, lcmpi_abs(vr - mask, root, size), tag, buf, len);
+			rc = lcmpi_recv_ctx(c, ctx, lcmpi_abs(vr - mask, root, size), tag, buf, len, NULL);
 			if (rc != MPI_SUCCESS)
 				return rc;
 			break;
 		}
 	for (mask >>= 1; mask > 0; mask >>= 1)
 		if (vr + mask < size) {
-			rc = lcmpi_send_ctx(c, ctx, lcmpi_abs(vr + mask, root, size), tag, buf, len);
+			rc = lcmpi_send_ctx(c, ctx, lcmpi_abs(vr + mask, root, size), tag, buf, len, 0);
 			if (rc != MPI_SUCCESS)
 				return rc;
 		}
@@ -72,10 +73,10 @@ static int lcmpi_tree_reduce(const struct lcmpi_comm *c, void *acc, void *tmp, i
 	for (int mask = 1; mask < size; mask <<= 1) {
 		if (vr & mask)
 			return lcmpi_send_ctx(c, ctx, lcmpi_abs(vr & ~mask, root, size),
-					      LCMPI_TAG_REDUCE, acc, len);
+					      LCMPI_TAG_REDUCE, acc, len, 0);
 		if ((vr | mask) < size) {
 			rc = lcmpi_recv_ctx(c, ctx, lcmpi_abs(vr | mask, root, size),
-					    LCMPI_TAG_REDUCE, tmp, len);
+					    LCMPI_TAG_REDUCE, tmp, len, NULL);
 			if (rc == MPI_SUCCESS)
 				rc = lcmpi_reduce_local(acc, tmp, count, dt, op);
 			if (rc != MPI_SUCCESS)
@@ -95,11 +96,11 @@ int MPI_Barrier(MPI_Comm comm)
 	int size = c->size, vr = c->rank, rc = MPI_SUCCESS;
 	for (int mask = 1; mask < size && rc == MPI_SUCCESS; mask <<= 1) {
 		if (vr & mask) {
-			rc = lcmpi_send_ctx(c, c->ctx + 1, vr & ~mask, LCMPI_TAG_BARRIER, NULL, 0);
+			rc = lcmpi_send_ctx(c, c->ctx + 1, vr & ~mask, LCMPI_TAG_BARRIER, NULL, 0, 0);
 			break;
 		}
 		if ((vr | mask) < size)
-			rc = lcmpi_recv_ctx(c, c->ctx + 1, vr | mask, LCMPI_TAG_BARRIER, NULL, 0);
+			rc = lcmpi_recv_ctx(c, c->ctx + 1, vr | mask, LCMPI_TAG_BARRIER, NULL, 0, NULL);
 	}
 	if (rc == MPI_SUCCESS)
 		rc = lcmpi_tree_bcast(c, NULL, 0, 0, LCMPI_TAG_BARRIER);
@@ -127,11 +128,35 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 	 * root; the root never receives its own.
 	 */
 	if (comm == MPI_COMM_WORLD) {
-		int lrc = c->rank == root
-				  ? lc_bcast(lcmpi.node, buffer, len)
-				  : lc_recv_match(lcmpi.node, c->node_of[root], 0, LC_MATCH_ALL, buffer,
-						  len, NULL);
-		rc = lrc ? lcmpi_err_of_lc(lrc) : MPI_SUCCESS;
+		/*
+		 * Above the eager limit every receiver posts its receive and says
+		 * so to the root (an empty message) before the root sends: a
+		 * large broadcast never waits in a receiver's unexpected budget.
+		 */
+		int lrc = 0, big = len > lcmpi.eager;
+		rc = MPI_SUCCESS;
+		if (c->rank == root) {
+			for (int i = 0; big && i < c->size && rc == MPI_SUCCESS; i++)
+				if (i != root)
+					rc = lcmpi_recv_ctx(c, c->ctx + 1, i, LCMPI_TAG_BCAST_READY,
+							    NULL, 0, NULL);
+			if (rc == MPI_SUCCESS)
+				lrc = lc_bcast(lcmpi.node, buffer, len);
+		} else if (big) {
+			lc_req *r;
+			lrc = lc_irecv_match(lcmpi.node, c->node_of[root], 0, LC_MATCH_ALL, buffer,
+					     len, &r);
+			if (lrc == 0) {
+				rc = lcmpi_send_ctx(c, c->ctx + 1, root, LCMPI_TAG_BCAST_READY, NULL,
+						    0, 0);
+				lrc = lc_wait(lcmpi.node, r, NULL);
+			}
+		} else {
+			lrc = lc_recv_match(lcmpi.node, c->node_of[root], 0, LC_MATCH_ALL, buffer,
+					    len, NULL);
+		}
+		if (rc == MPI_SUCCESS && lrc)
+			rc = lcmpi_err_of_lc(lrc);
 	} else
 #endif
 		rc = lcmpi_tree_bcast(c, buffer, len, root, LCMPI_TAG_BCAST);
@@ -197,13 +222,13 @@ static int lcmpi_tree_gather(const struct lcmpi_comm *c, char *tmp, size_t blk, 
 		if (vr & mask) {
 			int n = mask < size - vr ? mask : size - vr;
 			return lcmpi_send_ctx(c, ctx, lcmpi_abs(vr & ~mask, root, size),
-					      LCMPI_TAG_GATHER, tmp, (size_t)n * blk);
+					      LCMPI_TAG_GATHER, tmp, (size_t)n * blk, 0);
 		}
 		int child = vr | mask;
 		if (child < size) {
 			int n = mask < size - child ? mask : size - child;
 			rc = lcmpi_recv_ctx(c, ctx, lcmpi_abs(child, root, size), LCMPI_TAG_GATHER,
-					    tmp + (size_t)mask * blk, (size_t)n * blk);
+					    tmp + (size_t)mask * blk, (size_t)n * blk, NULL);
 			if (rc != MPI_SUCCESS)
 				return rc;
 		}
@@ -219,7 +244,7 @@ static int lcmpi_tree_scatter(const struct lcmpi_comm *c, char *tmp, size_t blk,
 		if (vr & mask) {
 			int n = mask < size - vr ? mask : size - vr;
 			rc = lcmpi_recv_ctx(c, ctx, lcmpi_abs(vr - mask, root, size),
-					    LCMPI_TAG_SCATTER, tmp, (size_t)n * blk);
+					    LCMPI_TAG_SCATTER, tmp, (size_t)n * blk, NULL);
 			if (rc != MPI_SUCCESS)
 				return rc;
 			break;
@@ -229,7 +254,7 @@ static int lcmpi_tree_scatter(const struct lcmpi_comm *c, char *tmp, size_t blk,
 		if (child < size) {
 			int n = mask < size - child ? mask : size - child;
 			rc = lcmpi_send_ctx(c, ctx, lcmpi_abs(child, root, size), LCMPI_TAG_SCATTER,
-					    tmp + (size_t)mask * blk, (size_t)n * blk);
+					    tmp + (size_t)mask * blk, (size_t)n * blk, 0);
 			if (rc != MPI_SUCCESS)
 				return rc;
 		}
@@ -385,17 +410,17 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	memmove((char *)recvbuf + (size_t)me * blk, src + (size_t)me * blk, blk);
 	for (int s = 1; s < size && rc == MPI_SUCCESS; s++) {
 		int to = (me + s) % size, from = (me - s + size) % size;
-		lc_req *r;
-		int node = c->node_of[from];
-		int lrc = lc_irecv_match(lcmpi.node, node, lcmpi_match(c->ctx + 1, LCMPI_TAG_ALLTOALL),
-					 LC_MATCH_ALL, (char *)recvbuf + (size_t)from * blk, blk, &r);
-		if (lrc == 0) {
-			rc = lcmpi_send_ctx(c, c->ctx + 1, to, LCMPI_TAG_ALLTOALL,
-					    src + (size_t)to * blk, blk);
-			lrc = lc_wait(lcmpi.node, r, NULL);
-		}
-		if (rc == MPI_SUCCESS && lrc != 0)
-			rc = lcmpi_err_of_lc(lrc);
+		struct lcmpi_request *r;
+		rc = lcmpi_post_recv(c, c->ctx + 1, from, LCMPI_TAG_ALLTOALL,
+				     (char *)recvbuf + (size_t)from * blk, blk, MPI_COMM_NULL, &r);
+		if (rc != MPI_SUCCESS)
+			break;
+		rc = lcmpi_send_ctx(c, c->ctx + 1, to, LCMPI_TAG_ALLTOALL, src + (size_t)to * blk,
+				    blk, 0);
+		lcmpi_wait_done(r);
+		if (rc == MPI_SUCCESS && r->lrc != 0)
+			rc = lcmpi_err_of_lc(r->lrc);
+		lcmpi_req_free(r);
 	}
 	free(copy);
 	return lcmpi_err(comm, rc, "MPI_Alltoall", "%s", lc_last_error(lcmpi.node));

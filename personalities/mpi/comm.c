@@ -80,7 +80,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	int rc = MPI_Allreduce(&mine, &ctx, 1, MPI_UNSIGNED_LONG, MPI_MAX, comm);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	if (ctx > UINT32_MAX - 2)
+	if (ctx > LCMPI_CTX_MAX - 1)
 		return lcmpi_err(comm, MPI_ERR_INTERN, "MPI_Comm_dup", "context ids exhausted");
 	lcmpi.next_ctx = (uint32_t)ctx + 2;
 	struct lcmpi_comm *d = calloc(1, sizeof *d);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lc_config.h"
 #include "mpi_impl.h"
 
 struct lcmpi_state lcmpi;
@@ -33,14 +34,46 @@ static int lcmpi_world_and_self(void)
 	s->node_of[0] = me;
 	w->rank = me;
 	w->size = n;
-	w->ctx = 2;     /* context 0: lc_bcast's match word (coll.c) */
+	w->ctx = LCMPI_CTX_FIRST;       /* 0: lc_bcast's match word, 1: the rendezvous' */
 	s->rank = 0;
 	s->size = 1;
-	s->ctx = 4;
+	s->ctx = LCMPI_CTX_FIRST + 2;
 	w->eh = s->eh = MPI_ERRORS_ARE_FATAL;
 	lcmpi.comms[MPI_COMM_WORLD] = w;
 	lcmpi.comms[MPI_COMM_SELF] = s;
-	lcmpi.next_ctx = 6;
+	lcmpi.next_ctx = LCMPI_CTX_FIRST + 4;
+	lcmpi.cookie = calloc((size_t)n, sizeof *lcmpi.cookie);
+	lcmpi.active.next = lcmpi.active.prev = &lcmpi.active;
+	if (!lcmpi.cookie)
+		return -1;
+	return 0;
+}
+
+/*
+ * The eager limit: messages above it go by rendezvous (p2p.c).  Default:
+ * 1/16 of the config's unexpected budget, at most 64 KiB, at least the
+ * 8 bytes of a request to send, so that the messages a node may hold
+ * unexpected from its peers stay well within the budget; LC_MPI_EAGER=<bytes>
+ * sets it (measuring the crossover: tools/bench).
+ */
+#define LCMPI_EAGER_MAX (64u << 10)
+static int lcmpi_eager_init(void)
+{
+	size_t e = LC_HOST_UNEXPECTED_BYTES / 16;
+	if (e > LCMPI_EAGER_MAX)
+		e = LCMPI_EAGER_MAX;
+	const char *v = getenv("LC_MPI_EAGER");
+	if (v && *v) {
+		char *end;
+		unsigned long long x = strtoull(v, &end, 0);
+		if (*end || x > LC_MAX_MSG) {
+			fprintf(stderr, "MPI_Init: LC_MPI_EAGER=%s: a byte count 0 .. %llu\n", v,
+				(unsigned long long)LC_MAX_MSG);
+			return -1;
+		}
+		e = (size_t)x;
+	}
+	lcmpi.eager = e < sizeof(uint64_t) ? sizeof(uint64_t) : e;
 	return 0;
 }
 
@@ -71,6 +104,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 		fprintf(stderr, "MPI_Init: out of memory\n");
 		exit(1);
 	}
+	if (lcmpi_eager_init() != 0)
+		exit(1);
 	lcmpi.initialized = 1;
 	if (provided)
 		*provided = required < LCMPI_THREAD_MAX ? required : LCMPI_THREAD_MAX;
@@ -116,7 +151,9 @@ int MPI_Finalize(void)
 {
 	LCMPI_READY("MPI_Finalize");
 	int rc = MPI_Barrier(MPI_COMM_WORLD);
-	lcmpi_reap_orphans(1);
+	while (lcmpi.nactive > 0)       /* the requests MPI_Request_free left pending */
+		if (lcmpi_progress(1) != 0)
+			break;
 	int lrc = lc_close(lcmpi.node);
 	lcmpi.finalized = 1;
 	for (int i = 0; i < lcmpi.ncomms; i++)
@@ -130,8 +167,20 @@ int MPI_Finalize(void)
 		lcmpi.free_reqs = r->next;
 		free(r);
 	}
-	free(lcmpi.orphans);
-	lcmpi.orphans = NULL;
+	while (lcmpi.pulled) {
+		struct lcmpi_pulled *p = lcmpi.pulled;
+		lcmpi.pulled = p->next;
+		free(p);
+	}
+	free(lcmpi.cookie);
+	free(lcmpi.poll_lr);
+	free(lcmpi.poll_owner);
+	free(lcmpi.poll_slot);
+	lcmpi.cookie = NULL;
+	lcmpi.poll_lr = NULL;
+	lcmpi.poll_owner = NULL;
+	lcmpi.poll_slot = NULL;
+	lcmpi.poll_cap = 0;
 	if (rc == MPI_SUCCESS && lrc != 0) {
 		fprintf(stderr, "MPI_Finalize: lc_close: %s\n", lc_strerror(lrc));
 		return MPI_ERR_OTHER;

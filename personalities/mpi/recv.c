@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* MPI_Recv, Irecv, Sendrecv: one libcomm receive with (source node, ctx | tag, mask). */
+/* MPI_Recv, Irecv, Sendrecv, Iprobe, Probe: argument checks over the point-to-point engine (p2p.c). */
+#include <stdlib.h>
+
 #include "mpi_impl.h"
 
 static int lcmpi_recv_check(const char *fn, const void *buf, int count, MPI_Datatype dt, int src,
@@ -19,15 +21,6 @@ static int lcmpi_recv_check(const char *fn, const void *buf, int count, MPI_Data
 	return MPI_SUCCESS;
 }
 
-/* The libcomm receive arguments of (src, tag) on comm c. */
-static inline void lcmpi_recv_args(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag,
-				   int *node, uint64_t *match, uint64_t *mask)
-{
-	*node = src == MPI_ANY_SOURCE ? LC_ANY_SOURCE : c->node_of[src];
-	*match = lcmpi_match(ctx, tag == MPI_ANY_TAG ? 0 : tag);
-	*mask = tag == MPI_ANY_TAG ? LCMPI_MASK_CTX : LC_MATCH_ALL;
-}
-
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
 	     MPI_Status *status)
 {
@@ -44,17 +37,14 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 		lcmpi_status_empty(status);
 		return MPI_SUCCESS;
 	}
-	int node;
-	uint64_t m, mask;
-	lcmpi_recv_args(c, c->ctx, source, tag, &node, &m, &mask);
-	struct lc_status ls;
-	int lrc = lc_recv_match(lcmpi.node, node, m, mask, buf, cap, &ls);
-	if (lrc == 0 || lrc == LC_ERR_TRUNC)
+	struct lc_status ls = { 0 };
+	int rc = lcmpi_recv_ctx(c, c->ctx, source, tag, buf, cap, &ls);
+	if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE)
 		lcmpi_status_set(status, c, &ls);
-	if (lrc != 0)
-		return lcmpi_err(comm, lcmpi_err_of_lc(lrc), "MPI_Recv",
+	if (rc != MPI_SUCCESS)
+		return lcmpi_err(comm, rc, "MPI_Recv",
 				 "from source %d, tag %d: %zu bytes arrived for %zu: %s", source, tag,
-				 lrc == LC_ERR_TRUNC ? ls.len : 0, cap, lc_last_error(lcmpi.node));
+				 rc == MPI_ERR_TRUNCATE ? ls.len : 0, cap, lc_last_error(lcmpi.node));
 	return MPI_SUCCESS;
 }
 
@@ -72,24 +62,12 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		if (!request)
 			return lcmpi_err(comm, MPI_ERR_REQUEST, "MPI_Irecv", "request is NULL");
 	}
-	struct lcmpi_request *r = lcmpi_req_new(LCMPI_REQ_RECV, comm);
-	if (!r)
-		return lcmpi_err(comm, MPI_ERR_NO_MEM, "MPI_Irecv", "out of memory for a request");
-	if (source != MPI_PROC_NULL) {
-		int node;
-		uint64_t m, mask;
-		lcmpi_recv_args(c, c->ctx, source, tag, &node, &m, &mask);
-		int lrc = lc_irecv_match(lcmpi.node, node, m, mask, buf, cap, &r->lr);
-		if (lrc == LC_ERR_AGAIN) {
-			lcmpi_reap_orphans(0);
-			lrc = lc_irecv_match(lcmpi.node, node, m, mask, buf, cap, &r->lr);
-		}
-		if (lrc != 0) {
-			lcmpi_req_free(r);
-			return lcmpi_err(comm, lcmpi_err_of_lc(lrc), "MPI_Irecv", "from %d: %s",
-					 source, lc_last_error(lcmpi.node));
-		}
-	}
+	struct lcmpi_request *r;
+	int rc = lcmpi_post_recv(c, c->ctx, source, tag, buf, cap, comm, &r);
+	if (rc != MPI_SUCCESS)
+		return lcmpi_err(comm, rc, "MPI_Irecv", "from %d: %s", source,
+				 rc == MPI_ERR_NO_MEM ? "out of memory for a request"
+						      : lc_last_error(lcmpi.node));
 	*request = r;
 	return MPI_SUCCESS;
 }
@@ -107,14 +85,47 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	return rc != MPI_SUCCESS ? rc : wrc;
 }
 
-int lcmpi_recv_ctx(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag, void *buf,
-		   size_t len)
+struct lcmpi_pulled *lcmpi_pulled_take(int node, uint64_t match, uint64_t mask, int unlink)
 {
-	int node;
-	uint64_t m, mask;
-	lcmpi_recv_args(c, ctx, src, tag, &node, &m, &mask);
-	int lrc = lc_recv_match(lcmpi.node, node, m, mask, buf, len, NULL);
-	return lrc ? lcmpi_err_of_lc(lrc) : MPI_SUCCESS;
+	for (struct lcmpi_pulled **pp = &lcmpi.pulled; *pp; pp = &(*pp)->next) {
+		struct lcmpi_pulled *p = *pp;
+		if ((node == LC_ANY_SOURCE || node == p->src) && !((p->match ^ match) & mask)) {
+			if (unlink)
+				*pp = p->next;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A probe that finds a request to send takes it out of libcomm's queue
+ * (its exact word names it: the cookie) to learn the message's true size;
+ * the next receive that matches it takes it from lcmpi.pulled, which is
+ * older than anything still queued from that source.
+ */
+static int lcmpi_pull(const struct lc_status *ls, struct lcmpi_pulled **out)
+{
+	struct lcmpi_pulled *p = malloc(sizeof *p);
+	if (!p)
+		return LC_ERR_NOMEM;
+	uint64_t len = 0;
+	int lrc = lc_recv_match(lcmpi.node, ls->src, ls->match, LC_MATCH_ALL, &len, sizeof len,
+				NULL);
+	if (lrc != 0) {
+		free(p);
+		return lrc;
+	}
+	p->src = ls->src;
+	p->match = ls->match;
+	p->len = len;
+	p->next = NULL;
+	struct lcmpi_pulled **pp = &lcmpi.pulled;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = p;
+	*out = p;
+	return 0;
 }
 
 /*
@@ -138,15 +149,31 @@ static int lcmpi_probe(const char *fn, int source, int tag, MPI_Comm comm, int *
 		lcmpi_status_empty(status);
 		return MPI_SUCCESS;
 	}
-	int node, lrc;
+	int node, lrc = 0;
 	uint64_t m, mask;
 	lcmpi_recv_args(c, c->ctx, source, tag, &node, &m, &mask);
-	struct lc_status ls;
+	struct lc_status ls = { 0 };
 	int got = 1;
-	if (flag)
-		lrc = lc_iprobe(lcmpi.node, node, m, mask, &got, &ls);
-	else
-		lrc = lc_probe(lcmpi.node, node, m, mask, &ls);
+	struct lcmpi_pulled *p = lcmpi.pulled ? lcmpi_pulled_take(node, m, mask, 0) : NULL;
+	if (!p) {
+		/* pending requests move on meanwhile (an RTS of ours may wait for a CTS) */
+		lcmpi_progress(0);
+		if (flag || lcmpi.nactive == 0) {
+			lrc = flag ? lc_iprobe(lcmpi.node, node, m, mask, &got, &ls)
+				   : lc_probe(lcmpi.node, node, m, mask, &ls);
+		} else {
+			while ((lrc = lc_iprobe(lcmpi.node, node, m, mask, &got, &ls)) == 0 && !got)
+				lcmpi_progress(0);
+		}
+		if (lrc == 0 && got && (ls.match & LCMPI_RTS_FLAG) && ls.len == sizeof(uint64_t))
+			lrc = lcmpi_pull(&ls, &p);
+	}
+	if (p) {
+		ls.src = p->src;
+		ls.match = p->match;
+		ls.len = (size_t)p->len;
+		ls.err = 0;
+	}
 	if (lrc != 0)
 		return lcmpi_err(comm, lcmpi_err_of_lc(lrc), fn, "source %d: %s", source,
 				 lc_last_error(lcmpi.node));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* MPI_Send, Ssend, Rsend, Isend, Issend: one libcomm send with the match word (ctx | tag). */
+/* MPI_Send, Ssend, Rsend, Isend, Issend: argument checks over the point-to-point engine (p2p.c). */
 #include "mpi_impl.h"
 
 /* The checks every send makes, in the standard's order; dest PROC_NULL passes. */
@@ -33,14 +33,9 @@ static int lcmpi_send(const char *fn, enum lcmpi_send_mode mode, const void *buf
 		if (rc != MPI_SUCCESS)
 			return rc;
 	}
-	if (dest == MPI_PROC_NULL)
-		return MPI_SUCCESS;
-	uint64_t m = lcmpi_match(c->ctx, tag);
-	int lrc = mode == LCMPI_SYNC ? lc_ssend(lcmpi.node, c->node_of[dest], m, buf, len)
-				     : lc_send_match(lcmpi.node, c->node_of[dest], m, buf, len);
-	if (lrc != 0)
-		return lcmpi_err(comm, lcmpi_err_of_lc(lrc), fn, "to rank %d: %s", dest,
-				 lc_last_error(lcmpi.node));
+	int rc = lcmpi_send_ctx(c, c->ctx, dest, tag, buf, len, mode == LCMPI_SYNC);
+	if (rc != MPI_SUCCESS)
+		return lcmpi_err(comm, rc, fn, "to rank %d: %s", dest, lc_last_error(lcmpi.node));
 	return MPI_SUCCESS;
 }
 
@@ -73,27 +68,12 @@ static int lcmpi_isend(const char *fn, enum lcmpi_send_mode mode, const void *bu
 		if (!request)
 			return lcmpi_err(comm, MPI_ERR_REQUEST, fn, "request is NULL");
 	}
-	struct lcmpi_request *r = lcmpi_req_new(LCMPI_REQ_SEND, comm);
-	if (!r)
-		return lcmpi_err(comm, MPI_ERR_NO_MEM, fn, "out of memory for a request");
-	if (dest != MPI_PROC_NULL) {
-		uint64_t m = lcmpi_match(c->ctx, tag);
-		int lrc = mode == LCMPI_SYNC
-				  ? lc_issend(lcmpi.node, c->node_of[dest], m, buf, len, &r->lr)
-				  : lc_isend_match(lcmpi.node, c->node_of[dest], m, buf, len, &r->lr);
-		if (lrc == LC_ERR_AGAIN) {      /* the pool is full of freed requests? */
-			lcmpi_reap_orphans(0);
-			lrc = mode == LCMPI_SYNC
-				      ? lc_issend(lcmpi.node, c->node_of[dest], m, buf, len, &r->lr)
-				      : lc_isend_match(lcmpi.node, c->node_of[dest], m, buf, len,
-						       &r->lr);
-		}
-		if (lrc != 0) {
-			lcmpi_req_free(r);
-			return lcmpi_err(comm, lcmpi_err_of_lc(lrc), fn, "to rank %d: %s", dest,
-					 lc_last_error(lcmpi.node));
-		}
-	}
+	struct lcmpi_request *r;
+	int rc = lcmpi_post_send(c, c->ctx, dest, tag, buf, len, mode == LCMPI_SYNC, comm, &r);
+	if (rc != MPI_SUCCESS)
+		return lcmpi_err(comm, rc, fn, "to rank %d: %s", dest,
+				 rc == MPI_ERR_NO_MEM ? "out of memory for a request"
+						      : lc_last_error(lcmpi.node));
 	*request = r;
 	return MPI_SUCCESS;
 }
@@ -109,12 +89,4 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	       MPI_Request *request)
 {
 	return lcmpi_isend("MPI_Issend", LCMPI_SYNC, buf, count, datatype, dest, tag, comm, request);
-}
-
-/* For the collectives: arguments known good, the collective context, errors returned raw. */
-int lcmpi_send_ctx(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag, const void *buf,
-		   size_t len)
-{
-	int lrc = lc_send_match(lcmpi.node, c->node_of[dest], lcmpi_match(ctx, tag), buf, len);
-	return lrc ? lcmpi_err_of_lc(lrc) : MPI_SUCCESS;
 }
