@@ -84,6 +84,24 @@ Test(mpi, errors_are_fatal_by_default)
 	free(o.text);
 }
 
+/*
+ * Messages above the eager limit go by rendezvous: 3 of them, each twice
+ * the unexpected budget, arrive before rank 0 receives them in reverse
+ * order (eager, the first would hold the NIC at the budget and the job
+ * would hang: the envelope's head-of-line limit), then the exchange,
+ * probe, truncation, Ssend and freed-request cases (progs/mpi_p2p.c).
+ */
+Test(mpi, large_messages_go_by_rendezvous)
+{
+	unsigned long long n = 2ull * LC_HOST_UNEXPECTED_BYTES;
+	char arg[32], ok[] = "mpi_p2p ok:";
+	struct lc_t_out o;
+	snprintf(arg, sizeof arg, "%llu", n < (16u << 20) ? (n > 4096 ? n : 4096) : (16u << 20));
+	lc_t_commrun(&o, 4, 120, "mpi_p2p", "large", arg, NULL);
+	lc_t_expect_ok(&o, ok, 4);
+	free(o.text);
+}
+
 static void lc_t_coll(int nodes)
 {
 	lc_t_mpi(nodes, "mpi_coll", NULL, nodes);

@@ -18,6 +18,13 @@
  *   dup     (2) MPI_Comm_dup: same tag on two communicators never crosses
  *   misuse  (2) MPI_ERRORS_RETURN: bad rank, tag, count, type, comm, truncation
  *   fatal   (2) a bad rank under MPI_ERRORS_ARE_FATAL: the node must fail
+ *   large BYTES (N >= 3) messages of BYTES (above the eager limit: a rendezvous): every
+ *           other rank sends one to rank 0, which receives them in reverse rank order
+ *           after they all arrived (none may block another); then ranks 0 and 1 each
+ *           MPI_Isend one and MPI_Recv the other's (a blocking receive must move the
+ *           pending send on); probe of a large message (its true count), truncation
+ *           (the prefix, MPI_ERR_TRUNCATE, the true count, also into a 0-byte buffer),
+ *           MPI_Ssend, and an MPI_Request_free'd large send completed by MPI_Finalize
  * Each rank prints "mpi_p2p ok: MODE" when its checks passed, "FAIL ..." otherwise.
  */
 static int me, np, bad;
@@ -360,6 +367,110 @@ static void fatal(void)
 	}
 }
 
+/* Byte i of rank r's message k. */
+static inline unsigned char pat(int r, int k, size_t i)
+{
+	return (unsigned char)(i * 7 + (size_t)r * 31 + (size_t)k * 101 + 1);
+}
+
+static void fill(unsigned char *b, size_t n, int r, int k)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = pat(r, k, i);
+}
+
+/* The first wrong byte of b against rank r's message k, or -1. */
+static long wrong(const unsigned char *b, size_t n, int r, int k)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != pat(r, k, i))
+			return (long)i;
+	return -1;
+}
+
+static void large(size_t n)
+{
+	unsigned char *sb = malloc(n), *rb = malloc(n);
+	MPI_Status st;
+	int cnt;
+	long at;
+	CHECK(sb && rb, "out of memory for %zu bytes", n);
+	if (!sb || !rb)
+		return;
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	/* 1. a large message per rank to 0, received in reverse order once all arrived */
+	if (me == 0) {
+		sleep_ms(200);
+		for (int r = np - 1; r >= 1; r--) {
+			memset(rb, 0, n);
+			int rc = MPI_Recv(rb, (int)n, MPI_BYTE, r, 1, MPI_COMM_WORLD, &st);
+			MPI_Get_count(&st, MPI_BYTE, &cnt);
+			at = wrong(rb, n, r, 1);
+			CHECK(rc == MPI_SUCCESS && cnt == (int)n && at < 0 && st.MPI_SOURCE == r,
+			      "from %d: rc %d count %d, byte %ld wrong", r, rc, cnt, at);
+		}
+	} else {
+		fill(sb, n, me, 1);
+		CHECK(MPI_Send(sb, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD) == MPI_SUCCESS, "send");
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	/* 2. 0 and 1 both send first, then receive with a blocking call */
+	if (me < 2) {
+		MPI_Request r;
+		fill(sb, n, me, 2);
+		MPI_Isend(sb, (int)n, MPI_BYTE, 1 - me, 2, MPI_COMM_WORLD, &r);
+		memset(rb, 0, n);
+		int rc = MPI_Recv(rb, (int)n, MPI_BYTE, 1 - me, 2, MPI_COMM_WORLD, &st);
+		at = wrong(rb, n, 1 - me, 2);
+		CHECK(rc == MPI_SUCCESS && at < 0, "exchange: rc %d, byte %ld wrong", rc, at);
+		CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS, "exchange: the send failed");
+	}
+	/* 3. probe, truncation, a 0-byte receive, Ssend, a freed request: 1 sends to 0 */
+	if (me == 1) {
+		fill(sb, n, 1, 3);
+		for (int k = 0; k < 3; k++)
+			MPI_Send(sb, (int)n, MPI_BYTE, 0, 3 + k, MPI_COMM_WORLD);
+		CHECK(MPI_Ssend(sb, (int)n, MPI_BYTE, 0, 6, MPI_COMM_WORLD) == MPI_SUCCESS, "ssend");
+		MPI_Request r;
+		MPI_Isend(sb, (int)n, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &r);
+		MPI_Request_free(&r);
+		/* sb is the library's until the receiver says it has the message */
+		MPI_Recv(NULL, 0, MPI_BYTE, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	} else if (me == 0) {
+		int flag = 0;
+		do
+			MPI_Iprobe(1, 3, MPI_COMM_WORLD, &flag, &st);
+		while (!flag);
+		MPI_Get_count(&st, MPI_BYTE, &cnt);
+		CHECK(cnt == (int)n && st.MPI_TAG == 3, "iprobe: count %d tag %d", cnt, st.MPI_TAG);
+		MPI_Probe(1, MPI_ANY_TAG, MPI_COMM_WORLD, &st);     /* the same message again */
+		MPI_Get_count(&st, MPI_BYTE, &cnt);
+		CHECK(cnt == (int)n && st.MPI_TAG == 3, "probe: count %d tag %d", cnt, st.MPI_TAG);
+		memset(rb, 0, n);
+		int rc = MPI_Recv(rb, (int)n, MPI_BYTE, 1, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+		CHECK(rc == MPI_SUCCESS && st.MPI_TAG == 3 && wrong(rb, n, 1, 3) < 0,
+		      "probed receive: rc %d tag %d", rc, st.MPI_TAG);
+		size_t half = n / 2;
+		memset(rb, 0, n);
+		rc = MPI_Recv(rb, (int)half, MPI_BYTE, 1, 4, MPI_COMM_WORLD, &st);
+		MPI_Get_count(&st, MPI_BYTE, &cnt);
+		CHECK(rc == MPI_ERR_TRUNCATE && cnt == (int)n && wrong(rb, half, 1, 3) < 0 &&
+		      rb[half] == 0, "truncated: rc %d count %d", rc, cnt);
+		rc = MPI_Recv(rb, 0, MPI_BYTE, 1, 5, MPI_COMM_WORLD, &st);
+		MPI_Get_count(&st, MPI_BYTE, &cnt);
+		CHECK(rc == MPI_ERR_TRUNCATE && cnt == (int)n, "0-byte: rc %d count %d", rc, cnt);
+		sleep_ms(100);          /* the Ssend waits for this receive */
+		rc = MPI_Recv(rb, (int)n, MPI_BYTE, 1, 6, MPI_COMM_WORLD, &st);
+		CHECK(rc == MPI_SUCCESS && wrong(rb, n, 1, 3) < 0, "ssend's: rc %d", rc);
+		memset(rb, 0, n);
+		rc = MPI_Recv(rb, (int)n, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &st);
+		CHECK(rc == MPI_SUCCESS && wrong(rb, n, 1, 3) < 0, "freed request's: rc %d", rc);
+		MPI_Send(NULL, 0, MPI_BYTE, 1, 8, MPI_COMM_WORLD);
+	}
+	free(sb);
+	free(rb);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -386,6 +497,8 @@ int main(int argc, char **argv)
 		misuse();
 	else if (!strcmp(mode, "fatal"))
 		fatal();
+	else if (!strcmp(mode, "large") && argc > 2 && np >= 3)
+		large((size_t)strtoull(argv[2], NULL, 0));
 	else {
 		printf("FAIL: unknown mode \"%s\"\n", mode);
 		bad = 1;
