@@ -156,3 +156,86 @@ Test(mpi, mpicc_builds_and_mpirun_runs_an_unmodified_program)
 	lc_t_expect_ok(&o, "mpi_pingpong ok:", 2);
 	free(o.text);
 }
+
+/*
+ * A public ping-pong program with a byte-integrity mode, built unmodified:
+ * NetPIPE 3.7.2 (its Debian source, fetched by tools/thirdparty.py into
+ * build/thirdparty/), made with its own makefile's `mpi` target and
+ * MPICC=bin/mpicc, run with -i (every message checked) from 1 B to 4 MiB,
+ * optionally under faults.  Skipped, with the reason, when the source was
+ * not fetched.
+ */
+static void lc_t_netpipe(const char *faults, const char *upto, const char *last)
+{
+	char tgz[600], dir[64], src[128], cc[512], mpicc[600], np[160], outf[128], crun[512];
+	struct lc_t_out o;
+	snprintf(tgz, sizeof tgz, "%s/../thirdparty/netpipe_3.7.2.orig.tar.gz", lc_t_build_dir());
+	if (access(tgz, R_OK) != 0)
+		cr_skip_test("NetPIPE source not fetched (%s): run tools/thirdparty.py", tgz);
+	lc_t_path(cc, sizeof cc, "bin/mpicc");
+	lc_t_path(crun, sizeof crun, "bin/commrun");
+	snprintf(dir, sizeof dir, "/tmp/lc_t_np.%d", (int)getpid());
+	snprintf(src, sizeof src, "%s/NetPIPE-3.7.2", dir);
+	snprintf(mpicc, sizeof mpicc, "MPICC=%s", cc);
+	snprintf(np, sizeof np, "%s/NPmpi", src);
+	snprintf(outf, sizeof outf, "%s/np.out", dir);
+	cr_assert(mkdir(dir, 0700) == 0, "mkdir %s: %s", dir, strerror(errno));
+	char *tar[] = { "/usr/bin/tar", "xzf", tgz, "-C", dir, NULL };
+	lc_t_exec(&o, tar, NULL);
+	cr_assert_eq(o.status, 0, "tar:\n%s", o.text);
+	free(o.text);
+	char *make[] = { "/usr/bin/make", "-C", src, "mpi", mpicc, NULL };
+	lc_t_exec(&o, make, NULL);
+	cr_assert_eq(o.status, 0, "NetPIPE does not build with bin/mpicc:\n%s", o.text);
+	free(o.text);
+	char *argv[16];
+	int a = 0;
+	argv[a++] = crun;
+	argv[a++] = "--show-job";
+	argv[a++] = "--timeout";
+	argv[a++] = "150";
+	if (faults) {
+		argv[a++] = "--stats";
+		argv[a++] = "--faults";
+		argv[a++] = (char *)faults;
+	}
+	char *rest[] = { "-n", "2", np, "-i", "-u", (char *)upto, "-o", outf, NULL };
+	for (int i = 0; rest[i]; i++)
+		argv[a++] = rest[i];
+	argv[a] = NULL;
+	lc_t_exec(&o, argv, NULL);
+	char *rm[] = { "/usr/bin/rm", "-rf", dir, NULL };
+	struct lc_t_out r;
+	lc_t_exec(&r, rm, NULL);
+	free(r.text);
+	cr_assert(!lc_t_seg_exists(o.job), "segment left behind");
+	cr_assert_eq(o.status, 0, "NetPIPE failed (status %d):\n%s", o.status, o.text);
+	int passed = lc_t_count(&o, "Integrity check passed");
+	cr_assert_eq(lc_t_count(&o, "Integrity check failed"), 0, "output:\n%s", o.text);
+	cr_assert(passed >= 20 && passed == lc_t_count(&o, "-->"),
+		  "%d sizes passed of %d; output:\n%s", passed, lc_t_count(&o, "-->"), o.text);
+	cr_assert(strstr(o.text, last) != NULL, "NetPIPE stopped before %s; output:\n%s", last,
+		  o.text);
+	if (faults) {   /* the faults did happen: commrun --stats, "faults injected per link" */
+		const char *l = strstr(o.text, "\n0->1 ");
+		unsigned drop = 0, corrupt = 0;
+		cr_assert(l && sscanf(l, " 0->1 %u %u", &drop, &corrupt) == 2 && drop + corrupt > 0,
+			  "no fault injected on link 0->1; output:\n%s", o.text);
+	}
+	free(o.text);
+}
+
+Test(mpi, netpipe_unmodified_integrity_1B_to_4MiB)
+{
+	lc_t_netpipe(NULL, "4194304", " 3145729 bytes");
+}
+
+#if LC_PC_EXACTLY_ONCE
+Test(mpi, netpipe_unmodified_integrity_under_faults)
+{
+	lc_t_netpipe("drop=0.01,corrupt=0.01,seed=11", "1048576", " 786433 bytes");
+}
+#else
+LC_T_SKIPPED(mpi, netpipe_unmodified_integrity_under_faults,
+	     "needs a protocol that provides exactly_once (LC_PC_EXACTLY_ONCE)")
+#endif
