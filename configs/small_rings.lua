@@ -17,5 +17,6 @@ return {
   host = {
     staging_bytes = 4 << 10,      -- 3 slots of 1088 bytes -> 2 staging slots
     max_requests = 8,
+    unexpected_bytes = 64 << 10,  -- the unexpected budget reached by a few messages
   },
 }

@@ -14,15 +14,6 @@
 #include "lc_pc.h"
 #include "node.h"
 
-/*
- * Idle rounds before waiting loops start to sched_yield().  Short: when the
- * peer process shares this core (2 cores, other load), every handoff costs
- * the whole spin before the peer may run -- 2000 rounds made 8 B pingpong
- * 180 us one-way and msgrate 35 K msgs/s with both nodes on one core (the
- * slow mode of the bimodal rates); 64 rounds: 4.5 us and 500 K msgs/s.  A
- * yield with nobody else runnable returns at once.
- */
-#define LC_SPIN_LIMIT 64
 /* lc_close gives pending sends this long (ns) beyond the backpressure limit. */
 #define LC_CLOSE_GRACE_NS 1000000000ull
 
@@ -70,7 +61,7 @@ int lc_check(const lc_node *node, const char *fn)
 }
 
 /* Take the progress lock, spinning then yielding. */
-static void lc_lock(struct lc_node *node)
+void lc_lock(struct lc_node *node)
 {
 	unsigned spins = 0;
 
@@ -90,7 +81,7 @@ int lc_lock_open(struct lc_node *node, const char *fn)
 	return 0;
 }
 
-static int lc_req_valid(const struct lc_node *node, const lc_req *r)
+int lc_req_valid(const struct lc_node *node, const lc_req *r)
 {
 	uintptr_t p = (uintptr_t)r, lo = (uintptr_t)&node->pool[0];
 
@@ -242,6 +233,12 @@ int lc_close(lc_node *node)
 	/* release pairs with the acquire in lc_check: later calls see the node closed */
 	atomic_store_explicit(&node->open, 0, memory_order_release);
 	/*
+	 * from now on a first frame beyond the unexpected budget is dropped, not
+	 * parked (lc_rx_begin), a parked one too when progress looks at it again:
+	 * nothing will receive them, and the frames behind them (a protocol's acks
+	 * of our sends) must flow for the drain below
+	 */
+	/*
 	 * drain the sends, bounded: the clock restarts while the NIC makes
 	 * progress (lc_tx_progressing) or a protocol holds the first send back
 	 * (a live receiver is only slow; the NIC bounds the wait at a stopped one,
@@ -276,12 +273,16 @@ int lc_close(lc_node *node)
 	LC_PC(fini, node);
 	for (m = node->uq_head; m; m = next) {
 		next = m->next;
-		free(m);
+		lc_uq_free(node, m);
 	}
 	for (uint32_t i = 0; i < node->size; i++)
 		if (node->rx[i].cur && node->rx[i].cur->unexpected && node->rx[i].cur->req)
-			free(node->rx[i].cur); /* matched unexpected messages left the queue */
+			lc_uq_free(node, node->rx[i].cur); /* matched unexpected messages left the queue */
 	node->uq_head = node->uq_tail = NULL;
+	free(node->acks);
+	node->acks = NULL;
+	node->acks_n = node->acks_cap = 0;
+	node->parked = 0;
 	lc_nic_detach(node->nic);
 	node->nic = NULL;
 	node->stats = NULL;
@@ -305,27 +306,31 @@ int lc_size(const lc_node *node)
 
 /* ---- send / receive ---- */
 
-int lc_isend(lc_node *node, int dst, const void *buf, size_t len, lc_req **req)
+/* Every send: checks, then a request in the send queue; sync is LC_FF_SYNC or 0. */
+static int lc_isend_common(lc_node *node, int dst, uint64_t match, uint8_t sync, const void *buf,
+			   size_t len, lc_req **req, const char *fn)
 {
 	struct lc_req *r;
-	int rc = lc_check(node, "lc_isend");
+	int rc = lc_check(node, fn);
 
 	if (rc)
 		return rc;
 	if (!req)
-		return lc_fail(LC_ERR_INVAL, "lc_isend: req is NULL");
+		return lc_fail(LC_ERR_INVAL, "%s: req is NULL", fn);
 	*req = NULL;
 	if (dst < 0 || (uint32_t)dst >= node->size)
-		return lc_fail(LC_ERR_RANGE, "lc_isend: node %d out of range 0..%u", dst,
+		return lc_fail(LC_ERR_RANGE, "%s: node %d out of range 0..%u", fn, dst,
 			       node->size - 1);
 	if (!buf && len)
-		return lc_fail(LC_ERR_INVAL, "lc_isend: buf is NULL with len %zu", len);
+		return lc_fail(LC_ERR_INVAL, "%s: buf is NULL with len %zu", fn, len);
 	if (len > LC_MAX_MSG)
-		return lc_fail(LC_ERR_TOOBIG, "lc_isend: %zu bytes > LC_MAX_MSG (%zu)", len,
+		return lc_fail(LC_ERR_TOOBIG, "%s: %zu bytes > LC_MAX_MSG (%zu)", fn, len,
 			       LC_MAX_MSG);
-	if ((rc = lc_lock_req_new(node, "lc_isend", &r)))
+	if ((rc = lc_lock_req_new(node, fn, &r)))
 		return rc;
 	r->kind = LC_REQ_SEND;
+	r->s.match = match;
+	r->s.sync = sync;
 	r->s.dst = (uint32_t)dst;
 	r->s.seq = node->tx_seq[dst]++;
 	r->s.buf = len ? buf : lc_empty;
@@ -350,54 +355,116 @@ int lc_isend(lc_node *node, int dst, const void *buf, size_t len, lc_req **req)
 	return 0;
 }
 
-int lc_irecv(lc_node *node, int src, void *buf, size_t cap, lc_req **req)
+int lc_isend(lc_node *node, int dst, const void *buf, size_t len, lc_req **req)
+{
+	return lc_isend_common(node, dst, 0, 0, buf, len, req, "lc_isend");
+}
+
+int lc_isend_match(lc_node *node, int dst, uint64_t match, const void *buf, size_t len,
+		   lc_req **req)
+{
+	return lc_isend_common(node, dst, match, 0, buf, len, req, "lc_isend_match");
+}
+
+int lc_issend(lc_node *node, int dst, uint64_t match, const void *buf, size_t len, lc_req **req)
+{
+	return lc_isend_common(node, dst, match, LC_FF_SYNC, buf, len, req, "lc_issend");
+}
+
+/* 1 when a receive for (src, match, mask) takes message m. */
+static inline int lc_matches(int src, uint64_t match, uint64_t mask, const struct lc_rmsg *m)
+{
+	return (src == LC_ANY_SOURCE || (uint32_t)src == m->src) && !((m->match ^ match) & mask);
+}
+
+/* The oldest unexpected message (complete or still arriving) a receive (src, match, mask) takes. */
+static struct lc_rmsg *lc_uq_find(struct lc_node *node, int src, uint64_t match, uint64_t mask)
+{
+	struct lc_rmsg *m;
+
+	for (m = node->uq_head; m; m = m->next)
+		if (lc_matches(src, match, mask, m))
+			break;
+	return m;
+}
+
+static int lc_irecv_common(lc_node *node, int src, uint64_t match, uint64_t mask, void *buf,
+			   size_t cap, lc_req **req, const char *fn)
 {
 	struct lc_rmsg *m;
 	struct lc_req *r;
-	int rc = lc_check(node, "lc_irecv");
+	int rc = lc_check(node, fn);
 
 	if (rc)
 		return rc;
 	if (!req)
-		return lc_fail(LC_ERR_INVAL, "lc_irecv: req is NULL");
+		return lc_fail(LC_ERR_INVAL, "%s: req is NULL", fn);
 	*req = NULL;
 	if (src != LC_ANY_SOURCE && (src < 0 || (uint32_t)src >= node->size))
-		return lc_fail(LC_ERR_RANGE, "lc_irecv: node %d out of range 0..%u", src,
+		return lc_fail(LC_ERR_RANGE, "%s: node %d out of range 0..%u", fn, src,
 			       node->size - 1);
 	if (!buf && cap)
-		return lc_fail(LC_ERR_INVAL, "lc_irecv: buf is NULL with cap %zu", cap);
-	if ((rc = lc_lock_req_new(node, "lc_irecv", &r)))
+		return lc_fail(LC_ERR_INVAL, "%s: buf is NULL with cap %zu", fn, cap);
+	if ((rc = lc_lock_req_new(node, fn, &r)))
 		return rc;
 	r->kind = LC_REQ_RECV;
 	r->src = src;
+	r->match = match;
+	r->mask = mask;
 	r->ubuf = cap ? buf : lc_empty;
 	r->ucap = cap;
 	/* the oldest matching unexpected message, complete or still arriving */
-	for (m = node->uq_head; m; m = m->next)
-		if (src == LC_ANY_SOURCE || (uint32_t)src == m->src)
-			break;
+	m = lc_uq_find(node, src, match, mask);
 	if (!m) {
+		/* a parked first frame it matches goes at the next progress step */
 		lc_reqq_push(&node->posted, r);
-	} else if (m->done) {
-		lc_uq_unlink(node, m);
-		memcpy(r->ubuf, m->data, m->len < cap ? m->len : cap);
-		r->m.src = m->src;
-		r->m.len = m->len;
-		r->err = m->len > cap ? LC_ERR_TRUNC : 0;
-		r->done = 1;
-		free(m);
 	} else {
 		lc_uq_unlink(node, m);
-		m->req = r;
-		r->um = m;
+		if (m->sync)
+			lc_sync_ack(node, m->src, m->seq);
+		if (m->done) {
+			memcpy(r->ubuf, m->data, m->len < cap ? m->len : cap);
+			r->m.src = m->src;
+			r->m.len = m->len;
+			r->m.match = m->match;
+			r->err = m->len > cap ? LC_ERR_TRUNC : 0;
+			r->done = 1;
+			lc_uq_free(node, m);
+		} else {
+			m->req = r;
+			r->um = m;
+		}
+		if (node->acks_n)
+			lc_tx_acks(node);
 	}
 	lc_unlock(node);
 	*req = r;
 	return 0;
 }
 
+int lc_irecv(lc_node *node, int src, void *buf, size_t cap, lc_req **req)
+{
+	return lc_irecv_common(node, src, 0, LC_MATCH_ALL, buf, cap, req, "lc_irecv");
+}
+
+int lc_irecv_match(lc_node *node, int src, uint64_t match, uint64_t mask, void *buf, size_t cap,
+		   lc_req **req)
+{
+	return lc_irecv_common(node, src, match, mask, buf, cap, req, "lc_irecv_match");
+}
+
 /* Fill st, write the error text, free r, release the lock. Returns r's error. */
-static int lc_finish(struct lc_node *node, struct lc_req *r, struct lc_status *st, const char *fn)
+void lc_req_status(const struct lc_node *node, const struct lc_req *r, struct lc_status *st)
+{
+	int send = r->kind == LC_REQ_SEND;
+
+	st->src = send ? (int)node->rank : (int)r->m.src;
+	st->len = send ? r->s.len : r->m.len;
+	st->err = r->err;
+	st->match = send ? r->s.match : r->m.match;
+}
+
+int lc_finish(struct lc_node *node, struct lc_req *r, struct lc_status *st, const char *fn)
 {
 	int err = r->err;
 	int send = r->kind == LC_REQ_SEND;
@@ -406,11 +473,8 @@ static int lc_finish(struct lc_node *node, struct lc_req *r, struct lc_status *s
 	size_t cap = r->ucap;
 	int rsrc = r->src;
 
-	if (st) {
-		st->src = send ? (int)node->rank : (int)r->m.src;
-		st->len = len;
-		st->err = err;
-	}
+	if (st)
+		lc_req_status(node, r, st);
 	lc_req_free(node, r);
 	lc_unlock(node);
 	if (!err)
@@ -434,7 +498,7 @@ static int lc_finish(struct lc_node *node, struct lc_req *r, struct lc_status *s
  * a receive fails when its peer (any peer but this node for LC_ANY_SOURCE)
  * has been dead for the backpressure limit.
  */
-static void lc_req_check(struct lc_node *node, struct lc_req *r)
+void lc_req_check(struct lc_node *node, struct lc_req *r)
 {
 	uint64_t now;
 	uint32_t i;
@@ -443,6 +507,13 @@ static void lc_req_check(struct lc_node *node, struct lc_req *r)
 	if (r->kind == LC_REQ_SEND) {
 		if (r->s.consumed)
 			return;
+		if (r->sync_wait) {
+			/* a synchronous send waits for its receiver's ack: only the receiver's death ends it */
+			if (!lc_nic_peer_alive(node->nic, r->s.dst) ||
+			    ((node->peer_gone[r->s.dst / 64] >> (r->s.dst % 64)) & 1u))
+				lc_sync_fail(node, r->s.dst, LC_ERR_PEER_DEAD);
+			return;
+		}
 		lc_check_peers(node);
 		/*
 		 * the head of the send queue gets no Send Ring slot: backpressure time
@@ -494,7 +565,7 @@ static void lc_req_check(struct lc_node *node, struct lc_req *r)
 		for (i = 0; i < node->size; i++)
 			if (node->rx[i].cur == r->um)
 				node->rx[i].cur = NULL;
-		free(r->um);
+		lc_uq_free(node, r->um);
 		r->um = NULL;
 	} else if (r->m.req == r) {
 		for (i = 0; i < node->size; i++)
@@ -581,6 +652,31 @@ int lc_recv(lc_node *node, int src, void *buf, size_t cap, struct lc_status *st)
 {
 	lc_req *r;
 	int rc = lc_irecv(node, src, buf, cap, &r);
+
+	return rc ? rc : lc_wait(node, r, st);
+}
+
+int lc_send_match(lc_node *node, int dst, uint64_t match, const void *buf, size_t len)
+{
+	lc_req *r;
+	int rc = lc_isend_match(node, dst, match, buf, len, &r);
+
+	return rc ? rc : lc_wait(node, r, NULL);
+}
+
+int lc_ssend(lc_node *node, int dst, uint64_t match, const void *buf, size_t len)
+{
+	lc_req *r;
+	int rc = lc_issend(node, dst, match, buf, len, &r);
+
+	return rc ? rc : lc_wait(node, r, NULL);
+}
+
+int lc_recv_match(lc_node *node, int src, uint64_t match, uint64_t mask, void *buf, size_t cap,
+		  struct lc_status *st)
+{
+	lc_req *r;
+	int rc = lc_irecv_match(node, src, match, mask, buf, cap, &r);
 
 	return rc ? rc : lc_wait(node, r, st);
 }

@@ -19,6 +19,36 @@ extern "C" {
 
 /* Receive from any node. */
 #define LC_ANY_SOURCE (-1)
+/*
+ * The matching envelope.  Every message carries a 64-bit match word (its
+ * tag, chosen by the sender: lc_isend_match; 0 for lc_send/lc_isend).  A
+ * receive names a source (or LC_ANY_SOURCE), a match word and a mask: it
+ * takes a message whose bits under the mask equal its own,
+ *     ((msg_match ^ match) & mask) == 0,
+ * so LC_MATCH_ALL (all ones) asks for exactly `match` and 0 takes any word.
+ * lc_recv/lc_irecv are match 0, mask LC_MATCH_ALL.  Order: a receive takes
+ * the oldest matching message of the messages that arrived (in arrival
+ * order, which per source is send order), and an arriving message the
+ * oldest matching posted receive; so two messages from one source that the
+ * same receive could take are received in the order they were sent (MPI's
+ * non-overtaking rule), whatever other match words travel between them.
+ */
+#define LC_MATCH_ALL (~(uint64_t)0)
+/*
+ * Unexpected messages (arrived before a matching receive) are kept in
+ * buffers of their size, at most host.unexpected_bytes in all (config,
+ * LC_HOST_UNEXPECTED_BYTES).  A message that would go beyond waits in the
+ * NIC -- and so does every frame that arrived after it, from any source --
+ * until a receive for it is posted or held messages are received: its
+ * sender, and the node's other senders, are held back by link
+ * backpressure, never dropped while the node lives.  lc_iprobe sees such a
+ * message, so probe-then-receive always progresses; a message larger than
+ * the whole budget is received only into a posted receive.  The limit: a
+ * node that waits for a message stuck behind one that waits, and receives
+ * neither the waiting message nor enough of the held ones, waits for ever;
+ * size the budget above what the program leaves unreceived at once
+ * (docs/internals.md, "The matching envelope").
+ */
 /* Largest message (bytes); frame offsets are 32-bit. */
 #define LC_MAX_MSG ((size_t)UINT32_MAX)
 
@@ -47,7 +77,8 @@ typedef struct lc_req lc_req;
 struct lc_status {
 	int src;        /* sending node (for a send: this node) */
 	size_t len;     /* the message's true size, also when truncated */
-	int err;        /* 0 or a negative lc_err */
+	int err;        /* 0 or a negative lc_err (LC_ERR_CANCELED: lc_cancel took it) */
+	uint64_t match; /* the message's match word (for a send: the one it was sent with) */
 };
 
 /*
@@ -101,12 +132,82 @@ int lc_recv(lc_node *node, int src, void *buf, size_t cap, struct lc_status *st)
 int lc_isend(lc_node *node, int dst, const void *buf, size_t len, lc_req **req);
 int lc_irecv(lc_node *node, int src, void *buf, size_t cap, lc_req **req);
 /*
+ * The same with a match word (comm.h top, "The matching envelope"):
+ * lc_isend_match sends `match` with the message; lc_irecv_match takes the
+ * oldest message from src (or LC_ANY_SOURCE) with ((its match ^ match) &
+ * mask) == 0; st->match reports the word the message carried.
+ */
+int lc_isend_match(lc_node *node, int dst, uint64_t match, const void *buf, size_t len,
+		   lc_req **req);
+int lc_irecv_match(lc_node *node, int src, uint64_t match, uint64_t mask, void *buf, size_t cap,
+		   lc_req **req);
+int lc_send_match(lc_node *node, int dst, uint64_t match, const void *buf, size_t len);
+int lc_recv_match(lc_node *node, int src, uint64_t match, uint64_t mask, void *buf, size_t cap,
+		  struct lc_status *st);
+/*
+ * Synchronous send: completes only once the receiver matched the message
+ * with a receive (posted before it arrived, or posted later and finding it
+ * unexpected), and the buffer may be reused.  The receiver's framework
+ * tells the sender with a control frame of its own (LC_FT_FRAMEWORK), which
+ * the composed protocols carry like any frame: with a protocol that provides
+ * exactly_once (lc_coop.h) the ack survives losses; without one, a lost
+ * message or ack leaves the send pending until the peer dies (as a receive
+ * of a lost message waits).  Errors as lc_isend, and LC_ERR_PEER_DEAD when
+ * the receiver dies or is given up before it matched the message.
+ */
+int lc_issend(lc_node *node, int dst, uint64_t match, const void *buf, size_t len, lc_req **req);
+int lc_ssend(lc_node *node, int dst, uint64_t match, const void *buf, size_t len);
+
+/*
+ * Probe: is there a message from src (or LC_ANY_SOURCE) that a receive with
+ * (match, mask) would take now?  One progress step, then *flag = 1 and *st
+ * (src, match, true size len, err 0) describe the message the receive would
+ * take -- the oldest matching one -- without taking it: a receive with the
+ * same src, match and mask then gets that message (unless another receive
+ * took it first).  *flag = 0 when none has arrived yet.  A message counts
+ * once its first frame arrived (it may still be arriving).  lc_probe waits
+ * until there is one (or src is dead for the backpressure limit:
+ * LC_ERR_PEER_DEAD).  st must not be NULL.  Returns 0 or a negative lc_err.
+ */
+int lc_iprobe(lc_node *node, int src, uint64_t match, uint64_t mask, int *flag,
+	      struct lc_status *st);
+int lc_probe(lc_node *node, int src, uint64_t match, uint64_t mask, struct lc_status *st);
+
+/*
+ * Cancel a pending receive that no message matched yet: it completes at
+ * once with LC_ERR_CANCELED (lc_test/lc_wait then report and free it, as
+ * for any completed request).  Returns 1 when it was cancelled, 0 when it
+ * could not be -- it matched a message already, or is a send (sends are
+ * never cancelled) -- and then completes as usual; a negative lc_err when
+ * req is not a pending request of node.
+ */
+int lc_cancel(lc_node *node, lc_req *req);
+
+/*
  * One progress step, then *done = 1 when req completed (then req is freed
  * and st, which may be NULL, filled). Returns 0 or the request's error.
  */
 int lc_test(lc_node *node, lc_req *req, int *done, struct lc_status *st);
 /* Wait for req, then free it. Returns 0 or the request's error (st->err too). */
 int lc_wait(lc_node *node, lc_req *req, struct lc_status *st);
+/*
+ * Several requests: reqs[0..n-1], NULL entries ignored (a completed one is
+ * set to NULL, so an array can be passed again).  Every non-NULL entry must be
+ * a pending request of node (else LC_ERR_INVAL, nothing completed).
+ * lc_testany: one progress step; when some request completed, the first in
+ * array order is freed, reqs[i] = NULL, *index = i, *done = 1, st filled, and
+ * its error returned; else *index = -1 and *done = 0; with no non-NULL entry
+ * *index = -1 and *done = 1.  lc_waitany: the same, waiting until one
+ * completes (*index = -1 at once when none is non-NULL).
+ * lc_testall: one progress step; when every request completed, all are
+ * freed and set to NULL, sts[i] filled (sts may be NULL, else n entries),
+ * *done = 1 and the first error returned (each in sts[i].err); else nothing
+ * is freed and *done = 0.  lc_waitall waits for all of them.
+ */
+int lc_testany(lc_node *node, int n, lc_req **reqs, int *index, int *done, struct lc_status *st);
+int lc_waitany(lc_node *node, int n, lc_req **reqs, int *index, struct lc_status *st);
+int lc_testall(lc_node *node, int n, lc_req **reqs, int *done, struct lc_status *sts);
+int lc_waitall(lc_node *node, int n, lc_req **reqs, struct lc_status *sts);
 
 /*
  * Drive the pipeline (and the MCP in inline mode). Returns the work done (>= 0) or a negative lc_err.
@@ -141,6 +242,9 @@ int lc_progress(lc_node *node);
 	X(rx_drops_bad,     "corrupt or foreign frames dropped by the host")  \
 	X(rx_drops_proto,   "frames dropped by a protocol's verdict")         \
 	X(unexpected_msgs,  "messages that arrived before their receive")     \
+	X(unexpected_hwm,   "unexpected bytes held, high-water mark")         \
+	X(rx_parked,        "first frames parked at the unexpected budget")   \
+	X(sync_acks,        "synchronous-send acks sent (messages matched)")  \
 	X(send_queue_hwm,   "queued send requests, high-water mark")
 
 /* The protocols' counters: LC_PROTO_STAT_LIST, generated from the registry (stats). */

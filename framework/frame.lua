@@ -4,9 +4,19 @@
 -- header fields of the active protocols (composition order), then pads the
 -- struct to a multiple of 8 bytes.
 --
--- Columns: { C type, name, one line of help }.  Types are fixed-width
--- integers only (uint8_t, uint16_t, uint32_t, uint64_t); a field is placed at
--- the next offset aligned to its size.
+-- Columns: { C type, name, one line of help }, and optionally alias = { name,
+-- help }: a second name for the same bytes (an anonymous union member of the
+-- same type), for a field whose value is fixed on some frames so that those
+-- frames can carry something else there.  Types are fixed-width integers only
+-- (uint8_t, uint16_t, uint32_t, uint64_t); a field is placed at the next
+-- offset aligned to its size.
+--
+-- The match word (comm.h, lc_isend_match) travels once per message, on its
+-- first frame, where `off` is always 0: its low half rides in `off` (alias
+-- match_lo), its high half in match_hi.  So the header grows by 4 bytes, not
+-- 8, and the baseline's 28 bytes pad to 32 with 4 bytes a protocol field can
+-- take (a single 32-bit CRC or 16-bit credit field fits there: such a config's
+-- header stays at 32 bytes instead of 40).  docs/internals.md, "The matching envelope".
 return {
   { "uint16_t", "magic",   "LC_FRAME_MAGIC: a frame of another job or config is dropped" },
   { "uint8_t",  "type",    "enum lc_frame_type: data or a protocol's control frame" },
@@ -15,6 +25,8 @@ return {
   { "uint16_t", "dst",     "destination node id (or group id with LC_FF_GROUP)" },
   { "uint32_t", "len",     "payload bytes in this frame (0 .. mtu)" },
   { "uint32_t", "seq",     "message sequence number per (src, dst) pair" },
-  { "uint32_t", "off",     "byte offset of this frame's payload in its message" },
+  { "uint32_t", "off",     "byte offset of this frame's payload in its message (not first frames)",
+    alias = { "match_lo", "first frame (LC_FF_FIRST, offset 0): low 32 bits of the match word" } },
   { "uint32_t", "msg_len", "total bytes of the message" },
+  { "uint32_t", "match_hi", "first frame: high 32 bits of the match word (other frames: as sent, unread)" },
 }

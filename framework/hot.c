@@ -2,11 +2,12 @@
 /* The hot functions of the pipeline: one frame out (lc_tx_frame), one frame in (lc_rx_frame). */
 
 /*
- * Only these two functions live here so that the zero-cost proof can compare
+ * Only these functions live here so that the zero-cost proof can compare
  * their machine code with a build where every LC_PC() is compiled out
  * (-DLC_ZEROCOST_REFERENCE=1).  They hold every per-frame host pointcut:
  * send_frame, after_send, recv_frame, deliver_msg.  No loop that waits, no
- * system call, no allocation, no clock read.
+ * system call, no allocation, no clock read.  lc_rx_replay is the data part
+ * of lc_rx_frame again, for a first frame parked at the unexpected budget.
  */
 #include <string.h>
 
@@ -55,33 +56,27 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 	return 1;
 }
 
-int lc_rx_frame(struct lc_node *node, struct lc_frame_hdr *hdr)
+/*
+ * The data part of a frame that recv_frame accepted: sequence, assembly,
+ * deliver_msg.  off is the frame's offset (0 on a first frame, whose `off`
+ * field holds match_lo), len its payload bytes, checked <= LC_MTU by the
+ * caller (passed, not read again: the compiler then knows the bound and
+ * copies a short payload inline).  1 taken, 0 dropped, 2 parked (lc_rx_nomsg).
+ */
+__attribute__((always_inline)) static inline int lc_rx_data(struct lc_node *node,
+							     struct lc_frame_hdr *hdr,
+							     uint8_t *payload, uint32_t off,
+							     uint32_t len)
 {
-	uint8_t *payload = (uint8_t *)hdr + sizeof(*hdr);
 	struct lc_rx_src *rs;
 	struct lc_rmsg *m;
-	uint32_t off = hdr->off, len = hdr->len;
 	lc_verdict v;
 
-	LC_STAT_ADD(node, rx_frames, 1);
-	if (hdr->magic != LC_FRAME_MAGIC || hdr->dst != node->rank || hdr->src >= node->size ||
-	    len > LC_MTU || (uint64_t)off + len > hdr->msg_len)
-		goto bad;
-	v = LC_PC(recv_frame, node, hdr, payload);
-	if (v != LC_CONTINUE) {
-		if (v == LC_DROP)
-			LC_STAT_ADD(node, rx_drops_proto, 1);
-		return 0;
-	}
-	if (hdr->type != LC_FT_DATA) {
-		LC_STAT_ADD(node, rx_drops_proto, 1);
-		return 0;
-	}
 	rs = &node->rx[hdr->src];
 	if (hdr->flags & LC_FF_FIRST) {
 		/* a message from src starts: an older one still in assembly lost its tail */
 		/* resynchronisation rule: node.h, LC_RX_SEQ_SLACK */
-		if (off != 0 || (int32_t)(hdr->seq - rs->expect) < 0 ||
+		if ((int32_t)(hdr->seq - rs->expect) < 0 ||
 		    (rs->cur && hdr->seq == rs->cur->seq))
 			goto bad;
 		if (hdr->seq - rs->expect >= LC_RX_SEQ_SLACK &&
@@ -95,7 +90,7 @@ int lc_rx_frame(struct lc_node *node, struct lc_frame_hdr *hdr)
 		rs->cur = m;
 		rs->expect = hdr->seq;
 		if (!m)
-			goto bad;
+			return lc_rx_nomsg(node, hdr);   /* parked at the budget, or no memory */
 	} else {
 		m = rs->cur;
 		if (!m || hdr->seq != m->seq || off != rs->off || hdr->msg_len != m->len)
@@ -116,4 +111,36 @@ int lc_rx_frame(struct lc_node *node, struct lc_frame_hdr *hdr)
 bad:
 	LC_STAT_ADD(node, rx_drops_bad, 1);
 	return 0;
+}
+
+int lc_rx_frame(struct lc_node *node, struct lc_frame_hdr *hdr)
+{
+	uint8_t *payload = (uint8_t *)hdr + sizeof(*hdr);
+	/* a first frame's off field is match_lo: its offset is 0 */
+	uint32_t off = (hdr->flags & LC_FF_FIRST) ? 0 : hdr->off, len = hdr->len;
+	lc_verdict v;
+
+	LC_STAT_ADD(node, rx_frames, 1);
+	if (hdr->magic != LC_FRAME_MAGIC || hdr->dst != node->rank || hdr->src >= node->size ||
+	    len > LC_MTU || (uint64_t)off + len > hdr->msg_len)
+		goto bad;
+	v = LC_PC(recv_frame, node, hdr, payload);
+	if (v != LC_CONTINUE) {
+		if (v == LC_DROP)
+			LC_STAT_ADD(node, rx_drops_proto, 1);
+		return 0;
+	}
+	if (hdr->type != LC_FT_DATA)
+		return lc_rx_ctrl(node, hdr, payload);   /* the framework's own, or dropped */
+	return lc_rx_data(node, hdr, payload, off, len);
+bad:
+	LC_STAT_ADD(node, rx_drops_bad, 1);
+	return 0;
+}
+
+int lc_rx_replay(struct lc_node *node, struct lc_frame_hdr *hdr)
+{
+	/* its len was checked when it arrived (lc_rx_frame) */
+	return lc_rx_data(node, hdr, (uint8_t *)hdr + sizeof(*hdr), 0,
+			  hdr->len <= LC_MTU ? hdr->len : LC_MTU);
 }

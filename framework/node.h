@@ -67,6 +67,7 @@
  * after lc_isend; the pipeline advances `off` as frames are posted.
  */
 struct lc_sreq {
+	uint64_t match;           /* the message's match word (comm.h; 0 for lc_isend) */
 	uint32_t dst;             /* destination node */
 	uint32_t seq;             /* message sequence number for (me, dst); set when admitted */
 	const uint8_t *buf;       /* the user's buffer (read until the request completes) */
@@ -77,6 +78,7 @@ struct lc_sreq {
 	uint8_t posted;           /* every frame was handed to the NIC (or a protocol) */
 	uint8_t dma;              /* some frame went by DMA: wait for `ticket` */
 	uint8_t consumed;         /* a protocol took it over (LC_CONSUMED) */
+	uint8_t sync;             /* LC_FF_SYNC for a synchronous send (lc_issend), else 0 */
 };
 
 /*
@@ -84,6 +86,7 @@ struct lc_sreq {
  * holds the first `cap` bytes; bytes beyond cap are counted but discarded.
  */
 struct lc_rmsg {
+	uint64_t match;           /* its match word */
 	uint32_t src;             /* sending node */
 	uint32_t seq;             /* its sequence number for (src, me) */
 	uint32_t len;             /* the message's true size */
@@ -94,6 +97,7 @@ struct lc_rmsg {
 	struct lc_rmsg *next;     /* link in the unexpected queue */
 	uint8_t done;             /* every frame arrived (unexpected message waiting for its receive) */
 	uint8_t unexpected;       /* lives in a malloc'd buffer of the unexpected queue */
+	uint8_t sync;             /* a synchronous send: ack its sender when a receive matches it */
 };
 
 enum lc_req_kind { LC_REQ_FREE = 0, LC_REQ_SEND = 1, LC_REQ_RECV = 2 };
@@ -105,6 +109,7 @@ struct lc_req {
 	struct lc_req *next;       /* free list, send queue, in-flight list, posted queue */
 	struct lc_rmsg *um;        /* receive matched to an unexpected message still arriving */
 	int src;                   /* receive: wanted source or LC_ANY_SOURCE */
+	uint64_t match, mask;      /* receive: takes a message with ((its match ^ match) & mask) == 0 */
 	void *ubuf;                /* receive: user buffer */
 	size_t ucap;               /* receive: its capacity */
 	uint64_t dead_since;       /* receive: peer(s) first seen dead; send: stalled since; or 0 */
@@ -116,6 +121,8 @@ struct lc_req {
 				    * the last check: a protocol holds it back, not a full Send Ring */
 	uint8_t kind;              /* enum lc_req_kind */
 	uint8_t done;              /* completed: lc_test/lc_wait may free it */
+	uint8_t synced;            /* synchronous send: the receiver's ack arrived */
+	uint8_t sync_wait;         /* synchronous send: every frame left, waiting for the ack */
 };
 
 /* FIFO of requests linked through ->next. */
@@ -140,6 +147,27 @@ struct lc_reqq {
  * first frames arrive in order and exactly once, so the rule never fires.
  */
 #define LC_RX_SEQ_SLACK 16u
+
+/* A synchronous-send ack owed to dst for its message seq (framework/pipeline.c, lc_tx_acks). */
+struct lc_sync_ack {
+	uint32_t dst;
+	uint32_t seq;
+};
+
+/*
+ * The payload of a framework control frame (LC_FT_FRAMEWORK): a kind, a
+ * count, then count 32-bit words.  LC_FW_SYNC_ACK: the sequence numbers of
+ * messages from the frame's destination that a receive matched.
+ */
+struct lc_fw_ctrl {
+	uint32_t kind;
+	uint32_t count;
+	uint32_t word[];
+};
+#define LC_FW_SYNC_ACK 1u
+/* Acks per frame (one frame's payload; more go in the next frame). */
+#define LC_FW_ACKS_PER_FRAME ((LC_MTU - sizeof(struct lc_fw_ctrl)) / 4 < 64 ? \
+			      (LC_MTU - sizeof(struct lc_fw_ctrl)) / 4 : 64)
 
 /* Receive state of one source. */
 struct lc_rx_src {
@@ -168,6 +196,10 @@ struct lc_node {
 	struct lc_reqq inflight;            /* every frame posted, last DMA not done yet */
 	struct lc_reqq posted;              /* posted receives, oldest first */
 	struct lc_rmsg *uq_head, *uq_tail;  /* unexpected messages, arrival order */
+	uint64_t uq_bytes;                  /* bytes of unexpected buffers held (host.unexpected_bytes) */
+	struct lc_sync_ack *acks;           /* synchronous-send acks not sent yet (malloc'd) */
+	uint32_t acks_n, acks_cap;
+	uint32_t parked;                    /* 1: node->park holds a first frame held back (budget) */
 
 	uint32_t tx_seq[LC_MAX_NODES];      /* next message sequence number per destination */
 	uint32_t tx_drops_seen[LC_MAX_NODES]; /* lc_nic_dst_drops last read, per destination */
@@ -177,6 +209,8 @@ struct lc_node {
 
 	struct lc_proto_state proto;        /* one member per active protocol */
 	struct lc_req pool[LC_HOST_MAX_REQUESTS];
+	/* the parked first frame: header then up to LC_MTU payload bytes (lc_rx_begin) */
+	_Alignas(8) uint8_t park[LC_FRAME_HDR_BYTES + LC_MTU];
 };
 
 /* ---- counters (single writer: the holder of the progress lock) ---- */
@@ -257,7 +291,9 @@ static inline void lc_reqq_unlink(struct lc_reqq *q, struct lc_req *prev, struct
 
 /*
  * Fill the baseline fields of a data frame carrying bytes [off, off+len) of
- * s; every protocol field is zero (the send_frame hooks fill them).
+ * s; every protocol field is zero (the send_frame hooks fill them).  The
+ * first frame (off 0) carries the match word: low half in off (match_lo),
+ * high half in match_hi.
  */
 static inline void lc_hdr_fill(struct lc_frame_hdr *h, uint32_t me, const struct lc_sreq *s,
 			       uint32_t off, uint32_t len)
@@ -265,14 +301,16 @@ static inline void lc_hdr_fill(struct lc_frame_hdr *h, uint32_t me, const struct
 	*h = (struct lc_frame_hdr){
 		.magic = LC_FRAME_MAGIC,
 		.type = LC_FT_DATA,
-		.flags = (uint8_t)((off == 0 ? LC_FF_FIRST : 0) |
+		.flags = (uint8_t)((off == 0 ? LC_FF_FIRST | s->sync : 0) |
 				   (off + len == s->len ? LC_FF_LAST : 0)),
 		.src = (uint16_t)me,
 		.dst = (uint16_t)s->dst,
 		.len = len,
 		.seq = s->seq,
-		.off = off,
+		/* the first frame's offset is 0: its low match half rides there (frame.lua) */
+		.off = off == 0 ? (uint32_t)s->match : off,
 		.msg_len = s->len,
+		.match_hi = (uint32_t)(s->match >> 32),
 	};
 }
 
@@ -304,8 +342,32 @@ int lc_rx_frame(struct lc_node *node, struct lc_frame_hdr *hdr);
 
 /* ---- cold helpers of the receive path (framework/pipeline.c) ---- */
 
-/* A first frame of a message from src: match a posted receive or make an unexpected buffer. */
+/*
+ * A first frame of a message from src: match a posted receive or make an
+ * unexpected buffer.  NULL when out of memory, or when the message would
+ * take the unexpected budget beyond host.unexpected_bytes: then node->parked
+ * is set and the caller parks the frame (lc_rx_nomsg).
+ */
 LC_INTERNAL struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_frame_hdr *hdr);
+/* lc_rx_begin returned NULL for hdr: park it (returns 2) or count it dropped (0). */
+LC_INTERNAL int lc_rx_nomsg(struct lc_node *node, struct lc_frame_hdr *hdr);
+/* A frame that is not data (type != LC_FT_DATA) passed recv_frame: the framework's own, or dropped. */
+LC_INTERNAL int lc_rx_ctrl(struct lc_node *node, const struct lc_frame_hdr *hdr, const void *payload);
+/*
+ * The data part of lc_rx_frame for the parked frame (node->park), whose
+ * recv_frame ran when it first arrived: 1 taken, 0 dropped, 2 parked again.
+ */
+LC_INTERNAL int lc_rx_replay(struct lc_node *node, struct lc_frame_hdr *hdr);
+/* Free an unexpected message's buffer, returning its bytes to the budget. Lock held. */
+LC_INTERNAL void lc_uq_free(struct lc_node *node, struct lc_rmsg *m);
+/* Owe src a synchronous-send ack for its message seq (sent by lc_tx_acks). Lock held. */
+LC_INTERNAL void lc_sync_ack(struct lc_node *node, uint32_t src, uint32_t seq);
+/* Fail every synchronous send to dst waiting for its ack with err. Lock held. */
+LC_INTERNAL void lc_sync_fail(struct lc_node *node, uint32_t dst, int err);
+/* Send the owed acks as the Send Ring allows. Lock held. Returns the frames sent. */
+LC_INTERNAL int lc_tx_acks(struct lc_node *node);
+/* Take the parked frame again if it can go now. Lock held. Returns 1 when it went. */
+LC_INTERNAL int lc_rx_unpark(struct lc_node *node);
 /* The last frame of m arrived; v is deliver_msg's verdict. */
 LC_INTERNAL void lc_rx_complete(struct lc_node *node, struct lc_rmsg *m, lc_verdict v);
 /* The message m in assembly lost frames: fail its receive (LC_ERR_LOST) or drop it. */
@@ -325,6 +387,27 @@ LC_INTERNAL int lc_progress_locked(struct lc_node *node);
 LC_INTERNAL void lc_check_peers(struct lc_node *node);
 
 /* ---- helpers of the public calls, for API files beside comm.c (framework/comm.c) ---- */
+
+/*
+ * Idle rounds before waiting loops start to sched_yield().  Short: when the
+ * peer process shares this core (2 cores, other load), every handoff costs
+ * the whole spin before the peer may run -- 2000 rounds made 8 B pingpong
+ * 180 us one-way and msgrate 35 K msgs/s with both nodes on one core (the
+ * slow mode of the bimodal rates); 64 rounds: 4.5 us and 500 K msgs/s.  A
+ * yield with nobody else runnable returns at once.
+ */
+#define LC_SPIN_LIMIT 64
+
+/* Take the progress lock, spinning then yielding. */
+LC_INTERNAL void lc_lock(struct lc_node *node);
+/* 1 when r is a pending (allocated) request of node's pool. */
+LC_INTERNAL int lc_req_valid(const struct lc_node *node, const struct lc_req *r);
+/* What completed request r reports. */
+LC_INTERNAL void lc_req_status(const struct lc_node *node, const struct lc_req *r, struct lc_status *st);
+/* Completed r: fill st (may be NULL), free r, release the lock, write the error text; r's error. */
+LC_INTERNAL int lc_finish(struct lc_node *node, struct lc_req *r, struct lc_status *st, const char *fn);
+/* Every 1024 rounds of waiting on pending r: liveness and the backpressure limit. Lock held. */
+LC_INTERNAL void lc_req_check(struct lc_node *node, struct lc_req *r);
 
 /* Record the calling thread's error text (lc_last_error); returns err. */
 LC_INTERNAL int lc_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -26,6 +26,10 @@ void lc_node_reset(struct lc_node *node)
 #endif
 	node->sendq = node->inflight = node->posted = (struct lc_reqq){ 0 };
 	node->uq_head = node->uq_tail = NULL;
+	node->uq_bytes = 0;
+	node->acks = NULL;
+	node->acks_n = node->acks_cap = 0;
+	node->parked = 0;
 	memset(node->tx_seq, 0, sizeof(node->tx_seq));
 	memset(node->tx_drops_seen, 0, sizeof(node->tx_drops_seen));
 	memset(node->rx, 0, sizeof(node->rx));
@@ -88,6 +92,12 @@ void lc_uq_unlink(struct lc_node *node, struct lc_rmsg *m)
 	m->next = NULL;
 }
 
+void lc_uq_free(struct lc_node *node, struct lc_rmsg *m)
+{
+	node->uq_bytes -= m->len;
+	free(m);
+}
+
 /* ---- receive side ---- */
 
 static void lc_recv_done(struct lc_req *r, const struct lc_rmsg *m, int err)
@@ -95,34 +105,254 @@ static void lc_recv_done(struct lc_req *r, const struct lc_rmsg *m, int err)
 	r->m.src = m->src;
 	r->m.len = m->len;
 	r->m.seq = m->seq;
+	r->m.match = m->match;
 	r->um = NULL;
 	r->err = err ? err : (m->len > r->ucap ? LC_ERR_TRUNC : 0);
 	r->done = 1;
 }
 
+/*
+ * The cold parts of lc_rx_begin out of line (noinline, reached by tail
+ * calls), so that the common case -- a posted receive matches -- stays a
+ * leaf function without a stack frame.
+ */
+static __attribute__((noinline)) struct lc_rmsg *lc_rx_begin_sync(struct lc_node *node,
+								 const struct lc_frame_hdr *hdr,
+								 struct lc_rmsg *m)
+{
+	lc_sync_ack(node, hdr->src, hdr->seq);
+	return m;
+}
+
+static __attribute__((noinline)) struct lc_rmsg *lc_rx_unexpected(struct lc_node *node,
+								 const struct lc_frame_hdr *hdr,
+								 uint64_t match);
+
 struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_frame_hdr *hdr)
 {
 	struct lc_req *r, *prev = NULL;
-	struct lc_rmsg *m;
+	uint64_t match = (uint64_t)hdr->match_hi << 32 | hdr->match_lo;
 
 	for (r = node->posted.head; r; prev = r, r = r->next)
-		if (r->src == LC_ANY_SOURCE || (uint32_t)r->src == hdr->src)
+		if ((r->src == LC_ANY_SOURCE || (uint32_t)r->src == hdr->src) &&
+		    !((match ^ r->match) & r->mask))
 			break;
-	if (r) {
-		lc_reqq_unlink(&node->posted, prev, r);
-		r->m = (struct lc_rmsg){ .src = hdr->src, .seq = hdr->seq, .len = hdr->msg_len,
-					 .data = r->ubuf, .cap = r->ucap, .req = r };
-		return &r->m;
+	if (!r)
+		return lc_rx_unexpected(node, hdr, match);
+	lc_reqq_unlink(&node->posted, prev, r);
+	r->m = (struct lc_rmsg){ .match = match, .src = hdr->src, .seq = hdr->seq,
+				 .len = hdr->msg_len, .data = r->ubuf, .cap = r->ucap, .req = r };
+	if (hdr->flags & LC_FF_SYNC)
+		return lc_rx_begin_sync(node, hdr, &r->m);
+	return &r->m;
+}
+
+/*
+ * THE UNEXPECTED BUDGET.  An unexpected message takes a buffer of its full
+ * size at its first frame; node->uq_bytes counts them until they are freed
+ * (copied out to a receive, or dropped).  A first frame that matches no
+ * posted receive and whose message would bring uq_bytes above
+ * host.unexpected_bytes is not taken: the framework parks it (a copy of the
+ * frame in node->park -- its recv_frame hooks already ran, so it cannot go
+ * back to the NIC) and stops draining host staging.  Staging fills, then the
+ * Receive Ring, then the senders' NICs wait at it (link backpressure: no
+ * loss between live nodes; the backpressure limit drops only at a stopped
+ * node).  Every progress step looks at the parked frame again (lc_rx_unpark):
+ * it goes as soon as a receive that matches it is posted or the held
+ * messages are received so that it fits.  A message larger than the whole
+ * budget therefore waits for its receive.  Memory: at most the budget plus
+ * one frame.  Probe sees the parked message (lc_iprobe), so probe-then-receive
+ * always makes progress.
+ *
+ * The rule's limit is head-of-line blocking: while a frame is parked no
+ * other frame is taken from the NIC, also frames that would match posted
+ * receives, control frames of protocols and the framework, and frames from
+ * other sources.  A program that waits for such a message, and never
+ * receives the messages that fill the budget, waits until it does (MPI calls
+ * a program that relies on buffering of unreceived sends unsafe; here the
+ * wait is per node, not per source).  Keep the budget above what the
+ * program leaves unreceived at once.  Frames of messages already begun (the
+ * buffer is allocated at the first frame) are never held back.
+ */
+static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_frame_hdr *hdr,
+					uint64_t match)
+{
+	struct lc_rmsg *m;
+	uint64_t held = node->uq_bytes + hdr->msg_len;
+
+	if (held > (uint64_t)LC_HOST_UNEXPECTED_BYTES) {
+		/*
+		 * Park only a first frame that is whole: it carries min(msg_len, mtu) bytes.  A
+		 * header damaged on the way (no checksum composed: a corrupt msg_len) would
+		 * otherwise be parked for a receive that never comes and block the node.
+		 */
+		if (hdr->len != (hdr->msg_len < LC_MTU ? hdr->msg_len : (uint32_t)LC_MTU))
+			return NULL;    /* dropped as bad (lc_rx_nomsg) */
+		/* a closing node parks nothing: no receive will come, its frames must drain (lc_close) */
+		node->parked = atomic_load_explicit(&node->open, memory_order_relaxed) ? 1u : 0u;
+		return NULL;
 	}
 	/* the one allocation of the pipeline, off the fast path */
 	m = malloc(sizeof(*m) + hdr->msg_len);
 	if (!m)
 		return NULL;
-	*m = (struct lc_rmsg){ .src = hdr->src, .seq = hdr->seq, .len = hdr->msg_len,
-			       .data = (uint8_t *)(m + 1), .cap = hdr->msg_len, .unexpected = 1 };
+	*m = (struct lc_rmsg){ .match = match, .src = hdr->src, .seq = hdr->seq,
+			       .len = hdr->msg_len, .data = (uint8_t *)(m + 1), .cap = hdr->msg_len,
+			       .unexpected = 1, .sync = (hdr->flags & LC_FF_SYNC) != 0 };
 	lc_uq_push(node, m);
+	node->uq_bytes = held;
 	LC_STAT_ADD(node, unexpected_msgs, 1);
+	if (held > atomic_load_explicit(&node->stats[LC_STAT_unexpected_hwm], memory_order_relaxed))
+		atomic_store_explicit(&node->stats[LC_STAT_unexpected_hwm], held, memory_order_relaxed);
 	return m;
+}
+
+int lc_rx_nomsg(struct lc_node *node, struct lc_frame_hdr *hdr)
+{
+	if (!node->parked) {
+		LC_STAT_ADD(node, rx_drops_bad, 1);     /* no memory for the unexpected buffer */
+		return 0;
+	}
+	if ((uint8_t *)hdr != node->park) {
+		memcpy(node->park, hdr, sizeof(*hdr) + hdr->len);
+		LC_STAT_ADD(node, rx_parked, 1);
+	}
+	return 2;
+}
+
+/*
+ * 1 when the frame at the head of host staging shows the parked first frame
+ * damaged: a later frame of the same message (same source and sequence
+ * number) that gives another message length.  The parked header is then
+ * garbage (no checksum composed) and waiting for its receive would block the
+ * node for good.
+ */
+static int lc_rx_park_contradicted(struct lc_node *node, const struct lc_frame_hdr *p)
+{
+	const struct lc_frame_hdr *next = lc_nic_rx_peek(node->nic);
+
+	return next && !(next->flags & LC_FF_FIRST) && next->src == p->src && next->seq == p->seq &&
+	       next->msg_len != p->msg_len;
+}
+
+int lc_rx_unpark(struct lc_node *node)
+{
+	node->parked = 0;
+	if (lc_rx_park_contradicted(node, (const struct lc_frame_hdr *)(const void *)node->park)) {
+		LC_STAT_ADD(node, rx_drops_bad, 1);
+		return 1;
+	}
+	if (lc_rx_replay(node, (struct lc_frame_hdr *)(void *)node->park) == 2)
+		return 0;       /* parked again: still no receive, still no room */
+	return 1;
+}
+
+/* ---- synchronous-send acks (framework control frames) ---- */
+
+void lc_sync_ack(struct lc_node *node, uint32_t src, uint32_t seq)
+{
+	if (node->acks_n == node->acks_cap) {
+		uint32_t cap = node->acks_cap ? 2 * node->acks_cap : 16;
+		struct lc_sync_ack *a = realloc(node->acks, cap * sizeof(*a));
+
+		if (!a)
+			return;         /* the sender's send stays pending; counted by its absence */
+		node->acks = a;
+		node->acks_cap = cap;
+	}
+	node->acks[node->acks_n++] = (struct lc_sync_ack){ .dst = src, .seq = seq };
+}
+
+static int lc_send_ctrl_type(struct lc_node *node, uint8_t type, uint32_t dst, const void *payload,
+			     uint32_t len);
+
+/*
+ * Send the owed acks, one frame per destination with up to
+ * LC_FW_ACKS_PER_FRAME of them, oldest destination first; stops at a full
+ * Send Ring (or a protocol's RETRY) and goes on at the next progress step.
+ * The frames are control frames (LC_FT_FRAMEWORK): they bypass send_msg and
+ * the send queue (an ack never waits behind data or a credit), and go
+ * through send_frame / after_send like a protocol's control frame, so a protocol
+ * that provides exactly_once numbers, keeps and resends them.
+ */
+int lc_tx_acks(struct lc_node *node)
+{
+	struct {
+		struct lc_fw_ctrl h;
+		uint32_t seq[LC_FW_ACKS_PER_FRAME];
+	} f;
+	uint32_t i, k, dst;
+	int sent = 0;
+
+	while (node->acks_n) {
+		dst = node->acks[0].dst;
+		f.h = (struct lc_fw_ctrl){ .kind = LC_FW_SYNC_ACK };
+		for (i = 0; i < node->acks_n && f.h.count < LC_FW_ACKS_PER_FRAME; i++)
+			if (node->acks[i].dst == dst)
+				f.seq[f.h.count++] = node->acks[i].seq;
+		if (lc_send_ctrl_type(node, LC_FT_FRAMEWORK, dst, &f,
+				      (uint32_t)(sizeof(f.h) + f.h.count * 4u)))
+			break;
+		LC_STAT_ADD(node, sync_acks, f.h.count);
+		/* drop the acks just sent (the first f.h.count to dst), keep the order of the rest */
+		for (i = k = 0; i < node->acks_n; i++) {
+			if (node->acks[i].dst == dst && f.h.count) {
+				f.h.count--;
+				continue;
+			}
+			node->acks[k++] = node->acks[i];
+		}
+		node->acks_n = k;
+		sent++;
+	}
+	return sent;
+}
+
+void lc_sync_fail(struct lc_node *node, uint32_t dst, int err)
+{
+	for (uint32_t n = 0; n < LC_HOST_MAX_REQUESTS; n++) {
+		struct lc_req *r = &node->pool[n];
+
+		if (r->kind == LC_REQ_SEND && r->sync_wait && r->s.dst == dst) {
+			r->sync_wait = 0;
+			r->err = err;
+			r->done = 1;
+		}
+	}
+}
+
+/* A synchronous send r was matched (ack in) or failed: complete it once every frame left. */
+static void lc_sync_matched(struct lc_req *r)
+{
+	r->synced = 1;
+	if (r->sync_wait) {
+		r->sync_wait = 0;
+		r->err = 0;
+		r->done = 1;
+	}
+}
+
+int lc_rx_ctrl(struct lc_node *node, const struct lc_frame_hdr *hdr, const void *payload)
+{
+	const struct lc_fw_ctrl *c = payload;
+	uint32_t i, n;
+
+	if (hdr->type != LC_FT_FRAMEWORK || hdr->len < sizeof(*c) || c->kind != LC_FW_SYNC_ACK ||
+	    c->count > (hdr->len - sizeof(*c)) / 4) {
+		LC_STAT_ADD(node, rx_drops_proto, 1);  /* a control frame no protocol consumed */
+		return 0;
+	}
+	for (i = 0; i < c->count; i++)
+		for (n = 0; n < LC_HOST_MAX_REQUESTS; n++) {
+			struct lc_req *r = &node->pool[n];
+
+			if (r->kind == LC_REQ_SEND && r->s.sync && !r->done && !r->synced &&
+			    r->s.dst == hdr->src && r->s.seq == c->word[i]) {
+				lc_sync_matched(r);
+				break;
+			}
+		}
+	return 1;
 }
 
 void lc_rx_complete(struct lc_node *node, struct lc_rmsg *m, lc_verdict v)
@@ -138,7 +368,7 @@ void lc_rx_complete(struct lc_node *node, struct lc_rmsg *m, lc_verdict v)
 		}
 		if (m->unexpected) {
 			lc_uq_unlink(node, m);
-			free(m);
+			lc_uq_free(node, m);
 		}
 		return;
 	}
@@ -149,7 +379,7 @@ void lc_rx_complete(struct lc_node *node, struct lc_rmsg *m, lc_verdict v)
 		/* an unexpected message its receive found while it was arriving */
 		memcpy(r->ubuf, m->data, m->len < r->ucap ? m->len : r->ucap);
 		lc_recv_done(r, m, 0);
-		free(m);
+		lc_uq_free(node, m);
 	} else {
 		m->done = 1;
 	}
@@ -163,7 +393,7 @@ void lc_rx_abort(struct lc_node *node, struct lc_rmsg *m)
 		lc_recv_done(r, m, LC_ERR_LOST);
 	if (m->unexpected) {
 		lc_uq_unlink(node, m);
-		free(m);
+		lc_uq_free(node, m);
 	}
 }
 
@@ -172,6 +402,10 @@ void lc_rx_abort(struct lc_node *node, struct lc_rmsg *m)
 void lc_send_done(struct lc_node *node, struct lc_req *r, int err)
 {
 	(void)node;
+	if (r->s.sync && !err && !r->synced) {
+		r->sync_wait = 1;       /* every frame left: the receiver's ack completes it */
+		return;
+	}
 	r->err = err;
 	r->done = 1;
 }
@@ -304,14 +538,19 @@ int lc_progress_locked(struct lc_node *node)
 	/* thread mode: step the engines while the host is here anyway (no handoff to the MCP thread) */
 	work += lc_nic_assist(node->nic);
 #endif
-	for (i = 0; i < LC_RX_BATCH; i++) {
+	/* a parked frame (the unexpected budget, lc_rx_begin) goes first, or nothing is drained */
+	for (i = node->parked && !lc_rx_unpark(node) ? LC_RX_BATCH : 0; i < LC_RX_BATCH; i++) {
 		hdr = lc_nic_rx_peek(node->nic);
 		if (!hdr)
 			break;
 		lc_rx_frame(node, hdr);
 		lc_nic_rx_release(node->nic);
 		work++;
+		if (node->parked)
+			break;
 	}
+	if (node->acks_n)
+		work += lc_tx_acks(node);
 	if (node->sendq.head)
 		work += lc_tx_push(node);
 	if (node->inflight.head)
@@ -367,7 +606,11 @@ static void lc_post_pio(struct lc_node *node, uint8_t *slot, const struct lc_fra
 	LC_STAT_ADD(node, tx_bytes, hdr->len);
 }
 
-int lc_proto_send_ctrl(struct lc_node *node, uint32_t dst, const void *payload, uint32_t len)
+/* A control frame of type `type` (FIRST|LAST, by PIO) through send_frame and after_send. */
+__attribute__((always_inline)) static inline int lc_send_ctrl_inline(struct lc_node *node,
+								    uint8_t type, uint32_t dst,
+								    const void *payload,
+								    uint32_t len)
 {
 	struct lc_frame_hdr hdr;
 	uint8_t *slot;
@@ -382,7 +625,7 @@ int lc_proto_send_ctrl(struct lc_node *node, uint32_t dst, const void *payload, 
 		LC_STAT_ADD(node, tx_ring_full, 1);
 		return LC_ERR_AGAIN;
 	}
-	hdr = (struct lc_frame_hdr){ .magic = LC_FRAME_MAGIC, .type = LC_FT_CTRL,
+	hdr = (struct lc_frame_hdr){ .magic = LC_FRAME_MAGIC, .type = type,
 				     .flags = LC_FF_FIRST | LC_FF_LAST, .src = (uint16_t)node->rank,
 				     .dst = (uint16_t)dst, .len = len, .msg_len = len };
 	v = LC_PC(send_frame, node, &hdr, payload);
@@ -393,6 +636,18 @@ int lc_proto_send_ctrl(struct lc_node *node, uint32_t dst, const void *payload, 
 	lc_post_pio(node, slot, &hdr, payload);
 	LC_PC(after_send, node, &hdr, payload);
 	return 0;
+}
+
+int lc_proto_send_ctrl(struct lc_node *node, uint32_t dst, const void *payload, uint32_t len)
+{
+	return lc_send_ctrl_inline(node, LC_FT_CTRL, dst, payload, len);
+}
+
+/* The framework's own control frames (synchronous-send acks): not in the zero-cost path. */
+static int lc_send_ctrl_type(struct lc_node *node, uint8_t type, uint32_t dst, const void *payload,
+			     uint32_t len)
+{
+	return lc_send_ctrl_inline(node, type, dst, payload, len);
 }
 
 void lc_proto_sreq_done(struct lc_node *node, struct lc_sreq *s, int err)
@@ -426,6 +681,7 @@ int lc_proto_peer_failed(struct lc_node *node, uint32_t dst, int err)
 	for (r = node->inflight.head; r; r = r->next)
 		if (r->s.dst == dst && !r->err)
 			r->err = err;
+	lc_sync_fail(node, dst, err);
 	for (r = node->sendq.head; r; r = next) {
 		next = r->next;
 		if (r->s.dst != dst) {

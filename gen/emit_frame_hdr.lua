@@ -14,12 +14,18 @@ function M.emit(m)
     "/* Identifies frames of this build; derived from LC_CONFIG_FINGERPRINT, never 0. */",
     string.format("#define LC_FRAME_MAGIC 0x%04xu", m.magic),
     "",
-    "enum lc_frame_type { LC_FT_DATA = 0, LC_FT_CTRL = 1 };",
+    "/*",
+    " * DATA: a frame of a message; CTRL: a protocol's control frame; FRAMEWORK: a control",
+    " * frame of the framework itself (synchronous-send acks: framework/pipeline.c), which",
+    " * the protocols carry like any control frame that is not theirs.",
+    " */",
+    "enum lc_frame_type { LC_FT_DATA = 0, LC_FT_CTRL = 1, LC_FT_FRAMEWORK = 2 };",
     "",
     "/* lc_frame_hdr.flags bits */",
     "#define LC_FF_FIRST 1",
     "#define LC_FF_LAST 2",
     "#define LC_FF_GROUP 4",
+    "#define LC_FF_SYNC 8   /* first frame of a synchronous send: ack when matched */",
     "",
     "struct lc_frame_hdr {",
   }
@@ -35,8 +41,18 @@ function M.emit(m)
         npad, f.offset - prev_end)
       npad = npad + 1
     end
-    body[#body + 1] = string.format("\t%s%s%s; /* @%d: %s */", f.ctype, (" "):rep(width - #f.ctype + 1),
-      f.name, f.offset, common.comment(f.help))
+    if f.alias then
+      -- two names of the same bytes: an anonymous union (C11)
+      body[#body + 1] = "\tunion {"
+      body[#body + 1] = string.format("\t\t%s %s; /* @%d: %s */", f.ctype, f.name, f.offset,
+        common.comment(f.help))
+      body[#body + 1] = string.format("\t\t%s %s; /* @%d: %s */", f.ctype, f.alias, f.offset,
+        common.comment(f.alias_help))
+      body[#body + 1] = "\t};"
+    else
+      body[#body + 1] = string.format("\t%s%s%s; /* @%d: %s */", f.ctype, (" "):rep(width - #f.ctype + 1),
+        f.name, f.offset, common.comment(f.help))
+    end
     prev_end = f.offset + f.size
   end
   if m.hdr_bytes > used then
@@ -50,6 +66,10 @@ function M.emit(m)
   for _, f in ipairs(m.hdr_fields) do
     body[#body + 1] = string.format("_Static_assert(offsetof(struct lc_frame_hdr, %s) == %d, "
       .. "\"offset of %s\");", f.name, f.offset, f.name)
+    if f.alias then
+      body[#body + 1] = string.format("_Static_assert(offsetof(struct lc_frame_hdr, %s) == %d, "
+        .. "\"offset of %s\");", f.alias, f.offset, f.alias)
+    end
   end
   return common.header(m, "lc_frame_hdr.h", "The frame header: baseline fields, then the active protocols' fields.", body)
 end

@@ -88,7 +88,7 @@ function M.build(c, frame, protos, name)
   -- Frame header: baseline fields, then active protocols' fields.
   local fields, cnames = {}, {}
   local off = 0
-  local function add(ctype, cname, help, owner, owner_file, owner_src, raw)
+  local function add(ctype, cname, help, owner, owner_file, owner_src, raw, alias)
     local size = check.CTYPES[ctype]
     off = util.align(off, size)
     if cnames[cname] then
@@ -100,11 +100,20 @@ function M.build(c, frame, protos, name)
     local f = { ctype = ctype, name = cname, size = size, offset = off, help = help,
       owner = owner, raw = raw }
     cnames[cname] = f
+    if alias then
+      -- framework/frame.lua: a second name of the same bytes (an anonymous union member)
+      if cnames[alias[1]] then
+        diags[#diags + 1] = parse.diag(owner_file, 1, "header",
+          string.format("alias '%s' of field '%s' is already a field name", alias[1], cname))
+      end
+      f.alias, f.alias_help = alias[1], alias[2] or ""
+      cnames[alias[1]] = f
+    end
     fields[#fields + 1] = f
     off = off + size
   end
   for _, f in ipairs(frame) do
-    add(f[1], f[2], f[3], "the baseline header", "framework/frame.lua", nil, f[2])
+    add(f[1], f[2], f[3], "the baseline header", "framework/frame.lua", nil, f[2], f.alias)
   end
   for _, a in ipairs(c.active) do
     local p = a.proto
@@ -226,7 +235,8 @@ function M.describe(m)
   end
   local hdr = util.array()
   for _, f in ipairs(m.hdr_fields) do
-    hdr[#hdr + 1] = { name = f.name, type = f.ctype, offset = f.offset, bytes = f.size }
+    hdr[#hdr + 1] = { name = f.name, type = f.ctype, offset = f.offset, bytes = f.size,
+      alias = f.alias }
   end
   return {
     config = cfg,

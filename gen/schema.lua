@@ -74,6 +74,12 @@ return {
   { key = "host.max_requests", type = "integer", default = 1024, min = 1, max = 1 << 20,
     macro = "LC_HOST_MAX_REQUESTS",
     help = "pending non-blocking requests per node (lc_isend / lc_irecv)" },
+  { key = "host.unexpected_bytes", type = "integer", default = 4 * MiB, min = 0, max = 1 << 40,
+    macro = "LC_HOST_UNEXPECTED_BYTES",
+    help = "bytes of unexpected messages (arrived before a matching receive) a node holds; "
+        .. "a message that would exceed it waits in the NIC (its first frame parked, the "
+        .. "Receive Ring fills, link backpressure holds the sender) until a receive is "
+        .. "posted for it or held messages are received (docs/internals.md, \"The matching envelope\")" },
 
   { key = "network.switch_ports", type = "integer", default = 16, min = 2, max = 4096,
     macro = "LC_NET_SWITCH_PORTS",

@@ -21,7 +21,8 @@
 	X(LC_ERR_SYS,      -10, "system call failed")                         \
 	X(LC_ERR_BUSY,     -11, "already in use")                             \
 	X(LC_ERR_TOOBIG,   -12, "message larger than LC_MAX_MSG")             \
-	X(LC_ERR_LOST,     -13, "message lost or damaged in the network")
+	X(LC_ERR_LOST,     -13, "message lost or damaged in the network")     \
+	X(LC_ERR_CANCELED, -14, "request cancelled (lc_cancel)")
 
 enum lc_err {
 #define LC_X_ENUM(name, value, ...) name = (value),

@@ -10,3 +10,5 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${PKGS[@]}"
 echo "setup: installed ${PKGS[*]}"
+# the public programs the tests build unmodified against a config (NetPIPE: personalities/mpi)
+python3 "$(dirname "$0")/thirdparty.py" || echo "setup: tests that need those files will be skipped"

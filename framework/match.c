@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/* The matching envelope's calls beside comm.c: probe, cancel, and test/wait of several requests. */
+#define _GNU_SOURCE
+
+#include <sched.h>
+#include <string.h>
+
+#include "lc_proto.h"
+#include "node.h"
+
+/*
+ * What a receive (src, match, mask) would take now, without taking it: the
+ * oldest matching unexpected message, else the parked first frame
+ * (lc_rx_begin: a message held back at the unexpected budget, which is newer
+ * than every message in the queue).  1 and *st filled, or 0.  Lock held.
+ */
+static int lc_probe_locked(struct lc_node *node, int src, uint64_t match, uint64_t mask,
+			   struct lc_status *st)
+{
+	const struct lc_frame_hdr *h = (const struct lc_frame_hdr *)(const void *)node->park;
+	struct lc_rmsg *m;
+	uint64_t w;
+
+	for (m = node->uq_head; m; m = m->next)
+		if ((src == LC_ANY_SOURCE || (uint32_t)src == m->src) && !((m->match ^ match) & mask)) {
+			*st = (struct lc_status){ .src = (int)m->src, .len = m->len, .match = m->match };
+			return 1;
+		}
+	if (!node->parked)
+		return 0;
+	w = (uint64_t)h->match_hi << 32 | h->match_lo;
+	if ((src == LC_ANY_SOURCE || (uint32_t)src == h->src) && !((w ^ match) & mask)) {
+		*st = (struct lc_status){ .src = h->src, .len = h->msg_len, .match = w };
+		return 1;
+	}
+	return 0;
+}
+
+static int lc_probe_args(lc_node *node, int src, const void *st, const char *fn)
+{
+	int rc = lc_check(node, fn);
+
+	if (rc)
+		return rc;
+	if (!st)
+		return lc_fail(LC_ERR_INVAL, "%s: st is NULL", fn);
+	if (src != LC_ANY_SOURCE && (src < 0 || (uint32_t)src >= node->size))
+		return lc_fail(LC_ERR_RANGE, "%s: node %d out of range 0..%u", fn, src,
+			       node->size - 1);
+	return 0;
+}
+
+int lc_iprobe(lc_node *node, int src, uint64_t match, uint64_t mask, int *flag,
+	      struct lc_status *st)
+{
+	int rc = lc_probe_args(node, src, st, "lc_iprobe");
+
+	if (rc)
+		return rc;
+	if (!flag)
+		return lc_fail(LC_ERR_INVAL, "lc_iprobe: flag is NULL");
+	*flag = 0;
+	if ((rc = lc_lock_open(node, "lc_iprobe")))
+		return rc;
+	lc_progress_locked(node);
+	*flag = lc_probe_locked(node, src, match, mask, st);
+	lc_unlock(node);
+	return 0;
+}
+
+/* 1 when src (for LC_ANY_SOURCE: every node but this one) is dead. */
+static int lc_src_dead(struct lc_node *node, int src)
+{
+	if (src != LC_ANY_SOURCE)
+		return !lc_nic_peer_alive(node->nic, (uint32_t)src);
+	for (uint32_t i = 0; i < node->size; i++)
+		if (i != node->rank && lc_nic_peer_alive(node->nic, i))
+			return 0;
+	return node->size > 1;
+}
+
+int lc_probe(lc_node *node, int src, uint64_t match, uint64_t mask, struct lc_status *st)
+{
+	uint64_t dead_since = 0, now;
+	unsigned spins = 0, polls = 0;
+	int rc = lc_probe_args(node, src, st, "lc_probe");
+
+	if (rc)
+		return rc;
+	if ((rc = lc_lock_open(node, "lc_probe")))
+		return rc;
+	for (;;) {
+		if (lc_progress_locked(node))
+			spins = 0;
+		if (lc_probe_locked(node, src, match, mask, st))
+			break;
+		if ((++polls & 1023) == 0) {
+			/* as a receive: give up once src has been dead for the backpressure limit */
+			if (!lc_src_dead(node, src)) {
+				dead_since = 0;
+			} else if (!dead_since) {
+				dead_since = lc_now_ns();
+			} else if ((now = lc_now_ns()) - dead_since >=
+				   (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u) {
+				lc_unlock(node);
+				st->err = LC_ERR_PEER_DEAD;
+				return lc_fail(LC_ERR_PEER_DEAD, "lc_probe: %s%d: %s",
+					       src == LC_ANY_SOURCE ? "any node, last " : "node ",
+					       src, lc_strerror(LC_ERR_PEER_DEAD));
+			}
+		}
+		lc_unlock(node);
+		if (++spins > LC_SPIN_LIMIT)
+			sched_yield();
+		if ((rc = lc_lock_open(node, "lc_probe")))
+			return rc;
+	}
+	lc_unlock(node);
+	return 0;
+}
+
+int lc_cancel(lc_node *node, lc_req *req)
+{
+	struct lc_req *p, *prev = NULL;
+	int rc = lc_check(node, "lc_cancel");
+
+	if (rc)
+		return rc;
+	if (!req)
+		return lc_fail(LC_ERR_INVAL, "lc_cancel: req is NULL");
+	if ((rc = lc_lock_open(node, "lc_cancel")))
+		return rc;
+	if (!lc_req_valid(node, req)) {
+		lc_unlock(node);
+		return lc_fail(LC_ERR_INVAL, "lc_cancel: req is not a pending request");
+	}
+	/* only a receive still in the posted queue matched nothing: take it out */
+	if (req->kind == LC_REQ_RECV && !req->done)
+		for (p = node->posted.head; p; prev = p, p = p->next)
+			if (p == req) {
+				lc_reqq_unlink(&node->posted, prev, req);
+				req->m.src = req->src == LC_ANY_SOURCE ? node->rank : (uint32_t)req->src;
+				req->m.len = 0;
+				req->m.match = req->match;
+				req->err = LC_ERR_CANCELED;
+				req->done = 1;
+				lc_unlock(node);
+				return 1;
+			}
+	lc_unlock(node);
+	return 0;
+}
+
+/*
+ * Check reqs[0..n-1] (lock held): every non-NULL entry a pending request.
+ * Returns the number of non-NULL entries, or a negative lc_err (lock released).
+ */
+static int lc_reqs_check(struct lc_node *node, int n, lc_req **reqs, const char *fn)
+{
+	int i, active = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!reqs[i])
+			continue;
+		if (!lc_req_valid(node, reqs[i])) {
+			lc_unlock(node);
+			return lc_fail(LC_ERR_INVAL, "%s: reqs[%d] is not a pending request", fn, i);
+		}
+		active++;
+	}
+	return active;
+}
+
+/* One round: a progress step, then the liveness checks of the pending ones. Returns the work. */
+static int lc_reqs_round(struct lc_node *node, int n, lc_req **reqs)
+{
+	int i, work = lc_progress_locked(node);
+
+	for (i = 0; i < n; i++)
+		if (reqs[i] && !reqs[i]->done && (++reqs[i]->polls & 1023) == 0)
+			lc_req_check(node, reqs[i]);
+	return work;
+}
+
+static int lc_multi_args(lc_node *node, int n, lc_req **reqs, const void *out, const char *fn)
+{
+	int rc = lc_check(node, fn);
+
+	if (rc)
+		return rc;
+	if (n < 0)
+		return lc_fail(LC_ERR_INVAL, "%s: n is %d", fn, n);
+	if (n && !reqs)
+		return lc_fail(LC_ERR_INVAL, "%s: reqs is NULL with n %d", fn, n);
+	if (!out)
+		return lc_fail(LC_ERR_INVAL, "%s: an output pointer is NULL", fn);
+	return 0;
+}
+
+/* lc_testany / lc_waitany: one round (wait = 0) or until one completes. */
+static int lc_anyof(lc_node *node, int n, lc_req **reqs, int *index, int *done,
+		    struct lc_status *st, int wait, const char *fn)
+{
+	unsigned spins = 0;
+	int i, rc = lc_multi_args(node, n, reqs, index, fn);
+
+	if (rc)
+		return rc;
+	*index = -1;
+	if (done)
+		*done = 0;
+	if ((rc = lc_lock_open(node, fn)))
+		return rc;
+	if ((rc = lc_reqs_check(node, n, reqs, fn)) <= 0) {
+		if (rc == 0) {
+			lc_unlock(node);
+			if (done)
+				*done = 1;
+		}
+		return rc;
+	}
+	for (;;) {
+		/* one completed already: no progress step needed */
+		for (i = 0; i < n; i++)
+			if (reqs[i] && reqs[i]->done)
+				break;
+		if (i == n) {
+			if (lc_reqs_round(node, n, reqs))
+				spins = 0;
+			for (i = 0; i < n; i++)
+				if (reqs[i] && reqs[i]->done)
+					break;
+		}
+		if (i < n) {
+			struct lc_req *r = reqs[i];
+
+			reqs[i] = NULL;
+			*index = i;
+			if (done)
+				*done = 1;
+			return lc_finish(node, r, st, fn);
+		}
+		lc_unlock(node);
+		if (!wait)
+			return 0;
+		if (++spins > LC_SPIN_LIMIT)
+			sched_yield();
+		if ((rc = lc_lock_open(node, fn)))
+			return rc;
+	}
+}
+
+int lc_testany(lc_node *node, int n, lc_req **reqs, int *index, int *done, struct lc_status *st)
+{
+	if (!done)
+		return lc_fail(LC_ERR_INVAL, "lc_testany: done is NULL");
+	return lc_anyof(node, n, reqs, index, done, st, 0, "lc_testany");
+}
+
+int lc_waitany(lc_node *node, int n, lc_req **reqs, int *index, struct lc_status *st)
+{
+	return lc_anyof(node, n, reqs, index, NULL, st, 1, "lc_waitany");
+}
+
+/* lc_testall / lc_waitall: one round (wait = 0) or until all completed. */
+static int lc_allof(lc_node *node, int n, lc_req **reqs, int *done, struct lc_status *sts,
+		    int wait, const char *fn)
+{
+	unsigned spins = 0;
+	int i, first = -1, rc = lc_multi_args(node, n, reqs, done, fn);
+	struct lc_status st;
+
+	if (rc)
+		return rc;
+	*done = 0;
+	if ((rc = lc_lock_open(node, fn)))
+		return rc;
+	if ((rc = lc_reqs_check(node, n, reqs, fn)) < 0)
+		return rc;
+	for (;;) {
+		for (i = 0; i < n; i++)
+			if (reqs[i] && !reqs[i]->done)
+				break;
+		if (i < n) {
+			if (lc_reqs_round(node, n, reqs))
+				spins = 0;
+			for (i = 0; i < n; i++)
+				if (reqs[i] && !reqs[i]->done)
+					break;
+		}
+		if (i == n)
+			break;
+		lc_unlock(node);
+		if (!wait)
+			return 0;
+		if (++spins > LC_SPIN_LIMIT)
+			sched_yield();
+		if ((rc = lc_lock_open(node, fn)))
+			return rc;
+	}
+	for (i = 0; i < n; i++) {
+		/* an entry given twice is freed once (kind is LC_REQ_FREE after the first) */
+		if (!reqs[i] || reqs[i]->kind == LC_REQ_FREE) {
+			reqs[i] = NULL;
+			continue;
+		}
+		lc_req_status(node, reqs[i], &st);
+		if (sts)
+			sts[i] = st;
+		if (st.err && first < 0) {
+			first = i;
+			rc = st.err;
+		}
+		lc_req_free(node, reqs[i]);
+		reqs[i] = NULL;
+	}
+	lc_unlock(node);
+	*done = 1;
+	if (first >= 0)
+		return lc_fail(rc, "%s: reqs[%d] (and maybe others): %s", fn, first, lc_strerror(rc));
+	return 0;
+}
+
+int lc_testall(lc_node *node, int n, lc_req **reqs, int *done, struct lc_status *sts)
+{
+	return lc_allof(node, n, reqs, done, sts, 0, "lc_testall");
+}
+
+int lc_waitall(lc_node *node, int n, lc_req **reqs, struct lc_status *sts)
+{
+	int done;
+
+	return lc_allof(node, n, reqs, &done, sts, 1, "lc_waitall");
+}

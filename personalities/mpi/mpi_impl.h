@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* MPI personality internals: the node, communicators, requests, argument checks, error dispatch. */
+#ifndef LCMPI_IMPL_H
+#define LCMPI_IMPL_H
+
+#include <stdint.h>
+
+#include "comm.h"
+#include "mpi.h"
+
+/* Argument checks (STYLE 14): 1 always; the guarded blocks keep them apart from the call. */
+#define LCMPI_PARAM_CHECK 1
+
+#define LCMPI_FUNC __attribute__((visibility("hidden")))
+
+/*
+ * Match word (64 bits): context id (16) | rendezvous cookie (16) | RTS flag (1) | tag (31).
+ * A communicator owns two context ids: ctx (point-to-point) and ctx + 1
+ * (its collectives).  Receives compare the context and the tag, never the
+ * cookie or the flag, so one receive takes an eager message or the request
+ * to send of a rendezvous alike; MPI_ANY_TAG compares the context only.
+ * Context 0 is lc_bcast's (multicast protocol), 1 the rendezvous' own
+ * clear-to-send and data messages (p2p.c), 2.. the communicators'.
+ */
+#define LCMPI_CTX_SHIFT 48
+#define LCMPI_CTX_MAX 0xffffu
+#define LCMPI_COOKIE_SHIFT 32
+#define LCMPI_RTS_FLAG ((uint64_t)1 << 31)
+#define LCMPI_TAG_MASK ((uint64_t)MPI_TAG_UB_VALUE)
+#define LCMPI_MASK_CTX ((uint64_t)LCMPI_CTX_MAX << LCMPI_CTX_SHIFT)
+#define LCMPI_MASK_TAG (LCMPI_MASK_CTX | LCMPI_TAG_MASK)
+#define LCMPI_CTX_RDV 1u
+#define LCMPI_CTX_FIRST 2u
+static inline uint64_t lcmpi_match(uint32_t ctx, int tag)
+{
+	return ((uint64_t)ctx << LCMPI_CTX_SHIFT) | ((uint64_t)(uint32_t)tag & LCMPI_TAG_MASK);
+}
+
+struct lcmpi_comm {
+	uint32_t ctx;           /* point-to-point context id; ctx + 1: collectives */
+	int rank, size;
+	int *node_of;           /* [rank] -> node */
+	int *rank_of;           /* [node] -> rank, or -1 (lc_size entries) */
+	MPI_Errhandler eh;
+};
+
+/* Request kinds: what completion reports. */
+enum lcmpi_req_kind { LCMPI_REQ_SEND, LCMPI_REQ_RECV };
+
+/*
+ * Where a request is (p2p.c).  Eager: one libcomm request decides.  A
+ * message above the eager limit goes by rendezvous: the sender posts the
+ * request to send (RTS: the match word with its cookie and the flag, 8
+ * bytes of length) and a receive for the clear-to-send (CTS: the bytes the
+ * receiver takes); the receiver, once a receive took the RTS, posts the
+ * data receive straight into the user's buffer and sends the CTS; the data
+ * then always meets a posted receive, so a large message never waits in the
+ * receiver's unexpected budget (and never blocks its NIC: docs/internals.md,
+ * head-of-line limit).
+ */
+enum lcmpi_step {
+	LCMPI_ST_EAGER,         /* send: the message / recv: the receive (it may take an RTS) */
+	LCMPI_ST_RTS,           /* send: lr[0] the RTS, lr[1] the CTS receive */
+	LCMPI_ST_DATA,          /* send: lr[0] the data / recv: lr[0] the data, lr[1] the CTS */
+	LCMPI_ST_DONE,
+	LCMPI_ST_FREE,          /* on the free list */
+};
+
+struct lcmpi_request {
+	lc_req *lr[2];          /* pending libcomm requests (NULL: none) */
+	enum lcmpi_req_kind kind;
+	enum lcmpi_step step;
+	MPI_Comm comm;
+	int cancelled;          /* MPI_Cancel took it */
+	int orphan;             /* MPI_Request_free'd while pending: freed when done */
+	int posted;             /* 0: MPI_PROC_NULL (done at post, empty status) */
+	int lrc;                /* done: the libcomm result (first error) */
+	struct lc_status st;    /* done: recv: source, true size, match word */
+	void *buf;              /* the user's buffer */
+	size_t cap;             /* recv: its bytes; send: the message's */
+	int peer;               /* node of the rendezvous' other side */
+	uint64_t rdv;           /* the rendezvous' match word (context RDV, cookie) */
+	uint64_t word;          /* RTS length (send) / CTS bytes (recv) / a small receive's bounce */
+	uint64_t cts;           /* send: the CTS received */
+	struct lcmpi_request *next, *prev;      /* active list (pending), or free list */
+};
+
+/* A request to send a probe took out of libcomm's unexpected queue (recv.c). */
+struct lcmpi_pulled {
+	int src;                /* node */
+	uint64_t match;         /* its word (the cookie names the rendezvous) */
+	uint64_t len;           /* the message's size */
+	struct lcmpi_pulled *next;
+};
+
+struct lcmpi_state {
+	lc_node *node;
+	int initialized, finalized;
+	int nodes;
+	struct lcmpi_comm **comms;      /* [MPI_Comm], NULL when free */
+	int ncomms;
+	uint32_t next_ctx;              /* lowest context id this process never used */
+	size_t eager;                   /* messages above go by rendezvous (LC_MPI_EAGER) */
+	uint16_t *cookie;               /* [node]: the next rendezvous cookie towards it */
+	struct lcmpi_request *free_reqs;
+	struct lcmpi_request active;    /* list head: requests with libcomm requests pending */
+	int nactive;
+	lc_req **poll_lr;               /* lcmpi_progress's arrays (grown as needed) */
+	struct lcmpi_request **poll_owner;
+	unsigned char *poll_slot;
+	int poll_cap;
+	struct lcmpi_pulled *pulled;    /* oldest first */
+};
+
+extern struct lcmpi_state lcmpi;
+
+static inline struct lcmpi_comm *lcmpi_comm(MPI_Comm c)
+{
+	return (c > 0 && c < lcmpi.ncomms) ? lcmpi.comms[c] : NULL;
+}
+
+/*
+ * Errors: lcmpi_err(comm, code, "MPI_Send", fmt...) applies comm's error
+ * handler: ERRORS_ARE_FATAL prints "MPI_Send: <class text>: <detail>" and
+ * exits 1; ERRORS_RETURN returns code.  MPI_SUCCESS passes through.
+ */
+LCMPI_FUNC int lcmpi_err(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* MPI error class of a libcomm error (0 -> MPI_SUCCESS). */
+LCMPI_FUNC int lcmpi_err_of_lc(int lcerr);
+/* Calls before MPI_Init / after MPI_Finalize: fatal (no communicator to ask). */
+LCMPI_FUNC int lcmpi_not_ready(const char *fn);
+
+#define LCMPI_READY(fn)                                              \
+	do {                                                        \
+		if (!lcmpi.initialized || lcmpi.finalized)          \
+			return lcmpi_not_ready(fn);                 \
+	} while (0)
+
+/* Bytes of count elements of a predefined datatype, or -1 (bad type). */
+LCMPI_FUNC int lcmpi_type_size(MPI_Datatype dt);
+/* inout[i] = inout[i] op in[i]; MPI_ERR_OP when op does not apply to dt. */
+LCMPI_FUNC int lcmpi_reduce_local(void *inout, const void *in, int count, MPI_Datatype dt,
+				  MPI_Op op);
+
+/*
+ * Common argument checks; each returns MPI_SUCCESS or the error class
+ * (already given to the handler of comm by lcmpi_err).
+ */
+LCMPI_FUNC int lcmpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count,
+			       MPI_Datatype dt, size_t *bytes);
+
+/* Status of a completed libcomm receive, in comm's ranks. */
+static inline void lcmpi_status_set(MPI_Status *s, const struct lcmpi_comm *c,
+				    const struct lc_status *ls)
+{
+	if (!s)
+		return;
+	s->MPI_SOURCE = c->rank_of[ls->src];
+	s->MPI_TAG = (int)(ls->match & LCMPI_TAG_MASK);
+	s->MPI_ERROR = lcmpi_err_of_lc(ls->err);
+	s->lc_cancelled = 0;
+	s->lc_count = ls->len;
+}
+
+/* The status of a receive from MPI_PROC_NULL (and of an empty one). */
+static inline void lcmpi_status_empty(MPI_Status *s)
+{
+	if (!s)
+		return;
+	s->MPI_SOURCE = MPI_PROC_NULL;
+	s->MPI_TAG = MPI_ANY_TAG;
+	s->MPI_ERROR = MPI_SUCCESS;
+	s->lc_cancelled = 0;
+	s->lc_count = 0;
+}
+
+/* Requests (request.c). */
+LCMPI_FUNC struct lcmpi_request *lcmpi_req_new(enum lcmpi_req_kind kind, MPI_Comm comm);
+LCMPI_FUNC void lcmpi_req_free(struct lcmpi_request *r);
+
+/*
+ * The point-to-point engine (p2p.c), without the MPI argument checks: the
+ * API calls and the collectives share it.  Posts return an MPI error class
+ * (not yet given to a handler) and *out (done at once for MPI_PROC_NULL).
+ */
+LCMPI_FUNC int lcmpi_post_send(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag,
+			       const void *buf, size_t len, int sync, MPI_Comm comm,
+			       struct lcmpi_request **out);
+LCMPI_FUNC int lcmpi_post_recv(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag,
+			       void *buf, size_t cap, MPI_Comm comm, struct lcmpi_request **out);
+/*
+ * Progress every pending request: wait = 1 blocks until one libcomm request
+ * completes, 0 takes what completed.  Returns 0 or a libcomm error that
+ * belongs to no request.
+ */
+LCMPI_FUNC int lcmpi_progress(int wait);
+/* Progress until r is done (r stays allocated). */
+LCMPI_FUNC void lcmpi_wait_done(struct lcmpi_request *r);
+/* Cancel r if no message matched it yet: 1 cancelled, 0 not, < 0 libcomm error. */
+LCMPI_FUNC int lcmpi_cancel(struct lcmpi_request *r);
+/* Blocking send / receive for the API and the collectives: MPI error class. */
+LCMPI_FUNC int lcmpi_send_ctx(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag,
+			      const void *buf, size_t len, int sync);
+LCMPI_FUNC int lcmpi_recv_ctx(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag,
+			      void *buf, size_t cap, struct lc_status *st);
+/* The libcomm receive arguments of (src, tag) on comm c. */
+static inline void lcmpi_recv_args(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag,
+				   int *node, uint64_t *match, uint64_t *mask)
+{
+	*node = src == MPI_ANY_SOURCE ? LC_ANY_SOURCE : c->node_of[src];
+	*match = lcmpi_match(ctx, tag == MPI_ANY_TAG ? 0 : tag);
+	*mask = tag == MPI_ANY_TAG ? LCMPI_MASK_CTX : LCMPI_MASK_TAG;
+}
+/* The oldest request to send a probe pulled that (node, match, mask) takes, unlinked; or NULL. */
+LCMPI_FUNC struct lcmpi_pulled *lcmpi_pulled_take(int node, uint64_t match, uint64_t mask,
+						  int unlink);
+/* A receive r takes the pulled RTS p (p is freed). */
+LCMPI_FUNC void lcmpi_recv_pulled(struct lcmpi_request *r, struct lcmpi_pulled *p);
+
+/* Communicators (comm.c). */
+LCMPI_FUNC int lcmpi_comm_add(struct lcmpi_comm *c);   /* handle or -1 */
+LCMPI_FUNC void lcmpi_comm_destroy(struct lcmpi_comm *c);
+
+#endif /* LCMPI_IMPL_H */

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* MPI_Recv, Irecv, Sendrecv, Iprobe, Probe: argument checks over the point-to-point engine (p2p.c). */
+#include <stdlib.h>
+
+#include "mpi_impl.h"
+
+static int lcmpi_recv_check(const char *fn, const void *buf, int count, MPI_Datatype dt, int src,
+			    int tag, MPI_Comm comm, const struct lcmpi_comm *c, size_t *cap)
+{
+	if (!c)
+		return lcmpi_err(comm, MPI_ERR_COMM, fn, "comm %d", comm);
+	int rc = lcmpi_check_buf(comm, fn, buf, count, dt, cap);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	if (tag < 0 && tag != MPI_ANY_TAG)
+		return lcmpi_err(comm, MPI_ERR_TAG, fn, "tag %d: 0 .. %d or MPI_ANY_TAG", tag,
+				 MPI_TAG_UB_VALUE);
+	if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE && (src < 0 || src >= c->size))
+		return lcmpi_err(comm, MPI_ERR_RANK, fn, "source %d out of 0 .. %d", src,
+				 c->size - 1);
+	return MPI_SUCCESS;
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	     MPI_Status *status)
+{
+	LCMPI_READY("MPI_Recv");
+	struct lcmpi_comm *c = lcmpi_comm(comm);
+	size_t cap = 0;
+	if (LCMPI_PARAM_CHECK) {
+		int rc = lcmpi_recv_check("MPI_Recv", buf, count, datatype, source, tag, comm, c,
+					  &cap);
+		if (rc != MPI_SUCCESS)
+			return rc;
+	}
+	if (source == MPI_PROC_NULL) {
+		lcmpi_status_empty(status);
+		return MPI_SUCCESS;
+	}
+	struct lc_status ls = { 0 };
+	int rc = lcmpi_recv_ctx(c, c->ctx, source, tag, buf, cap, &ls);
+	if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE)
+		lcmpi_status_set(status, c, &ls);
+	if (rc != MPI_SUCCESS)
+		return lcmpi_err(comm, rc, "MPI_Recv",
+				 "from source %d, tag %d: %zu bytes arrived for %zu: %s", source, tag,
+				 rc == MPI_ERR_TRUNCATE ? ls.len : 0, cap, lc_last_error(lcmpi.node));
+	return MPI_SUCCESS;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	      MPI_Request *request)
+{
+	LCMPI_READY("MPI_Irecv");
+	struct lcmpi_comm *c = lcmpi_comm(comm);
+	size_t cap = 0;
+	if (LCMPI_PARAM_CHECK) {
+		int rc = lcmpi_recv_check("MPI_Irecv", buf, count, datatype, source, tag, comm, c,
+					  &cap);
+		if (rc != MPI_SUCCESS)
+			return rc;
+		if (!request)
+			return lcmpi_err(comm, MPI_ERR_REQUEST, "MPI_Irecv", "request is NULL");
+	}
+	struct lcmpi_request *r;
+	int rc = lcmpi_post_recv(c, c->ctx, source, tag, buf, cap, comm, &r);
+	if (rc != MPI_SUCCESS)
+		return lcmpi_err(comm, rc, "MPI_Irecv", "from %d: %s", source,
+				 rc == MPI_ERR_NO_MEM ? "out of memory for a request"
+						      : lc_last_error(lcmpi.node));
+	*request = r;
+	return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+		 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+		 MPI_Comm comm, MPI_Status *status)
+{
+	MPI_Request r;
+	int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	rc = MPI_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+	int wrc = MPI_Wait(&r, status);
+	return rc != MPI_SUCCESS ? rc : wrc;
+}
+
+struct lcmpi_pulled *lcmpi_pulled_take(int node, uint64_t match, uint64_t mask, int unlink)
+{
+	for (struct lcmpi_pulled **pp = &lcmpi.pulled; *pp; pp = &(*pp)->next) {
+		struct lcmpi_pulled *p = *pp;
+		if ((node == LC_ANY_SOURCE || node == p->src) && !((p->match ^ match) & mask)) {
+			if (unlink)
+				*pp = p->next;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A probe that finds a request to send takes it out of libcomm's queue
+ * (its exact word names it: the cookie) to learn the message's true size;
+ * the next receive that matches it takes it from lcmpi.pulled, which is
+ * older than anything still queued from that source.
+ */
+static int lcmpi_pull(const struct lc_status *ls, struct lcmpi_pulled **out)
+{
+	struct lcmpi_pulled *p = malloc(sizeof *p);
+	if (!p)
+		return LC_ERR_NOMEM;
+	uint64_t len = 0;
+	int lrc = lc_recv_match(lcmpi.node, ls->src, ls->match, LC_MATCH_ALL, &len, sizeof len,
+				NULL);
+	if (lrc != 0) {
+		free(p);
+		return lrc;
+	}
+	p->src = ls->src;
+	p->match = ls->match;
+	p->len = len;
+	p->next = NULL;
+	struct lcmpi_pulled **pp = &lcmpi.pulled;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = p;
+	*out = p;
+	return 0;
+}
+
+/*
+ * MPI_Iprobe / MPI_Probe: libcomm's probe with the same arguments as the
+ * receive, so a receive with the probed source and tag takes that message.
+ */
+static int lcmpi_probe(const char *fn, int source, int tag, MPI_Comm comm, int *flag,
+		       MPI_Status *status)
+{
+	LCMPI_READY(fn);
+	struct lcmpi_comm *c = lcmpi_comm(comm);
+	if (LCMPI_PARAM_CHECK) {
+		size_t cap;
+		int rc = lcmpi_recv_check(fn, NULL, 0, MPI_BYTE, source, tag, comm, c, &cap);
+		if (rc != MPI_SUCCESS)
+			return rc;
+	}
+	if (source == MPI_PROC_NULL) {
+		if (flag)
+			*flag = 1;
+		lcmpi_status_empty(status);
+		return MPI_SUCCESS;
+	}
+	int node, lrc = 0;
+	uint64_t m, mask;
+	lcmpi_recv_args(c, c->ctx, source, tag, &node, &m, &mask);
+	struct lc_status ls = { 0 };
+	int got = 1;
+	struct lcmpi_pulled *p = lcmpi.pulled ? lcmpi_pulled_take(node, m, mask, 0) : NULL;
+	if (!p) {
+		/* pending requests move on meanwhile (an RTS of ours may wait for a CTS) */
+		lcmpi_progress(0);
+		if (flag || lcmpi.nactive == 0) {
+			lrc = flag ? lc_iprobe(lcmpi.node, node, m, mask, &got, &ls)
+				   : lc_probe(lcmpi.node, node, m, mask, &ls);
+		} else {
+			while ((lrc = lc_iprobe(lcmpi.node, node, m, mask, &got, &ls)) == 0 && !got)
+				lcmpi_progress(0);
+		}
+		if (lrc == 0 && got && (ls.match & LCMPI_RTS_FLAG) && ls.len == sizeof(uint64_t))
+			lrc = lcmpi_pull(&ls, &p);
+	}
+	if (p) {
+		ls.src = p->src;
+		ls.match = p->match;
+		ls.len = (size_t)p->len;
+		ls.err = 0;
+	}
+	if (lrc != 0)
+		return lcmpi_err(comm, lcmpi_err_of_lc(lrc), fn, "source %d: %s", source,
+				 lc_last_error(lcmpi.node));
+	if (flag)
+		*flag = got;
+	if (got)
+		lcmpi_status_set(status, c, &ls);
+	return MPI_SUCCESS;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+	if (LCMPI_PARAM_CHECK && !flag)
+		return lcmpi_err(comm, MPI_ERR_ARG, "MPI_Iprobe", "flag is NULL");
+	return lcmpi_probe("MPI_Iprobe", source, tag, comm, flag, status);
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+	return lcmpi_probe("MPI_Probe", source, tag, comm, NULL, status);
+}

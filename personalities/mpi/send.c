@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/* MPI_Send, Ssend, Rsend, Isend, Issend: argument checks over the point-to-point engine (p2p.c). */
+#include "mpi_impl.h"
+
+/* The checks every send makes, in the standard's order; dest PROC_NULL passes. */
+static int lcmpi_send_check(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+			    int tag, MPI_Comm comm, const struct lcmpi_comm *c, size_t *len)
+{
+	if (!c)
+		return lcmpi_err(comm, MPI_ERR_COMM, fn, "comm %d", comm);
+	int rc = lcmpi_check_buf(comm, fn, buf, count, dt, len);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	if (tag < 0)    /* MPI_ANY_TAG too: a receive's wildcard, never a send's */
+		return lcmpi_err(comm, MPI_ERR_TAG, fn, "tag %d: a send's tag is 0 .. %d", tag,
+				 MPI_TAG_UB_VALUE);
+	if (dest != MPI_PROC_NULL && (dest < 0 || dest >= c->size))
+		return lcmpi_err(comm, MPI_ERR_RANK, fn, "dest %d out of 0 .. %d", dest,
+				 c->size - 1);
+	return MPI_SUCCESS;
+}
+
+enum lcmpi_send_mode { LCMPI_STANDARD, LCMPI_SYNC };
+
+static int lcmpi_send(const char *fn, enum lcmpi_send_mode mode, const void *buf, int count,
+		      MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+	LCMPI_READY(fn);
+	struct lcmpi_comm *c = lcmpi_comm(comm);
+	size_t len = 0;
+	if (LCMPI_PARAM_CHECK) {
+		int rc = lcmpi_send_check(fn, buf, count, dt, dest, tag, comm, c, &len);
+		if (rc != MPI_SUCCESS)
+			return rc;
+	}
+	int rc = lcmpi_send_ctx(c, c->ctx, dest, tag, buf, len, mode == LCMPI_SYNC);
+	if (rc != MPI_SUCCESS)
+		return lcmpi_err(comm, rc, fn, "to rank %d: %s", dest, lc_last_error(lcmpi.node));
+	return MPI_SUCCESS;
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return lcmpi_send("MPI_Send", LCMPI_STANDARD, buf, count, datatype, dest, tag, comm);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return lcmpi_send("MPI_Ssend", LCMPI_SYNC, buf, count, datatype, dest, tag, comm);
+}
+
+/* Ready mode: the receive is posted (the program promises it), so a standard send is right. */
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return lcmpi_send("MPI_Rsend", LCMPI_STANDARD, buf, count, datatype, dest, tag, comm);
+}
+
+static int lcmpi_isend(const char *fn, enum lcmpi_send_mode mode, const void *buf, int count,
+		       MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	LCMPI_READY(fn);
+	struct lcmpi_comm *c = lcmpi_comm(comm);
+	size_t len = 0;
+	if (LCMPI_PARAM_CHECK) {
+		int rc = lcmpi_send_check(fn, buf, count, dt, dest, tag, comm, c, &len);
+		if (rc != MPI_SUCCESS)
+			return rc;
+		if (!request)
+			return lcmpi_err(comm, MPI_ERR_REQUEST, fn, "request is NULL");
+	}
+	struct lcmpi_request *r;
+	int rc = lcmpi_post_send(c, c->ctx, dest, tag, buf, len, mode == LCMPI_SYNC, comm, &r);
+	if (rc != MPI_SUCCESS)
+		return lcmpi_err(comm, rc, fn, "to rank %d: %s", dest,
+				 rc == MPI_ERR_NO_MEM ? "out of memory for a request"
+						      : lc_last_error(lcmpi.node));
+	*request = r;
+	return MPI_SUCCESS;
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+	      MPI_Request *request)
+{
+	return lcmpi_isend("MPI_Isend", LCMPI_STANDARD, buf, count, datatype, dest, tag, comm,
+			   request);
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+	       MPI_Request *request)
+{
+	return lcmpi_isend("MPI_Issend", LCMPI_SYNC, buf, count, datatype, dest, tag, comm, request);
+}

@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: MIT */
+/* Node program of the matching envelope's tests: match words and masks, probe, cancel, any/all, ssend, the unexpected budget. */
+#define _POSIX_C_SOURCE 200809L
+#include <time.h>
+
+#include "lc_tprog.h"
+
+/*
+ * Usage: commrun -n N envelope MODE [ARG]
+ *   tags    (N >= 3) out-of-order tag matching, masks, ANY_SOURCE with a match
+ *           word, order per (source, match word)
+ *   probe   (2) probe then receive of the probed size; iprobe of nothing
+ *   cancel  (2) cancel of an unmatched and of a matched receive, of a send
+ *   multi   (2) testany / waitany / testall / waitall
+ *   ssend   (2) [ROUNDS] a synchronous send completes only after the receive
+ *           posted 100 ms later; an issend to a posted receive; ROUNDS more
+ *           ssends of mixed sizes with late receives (for --faults)
+ *   flood   (2) the sender floods 4 x host.unexpected_bytes of 64 KiB
+ *           messages at a receiver that posts nothing for 500 ms: the
+ *           receiver holds at most the budget, the sender is held back,
+ *           then every message arrives intact and in order
+ *   closing (2) the receiver closes while a frame is parked, with a send of
+ *           its own in flight: its close drops the parked frame and finishes
+ *           (the frames behind it -- a protocol's acks -- must flow), and the
+ *           flooding sender's calls return instead of waiting forever
+ *   misuse  (2) every misuse of the new calls returns its error
+ * Each node prints "envelope ok: node R MODE ..." on success.
+ */
+
+static double lc_tp_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Keep the node's NIC moving for s seconds without posting anything. */
+static void lc_tp_spin(lc_node *node, double s)
+{
+	double end = lc_tp_now() + s;
+	while (lc_tp_now() < end)
+		if (lc_progress(node) < 0)
+			lc_tp_fail("lc_progress: %s", lc_last_error(node));
+}
+
+static void lc_tp_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+static uint64_t lc_tp_stat(lc_node *node, int which)
+{
+	uint64_t s[LC_STAT_COUNT];
+	LC_TP_OK(node, lc_stats(node, s));
+	return s[which];
+}
+
+/* Send len pattern bytes (seed) with match word w; sync selects lc_ssend. */
+static void lc_tp_send(lc_node *node, int dst, uint64_t w, size_t len, uint64_t seed, int sync)
+{
+	void *b = lc_tp_alloc(len);
+	lc_ex_fill(b, len, seed);
+	if (sync)
+		LC_TP_OK(node, lc_ssend(node, dst, w, b, len));
+	else
+		LC_TP_OK(node, lc_send_match(node, dst, w, b, len));
+	free(b);
+}
+
+/* Receive (src, w, mask) and check it is the message (from, want, len, seed). */
+static void lc_tp_recv(lc_node *node, int src, uint64_t w, uint64_t mask, int from, uint64_t want,
+		       size_t len, uint64_t seed, const char *what)
+{
+	struct lc_status st;
+	void *b = lc_tp_alloc(len);
+	LC_TP_OK(node, lc_recv_match(node, src, w, mask, b, len, &st));
+	if (st.match != want)
+		lc_tp_fail("%s: match word %#llx, expected %#llx", what, (unsigned long long)st.match,
+			   (unsigned long long)want);
+	lc_tp_expect(b, &st, from, len, seed, what);
+	free(b);
+}
+
+static void mode_tags(lc_node *node, int me, int n)
+{
+	const uint64_t hi = 0xabcd000000000000ull;
+
+	if (n < 3)
+		lc_tp_fail("tags needs 3 nodes");
+	if (me == 1) {
+		/* 1..8 in order, then the mask and order cases */
+		for (uint64_t t = 1; t <= 8; t++)
+			lc_tp_send(node, 0, hi | t, 100 + t, t, 0);
+		lc_tp_send(node, 0, 0x1234567800000042ull, 40, 42, 0);
+		lc_tp_send(node, 0, 5, 10, 500, 0);      /* A: (1, 5) first */
+		lc_tp_send(node, 0, 6, 10, 600, 0);      /* B */
+		lc_tp_send(node, 0, 5, 3000, 501, 0);    /* C: (1, 5) second, multi-frame size */
+		lc_tp_send(node, 0, 0, 7, 7, 0);         /* plain lc_send's word: 0 */
+	} else if (me == 2) {
+		lc_tp_send(node, 0, 77, 20, 2077, 0);
+	}
+	if (me == 0) {
+		/* out of send order: 8 .. 1 */
+		for (uint64_t t = 8; t >= 1; t--)
+			lc_tp_recv(node, 1, hi | t, LC_MATCH_ALL, 1, hi | t, 100 + t, t, "tag out of order");
+		/* a mask on the low byte only */
+		lc_tp_recv(node, 1, 0x42, 0xff, 1, 0x1234567800000042ull, 40, 42, "masked");
+		/* ANY_SOURCE with a match word: only node 2's message carries 77 */
+		lc_tp_recv(node, LC_ANY_SOURCE, 77, LC_MATCH_ALL, 2, 77, 20, 2077, "any source");
+		/* order per (source, match): 5 twice gives A then C, B waits */
+		lc_tp_recv(node, 1, 5, LC_MATCH_ALL, 1, 5, 10, 500, "(1,5) first");
+		lc_tp_recv(node, 1, 5, LC_MATCH_ALL, 1, 5, 3000, 501, "(1,5) second");
+		/* mask 0 takes any word: the oldest left is B */
+		lc_tp_recv(node, 1, 0, 0, 1, 6, 10, 600, "mask 0 takes the oldest");
+		/* lc_recv is match 0, full mask */
+		{
+			struct lc_status st;
+			char b[7];
+			LC_TP_OK(node, lc_recv(node, 1, b, sizeof b, &st));
+			lc_tp_expect(b, &st, 1, 7, 7, "lc_recv");
+			if (st.match != 0)
+				lc_tp_fail("lc_recv got match %#llx", (unsigned long long)st.match);
+		}
+		printf("envelope ok: node 0 tags: 13 messages matched\n");
+	} else {
+		printf("envelope ok: node %d tags: sent\n", me);
+	}
+}
+
+static void mode_probe(lc_node *node, int me)
+{
+	const size_t len = 5000 + (size_t)LC_MTU;       /* more than one frame */
+	struct lc_status st;
+	int flag = 1;
+
+	if (me == 1) {
+		lc_tp_send(node, 0, 8, 3, 80, 0);
+		lc_tp_send(node, 0, 7, len, 70, 0);
+		printf("envelope ok: node 1 probe: sent\n");
+		return;
+	}
+	/* 8 arrives first */
+	do
+		LC_TP_OK(node, lc_iprobe(node, 1, 8, LC_MATCH_ALL, &flag, &st));
+	while (!flag);
+	if (st.src != 1 || st.match != 8 || st.len != 3)
+		lc_tp_fail("iprobe: src %d match %llu len %zu, expected 1 8 3", st.src,
+			   (unsigned long long)st.match, st.len);
+	LC_TP_OK(node, lc_iprobe(node, 1, 9, LC_MATCH_ALL, &flag, &st));
+	if (flag)
+		lc_tp_fail("iprobe found a message with match 9 that nobody sent");
+	LC_TP_OK(node, lc_probe(node, LC_ANY_SOURCE, 7, LC_MATCH_ALL, &st));
+	if (st.src != 1 || st.match != 7 || st.len != len)
+		lc_tp_fail("probe: src %d match %llu len %zu, expected 1 7 %zu", st.src,
+			   (unsigned long long)st.match, st.len, len);
+	lc_tp_recv(node, st.src, st.match, LC_MATCH_ALL, 1, 7, st.len, 70, "probed size");
+	/* probing does not consume: 8 is still there, and mask 0 finds it */
+	LC_TP_OK(node, lc_probe(node, 1, 0, 0, &st));
+	if (st.match != 8)
+		lc_tp_fail("probe with mask 0 saw match %llu", (unsigned long long)st.match);
+	lc_tp_recv(node, 1, 8, LC_MATCH_ALL, 1, 8, st.len, 80, "iprobed");
+	printf("envelope ok: node 0 probe: %zu bytes probed and received\n", len);
+}
+
+static void mode_cancel(lc_node *node, int me)
+{
+	struct lc_status st;
+	lc_req *r;
+	char b[16];
+	int rc, flag = 0;
+
+	if (me == 1) {
+		lc_tp_send(node, 0, 8, 16, 8, 0);
+		LC_TP_OK(node, lc_recv(node, 0, b, 1, NULL));  /* node 0 is done */
+		printf("envelope ok: node 1 cancel: sent\n");
+		return;
+	}
+	/* unmatched: cancelled, completes with LC_ERR_CANCELED */
+	LC_TP_OK(node, lc_irecv_match(node, 1, 99, LC_MATCH_ALL, b, sizeof b, &r));
+	if ((rc = lc_cancel(node, r)) != 1)
+		lc_tp_fail("lc_cancel of an unmatched receive -> %d", rc);
+	if ((rc = lc_wait(node, r, &st)) != LC_ERR_CANCELED || st.err != LC_ERR_CANCELED)
+		lc_tp_fail("wait of a cancelled receive -> %s, st.err %d", lc_tp_errname(rc), st.err);
+	/* matched (the message is there): not cancelled, completes with the data */
+	do
+		LC_TP_OK(node, lc_iprobe(node, 1, 8, LC_MATCH_ALL, &flag, &st));
+	while (!flag);
+	LC_TP_OK(node, lc_irecv_match(node, 1, 8, LC_MATCH_ALL, b, sizeof b, &r));
+	if ((rc = lc_cancel(node, r)) != 0)
+		lc_tp_fail("lc_cancel of a matched receive -> %d", rc);
+	LC_TP_OK(node, lc_wait(node, r, &st));
+	lc_tp_expect(b, &st, 1, 16, 8, "matched, cancel refused");
+	/* a send is never cancelled */
+	LC_TP_OK(node, lc_isend(node, 1, b, 1, &r));
+	if ((rc = lc_cancel(node, r)) != 0)
+		lc_tp_fail("lc_cancel of a send -> %d", rc);
+	LC_TP_OK(node, lc_wait(node, r, NULL));
+	printf("envelope ok: node 0 cancel: unmatched cancelled, matched and send not\n");
+}
+
+static void mode_multi(lc_node *node, int me)
+{
+	static const int order[4] = { 2, 0, 3, 1 };
+	struct lc_status st, sts[4];
+	lc_req *r[4];
+	char b[4][8];
+	int idx, done, i;
+
+	if (me == 1) {
+		LC_TP_OK(node, lc_recv(node, 0, b[0], 1, NULL));   /* node 0 posted its receives */
+		for (i = 0; i < 4; i++) {
+			lc_tp_send(node, 0, (uint64_t)order[i], 8, (uint64_t)order[i], 0);
+			lc_tp_sleep_ms(20);
+		}
+		for (i = 0; i < 3; i++)
+			lc_tp_send(node, 0, 10 + (uint64_t)i, 8, 10 + (uint64_t)i, 0);
+		for (i = 0; i < 2; i++)
+			lc_tp_send(node, 0, 20 + (uint64_t)i, 8, 20 + (uint64_t)i, 0);
+		printf("envelope ok: node 1 multi: sent\n");
+		return;
+	}
+	for (i = 0; i < 4; i++)
+		LC_TP_OK(node, lc_irecv_match(node, 1, (uint64_t)i, LC_MATCH_ALL, b[i], 8, &r[i]));
+	LC_TP_OK(node, lc_send(node, 1, b[0], 1));
+	/* testany until one completes, then waitany for the rest: in send order */
+	do
+		LC_TP_OK(node, lc_testany(node, 4, r, &idx, &done, &st));
+	while (!done);
+	for (i = 0;; i++) {
+		if (idx != order[i] || r[idx] != NULL)
+			lc_tp_fail("any #%d: index %d, expected %d (entry %s)", i, idx, order[i],
+				   r[idx] ? "not NULL" : "NULL");
+		lc_tp_expect(b[idx], &st, 1, 8, (uint64_t)idx, "any");
+		if (i == 3)
+			break;
+		LC_TP_OK(node, lc_waitany(node, 4, r, &idx, &st));
+	}
+	/* every entry NULL: done at once, index -1 */
+	LC_TP_OK(node, lc_testany(node, 4, r, &idx, &done, &st));
+	if (!done || idx != -1)
+		lc_tp_fail("testany of NULL entries: done %d index %d", done, idx);
+	LC_TP_OK(node, lc_waitany(node, 4, r, &idx, &st));
+	if (idx != -1)
+		lc_tp_fail("waitany of NULL entries: index %d", idx);
+	/* testall with a NULL hole */
+	for (i = 0; i < 3; i++)
+		LC_TP_OK(node, lc_irecv_match(node, 1, 10 + (uint64_t)i, LC_MATCH_ALL, b[i], 8, &r[i]));
+	r[3] = NULL;
+	do
+		LC_TP_OK(node, lc_testall(node, 4, r, &done, sts));
+	while (!done);
+	for (i = 0; i < 3; i++) {
+		if (r[i])
+			lc_tp_fail("testall left reqs[%d]", i);
+		lc_tp_expect(b[i], &sts[i], 1, 8, 10 + (uint64_t)i, "testall");
+	}
+	for (i = 0; i < 2; i++)
+		LC_TP_OK(node, lc_irecv_match(node, 1, 20 + (uint64_t)i, LC_MATCH_ALL, b[i], 8, &r[i]));
+	LC_TP_OK(node, lc_waitall(node, 2, r, sts));
+	for (i = 0; i < 2; i++)
+		lc_tp_expect(b[i], &sts[i], 1, 8, 20 + (uint64_t)i, "waitall");
+	printf("envelope ok: node 0 multi: any in completion order, all\n");
+}
+
+static void mode_ssend(lc_node *node, int me, int rounds)
+{
+	const size_t big = 3 * (size_t)LC_MTU + 100;
+	char b[8];
+	lc_req *r;
+	int done, i;
+
+	/*
+	 * The receiver posts its receives 100 ms late and tells the times it
+	 * posted them (CLOCK_MONOTONIC is one clock for every process of the
+	 * machine): each synchronous send must complete after its receive.
+	 */
+	double tdone[2], tpost[2], t0;
+	if (me == 0) {
+		t0 = lc_tp_now();
+		lc_tp_send(node, 1, 1, 8, 1, 1);
+		tdone[0] = lc_tp_now();
+		/* the same as issend + test */
+		lc_ex_fill(b, 8, 2);
+		LC_TP_OK(node, lc_issend(node, 1, 2, b, 8, &r));
+		do
+			LC_TP_OK(node, lc_test(node, r, &done, NULL));
+		while (!done);
+		tdone[1] = lc_tp_now();
+		/* a big one, and one to a receive posted before it arrives */
+		lc_tp_send(node, 1, 3, big, 3, 1);
+		LC_TP_OK(node, lc_recv(node, 1, b, 1, NULL));
+		lc_tp_send(node, 1, 4, 8, 4, 1);
+		/* loopback */
+		LC_TP_OK(node, lc_irecv_match(node, 0, 5, LC_MATCH_ALL, b, 8, &r));
+		lc_tp_send(node, 0, 5, 8, 5, 1);
+		LC_TP_OK(node, lc_wait(node, r, NULL));
+		for (i = 0; i < rounds; i++)
+			lc_tp_send(node, 1, 100 + (uint64_t)i, (size_t)(i * 997) % (2 * LC_MTU), (uint64_t)i, 1);
+		LC_TP_OK(node, lc_recv_match(node, 1, 999, LC_MATCH_ALL, tpost, sizeof tpost, NULL));
+		for (i = 0; i < 2; i++)
+			if (tdone[i] < tpost[i])
+				lc_tp_fail("ssend %d completed %.6f s before its receive was posted", i + 1,
+					   tpost[i] - tdone[i]);
+		printf("envelope ok: node 0 ssend: the first took %.3f s (receive posted 100 ms late), "
+		       "%d more\n", tdone[0] - t0, rounds);
+		return;
+	}
+	lc_tp_sleep_ms(100);
+	tpost[0] = lc_tp_now();
+	lc_tp_recv(node, 0, 1, LC_MATCH_ALL, 0, 1, 8, 1, "ssend 1");
+	lc_tp_sleep_ms(100);
+	tpost[1] = lc_tp_now();
+	lc_tp_recv(node, 0, 2, LC_MATCH_ALL, 0, 2, 8, 2, "issend 2");
+	lc_tp_sleep_ms(50);
+	lc_tp_recv(node, 0, 3, LC_MATCH_ALL, 0, 3, big, 3, "ssend big");
+	{
+		lc_req *rr;
+		char bb[8];
+		LC_TP_OK(node, lc_irecv_match(node, 0, 4, LC_MATCH_ALL, bb, 8, &rr));
+		LC_TP_OK(node, lc_send(node, 0, b, 1));
+		LC_TP_OK(node, lc_wait(node, rr, NULL));
+	}
+	for (i = 0; i < rounds; i++) {
+		if (i % 8 == 0)
+			lc_tp_sleep_ms(5);
+		lc_tp_recv(node, 0, 100 + (uint64_t)i, LC_MATCH_ALL, 0, 100 + (uint64_t)i,
+			   (size_t)(i * 997) % (2 * LC_MTU), (uint64_t)i, "ssend round");
+	}
+	LC_TP_OK(node, lc_send_match(node, 0, 999, tpost, sizeof tpost));
+	printf("envelope ok: node 1 ssend: received\n");
+}
+
+#define LC_TP_FLOOD_MSG ((size_t)65536)
+
+static void mode_flood(lc_node *node, int me)
+{
+	uint64_t budget = (uint64_t)LC_HOST_UNEXPECTED_BYTES;
+	size_t n = (size_t)(4 * budget / LC_TP_FLOOD_MSG) + 8;
+	char *b = lc_tp_alloc(LC_TP_FLOOD_MSG);
+	size_t i;
+
+	if (n > LC_HOST_MAX_REQUESTS - 1)
+		n = LC_HOST_MAX_REQUESTS - 1;
+	/* the flood must reach beyond what the receiver's budget and staging can hold */
+	if ((uint64_t)n * LC_TP_FLOOD_MSG <= budget + LC_HOST_STAGING_BYTES)
+		lc_tp_fail("config: %zu requests (host.max_requests) of %zu bytes cannot flood beyond "
+			   "host.unexpected_bytes + host.staging_bytes", n, LC_TP_FLOOD_MSG);
+	if (me == 1) {
+		lc_req **r = lc_tp_alloc(n * sizeof(*r));
+		char **bufs = lc_tp_alloc(n * sizeof(*bufs));
+		int done = 0;
+		for (i = 0; i < n; i++) {
+			bufs[i] = lc_tp_alloc(LC_TP_FLOOD_MSG);
+			lc_ex_fill(bufs[i], LC_TP_FLOOD_MSG, i);
+			LC_TP_OK(node, lc_isend_match(node, 0, i, bufs[i], LC_TP_FLOOD_MSG, &r[i]));
+		}
+		/*
+		 * the receiver posts nothing until its budget is full and 300 ms
+		 * more; it tells when it started to receive (CLOCK_MONOTONIC is one
+		 * clock for the machine): the sends cannot all complete before
+		 */
+		double tall, tstart;
+		(void)done;
+		LC_TP_OK(node, lc_waitall(node, (int)n, r, NULL));
+		tall = lc_tp_now();
+		LC_TP_OK(node, lc_recv_match(node, 0, 999, LC_MATCH_ALL, &tstart, sizeof tstart, NULL));
+		if (tall < tstart)
+			lc_tp_fail("all %zu sends of %zu bytes completed %.3f s before the receiver "
+				   "received: the sender was not held back", n, n * LC_TP_FLOOD_MSG,
+				   tstart - tall);
+		printf("envelope ok: node 1 flood: %zu messages held back until %.3f s after the "
+		       "receiver began\n", n, tall - tstart);
+		return;
+	}
+	double t0 = lc_tp_now(), tstart;
+	while (lc_tp_stat(node, LC_STAT_rx_parked) == 0 && lc_tp_now() - t0 < 20)
+		lc_tp_spin(node, 0.01);
+	lc_tp_spin(node, 0.3);
+	uint64_t hwm = lc_tp_stat(node, LC_STAT_unexpected_hwm);
+	uint64_t parked = lc_tp_stat(node, LC_STAT_rx_parked);
+	if (hwm > budget)
+		lc_tp_fail("held %llu bytes of unexpected messages > budget %llu",
+			   (unsigned long long)hwm, (unsigned long long)budget);
+	if (parked == 0)
+		lc_tp_fail("no first frame was parked at the budget");
+	/* every message, in order: the oldest matching one each time (mask 0) */
+	tstart = lc_tp_now();
+	for (i = 0; i < n; i++) {
+		struct lc_status st;
+		LC_TP_OK(node, lc_recv_match(node, 1, 0, 0, b, LC_TP_FLOOD_MSG, &st));
+		if (st.match != i)
+			lc_tp_fail("flood: message %zu came as %llu", i, (unsigned long long)st.match);
+		lc_tp_expect(b, &st, 1, LC_TP_FLOOD_MSG, i, "flood");
+	}
+	hwm = lc_tp_stat(node, LC_STAT_unexpected_hwm);
+	if (hwm > budget)
+		lc_tp_fail("held %llu bytes > budget %llu", (unsigned long long)hwm,
+			   (unsigned long long)budget);
+	LC_TP_OK(node, lc_send_match(node, 1, 999, &tstart, sizeof tstart));
+	printf("envelope ok: node 0 flood: %zu messages of %zu bytes in order, unexpected hwm %llu <= "
+	       "budget %llu\n", n, LC_TP_FLOOD_MSG, (unsigned long long)hwm,
+	       (unsigned long long)budget);
+	free(b);
+}
+
+static void mode_closing(lc_node *node, int me)
+{
+	size_t n = (size_t)(2 * (uint64_t)LC_HOST_UNEXPECTED_BYTES / LC_TP_FLOOD_MSG) + 8;
+	char b[8] = "bye";
+	double t0;
+	int rc;
+
+	if (n > LC_HOST_MAX_REQUESTS - 1)
+		n = LC_HOST_MAX_REQUESTS - 1;
+	if (me == 1) {
+		lc_req **r = lc_tp_alloc(n * sizeof(*r));
+		char *buf = lc_tp_alloc(LC_TP_FLOOD_MSG);
+		lc_ex_fill(buf, LC_TP_FLOOD_MSG, 1);
+		for (size_t i = 0; i < n; i++)
+			LC_TP_OK(node, lc_isend_match(node, 0, i, buf, LC_TP_FLOOD_MSG, &r[i]));
+		/* node 0's goodbye comes behind our flood; then our sends end, one way or another */
+		LC_TP_OK(node, lc_recv_match(node, 0, 999, LC_MATCH_ALL, b, sizeof b, NULL));
+		rc = lc_waitall(node, (int)n, r, NULL);
+		rc = lc_close(node);
+		printf("envelope ok: node 1 closing: flood ended, close -> %s\n", lc_tp_errname(rc));
+		exit(0);
+	}
+	t0 = lc_tp_now();
+	while (lc_tp_stat(node, LC_STAT_rx_parked) == 0 && lc_tp_now() - t0 < 20)
+		lc_tp_spin(node, 0.01);
+	if (lc_tp_stat(node, LC_STAT_rx_parked) == 0)
+		lc_tp_fail("nothing parked");
+	LC_TP_OK(node, lc_send_match(node, 1, 999, b, sizeof b));
+	t0 = lc_tp_now();
+	LC_TP_OK(node, lc_close(node));
+	t0 = lc_tp_now() - t0;
+	/* a protocol's drain would wait out its give-up bound (reliability: 1.8 s) for acks held behind */
+	if (t0 > 1.2)
+		lc_tp_fail("close took %.3f s: the frames behind the parked one did not flow", t0);
+	printf("envelope ok: node 0 closing: closed in %.3f s with a parked frame\n", t0);
+	exit(0);
+}
+
+#define LC_TP_EXPECT(node, call, want)                                                       \
+	do {                                                                                 \
+		int rc_ = (call);                                                            \
+		if (rc_ != (want))                                                           \
+			lc_tp_fail("%s -> %s, expected %s", #call, lc_tp_errname(rc_), #want); \
+	} while (0)
+
+static void mode_misuse(lc_node *node, int me)
+{
+	struct lc_status st;
+	lc_req *r = NULL, *bad[2] = { NULL, NULL };
+	int flag, idx, done;
+	char b[4];
+
+	(void)me;
+	LC_TP_EXPECT(node, lc_issend(node, 5, 0, b, 1, &r), LC_ERR_RANGE);
+	LC_TP_EXPECT(node, lc_isend_match(node, 1, 0, NULL, 1, &r), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_irecv_match(node, -3, 0, 0, b, 1, &r), LC_ERR_RANGE);
+	LC_TP_EXPECT(node, lc_irecv_match(node, 0, 0, 0, b, 1, NULL), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_iprobe(node, 0, 0, 0, &flag, NULL), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_iprobe(node, 0, 0, 0, NULL, &st), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_iprobe(node, 9, 0, 0, &flag, &st), LC_ERR_RANGE);
+	LC_TP_EXPECT(node, lc_probe(node, 9, 0, 0, &st), LC_ERR_RANGE);
+	LC_TP_EXPECT(node, lc_probe(NULL, 0, 0, 0, &st), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_cancel(node, NULL), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_cancel(node, (lc_req *)(void *)b), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_testany(node, -1, bad, &idx, &done, &st), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_testany(node, 2, NULL, &idx, &done, &st), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_testany(node, 2, bad, NULL, &done, &st), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_testany(node, 2, bad, &idx, NULL, &st), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_testall(node, 2, bad, NULL, NULL), LC_ERR_INVAL);
+	bad[1] = (lc_req *)(void *)b;
+	LC_TP_EXPECT(node, lc_waitany(node, 2, bad, &idx, &st), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_waitall(node, 2, bad, NULL), LC_ERR_INVAL);
+	/* a request completed and freed is no longer pending */
+	LC_TP_OK(node, lc_irecv_match(node, 0, 1, LC_MATCH_ALL, b, 4, &r));
+	if (lc_cancel(node, r) != 1)
+		lc_tp_fail("cancel");
+	LC_TP_EXPECT(node, lc_wait(node, r, NULL), LC_ERR_CANCELED);
+	LC_TP_EXPECT(node, lc_cancel(node, r), LC_ERR_INVAL);
+	bad[0] = r;
+	bad[1] = NULL;
+	LC_TP_EXPECT(node, lc_testall(node, 2, bad, &done, NULL), LC_ERR_INVAL);
+	printf("envelope ok: node %d misuse: every error returned\n", me);
+}
+
+int main(int argc, char **argv)
+{
+	int me, n;
+	const char *mode = argc > 1 ? argv[1] : "";
+	lc_node *node = lc_tp_open(&me, &n);
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(mode, "tags"))
+		mode_tags(node, me, n);
+	else if (!strcmp(mode, "probe"))
+		mode_probe(node, me);
+	else if (!strcmp(mode, "cancel"))
+		mode_cancel(node, me);
+	else if (!strcmp(mode, "multi"))
+		mode_multi(node, me);
+	else if (!strcmp(mode, "ssend"))
+		mode_ssend(node, me, argc > 2 ? atoi(argv[2]) : 0);
+	else if (!strcmp(mode, "flood"))
+		mode_flood(node, me);
+	else if (!strcmp(mode, "closing"))
+		mode_closing(node, me);
+	else if (!strcmp(mode, "misuse"))
+		mode_misuse(node, me);
+	else
+		lc_tp_fail("unknown mode \"%s\"", mode);
+	LC_TP_OK(node, lc_close(node));
+	return 0;
+}
