@@ -183,8 +183,9 @@ static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_fr
 	if (held > (uint64_t)LC_HOST_UNEXPECTED_BYTES) {
 		/*
 		 * Park only a first frame that is whole: it carries min(msg_len, mtu) bytes.  A
-		 * header damaged on the way (no checksum composed: a corrupt msg_len) would
-		 * otherwise be parked for a receive that never comes and block the node.
+		 * header damaged on the way (no integrity protocol composed: a corrupt
+		 * msg_len) would otherwise be parked for a receive that never comes and block
+		 * the node.
 		 */
 		if (hdr->len != (hdr->msg_len < LC_MTU ? hdr->msg_len : (uint32_t)LC_MTU))
 			return NULL;    /* dropped as bad (lc_rx_nomsg) */
@@ -224,7 +225,7 @@ int lc_rx_nomsg(struct lc_node *node, struct lc_frame_hdr *hdr)
  * 1 when the frame at the head of host staging shows the parked first frame
  * damaged: a later frame of the same message (same source and sequence
  * number) that gives another message length.  The parked header is then
- * garbage (no checksum composed) and waiting for its receive would block the
+ * garbage (no integrity protocol composed) and waiting for its receive would block the
  * node for good.
  */
 static int lc_rx_park_contradicted(struct lc_node *node, const struct lc_frame_hdr *p)

@@ -82,7 +82,8 @@ local ENTRY_FIELDS = { "name", "order", "implemented", "help", "order_why", "par
   "pointcuts", "requires", "conflicts", "sources",
   -- cooperation declarations (docs/internals.md, "How protocols cooperate"): the generator
   -- turns them into code, so no protocol names another
-  "stats", "api", "member_fields", "seal_field", "provides", "peer_frames", "nic_groups" }
+  "stats", "api", "member_fields", "seal_field", "provides", "peer_frames", "nic_groups",
+  "job_nodes" }
 local PARAM_FIELDS = { "name", "type", "default", "min", "max", "pow2", "values", "help" }
 
 local function is_ident(s)
@@ -172,6 +173,12 @@ function M.coop(r, e, params, header, pc_set, err)
           err(r, "peer_frames", k .. ": expected a C expression in a string, got " .. describe(pf[k]))
         end
       end
+    end
+  end
+  if e.job_nodes ~= nil then
+    local p = own_param[type(e.job_nodes) == "string" and e.job_nodes or ""]
+    if not p or p.type ~= "int_lists" then
+      err(r, "job_nodes", "'" .. tostring(e.job_nodes) .. "' is not an int_lists parameter of this protocol")
     end
   end
   if e.nic_groups ~= nil then
@@ -381,7 +388,7 @@ function M.registry(reg, pointcuts)
         conflicts = conflicts, sources = e.sources or {},
         stats = e.stats or {}, api = e.api, member_fields = e.member_fields or {},
         seal_field = e.seal_field, provides = e.provides or {}, peer_frames = e.peer_frames,
-        nic_groups = e.nic_groups,
+        nic_groups = e.nic_groups, job_nodes = e.job_nodes,
         file = r.file, src = r.src,
       }
     end

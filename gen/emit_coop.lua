@@ -130,12 +130,31 @@ local function peer_frames_section(m, body)
   body[#body + 1] = ""
 end
 
+-- The fewest nodes a job of this config can have (registry job_nodes: a parameter listing node
+-- ids, e.g. static groups, that every job must hold): 1 + the largest id, at least 1.
+local function job_nodes_section(m, body)
+  local n, who = 1, nil
+  for _, p in ipairs(m.protocols) do
+    for _, ps in ipairs(p.proto.job_nodes and p.params or {}) do
+      for _, list in ipairs(ps.name == p.proto.job_nodes and ps.value or {}) do
+        for _, id in ipairs(list) do
+          if id + 1 > n then n, who = id + 1, p.name .. "." .. ps.name end
+        end
+      end
+    end
+  end
+  body[#body + 1] = "/* The fewest nodes a job may have: node ids the composed protocols name (registry job_nodes). */"
+  body[#body + 1] = string.format("#define LC_PC_MIN_NODES %d%s", n, who and ("   /* " .. who .. " */") or "")
+  body[#body + 1] = ""
+end
+
 function M.emit_coop(m, protos)
   local body = { "#include <stdint.h>", "", "#include \"lc_config.h\"", "#include \"lc_frame_hdr.h\"", "" }
   stamp_section(m, body)
   seal_section(m, body)
   caps_section(m, protos, body)
   peer_frames_section(m, body)
+  job_nodes_section(m, body)
   return common.header(m, "lc_coop.h",
     "How the composed protocols cooperate: code from their registry declarations.", body)
 end

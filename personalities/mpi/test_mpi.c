@@ -104,6 +104,9 @@ Test(mpi, large_messages_go_by_rendezvous)
 
 static void lc_t_coll(int nodes)
 {
+	if (nodes < LC_PC_MIN_NODES)
+		cr_skip_test("a job of %d node(s) is refused: the config names node ids up to %d "
+			     "(LC_PC_MIN_NODES)", nodes, LC_PC_MIN_NODES - 1);
 	lc_t_mpi(nodes, "mpi_coll", NULL, nodes);
 }
 

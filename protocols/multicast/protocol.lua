@@ -36,6 +36,8 @@ return {
   api = "multicast.h",
   -- the NIC's group table in the job segment, and replication of group frames by the NIC
   nic_groups = { entries = "max_groups", replicate = { mode = "nic" }, max_members = "max_members" },
+  -- every job holds the nodes the static groups name (LC_PC_MIN_NODES, lc_coop.h)
+  job_nodes = "groups",
   requires = {},
   conflicts = {},
   sources = { "group.c" },
