@@ -234,9 +234,9 @@ int lc_close(lc_node *node)
 	atomic_store_explicit(&node->open, 0, memory_order_release);
 	/*
 	 * from now on a first frame beyond the unexpected budget is dropped, not
-	 * parked (lc_rx_begin), a parked one too when progress looks at it again:
-	 * nothing will receive them, and the frames behind them (a protocol's acks
-	 * of our sends) must flow for the drain below
+	 * parked (lc_rx_begin), a parked one too when progress looks at it again,
+	 * and the frames held behind it with it: nothing will receive them, and
+	 * their sources' NICs must not wait at this node for the drain below
 	 */
 	/*
 	 * drain the sends, bounded: the clock restarts while the NIC makes
@@ -282,7 +282,7 @@ int lc_close(lc_node *node)
 	free(node->acks);
 	node->acks = NULL;
 	node->acks_n = node->acks_cap = 0;
-	node->parked = 0;
+	lc_rx_hold_clear(node);
 	lc_nic_detach(node->nic);
 	node->nic = NULL;
 	node->stats = NULL;

@@ -244,6 +244,7 @@ int lc_progress(lc_node *node);
 	X(unexpected_msgs,  "messages that arrived before their receive")     \
 	X(unexpected_hwm,   "unexpected bytes held, high-water mark")         \
 	X(rx_parked,        "first frames parked at the unexpected budget")   \
+	X(rx_held,          "data frames held behind a parked first frame")   \
 	X(sync_acks,        "synchronous-send acks sent (messages matched)")  \
 	X(send_queue_hwm,   "queued send requests, high-water mark")
 

@@ -7,7 +7,8 @@
  * (-DLC_ZEROCOST_REFERENCE=1).  They hold every per-frame host pointcut:
  * send_frame, after_send, recv_frame, deliver_msg.  No loop that waits, no
  * system call, no allocation, no clock read.  lc_rx_replay is the data part
- * of lc_rx_frame again, for a first frame parked at the unexpected budget.
+ * of lc_rx_frame again, for a frame held behind a first frame parked at the
+ * unexpected budget (and that first frame itself).
  */
 #include <string.h>
 
@@ -73,6 +74,8 @@ __attribute__((always_inline)) static inline int lc_rx_data(struct lc_node *node
 	lc_verdict v;
 
 	rs = &node->rx[hdr->src];
+	if (rs->held)
+		return lc_rx_hold(node, hdr);   /* behind its source's parked first frame */
 	if (hdr->flags & LC_FF_FIRST) {
 		/* a message from src starts: an older one still in assembly lost its tail */
 		/* resynchronisation rule: node.h, LC_RX_SEQ_SLACK */
@@ -140,7 +143,8 @@ bad:
 
 int lc_rx_replay(struct lc_node *node, struct lc_frame_hdr *hdr)
 {
-	/* its len was checked when it arrived (lc_rx_frame) */
-	return lc_rx_data(node, hdr, (uint8_t *)hdr + sizeof(*hdr), 0,
+	/* its len and offset were checked when it arrived (lc_rx_frame) */
+	return lc_rx_data(node, hdr, (uint8_t *)hdr + sizeof(*hdr),
+			  (hdr->flags & LC_FF_FIRST) ? 0 : hdr->off,
 			  hdr->len <= LC_MTU ? hdr->len : LC_MTU);
 }

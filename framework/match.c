@@ -10,28 +10,33 @@
 
 /*
  * What a receive (src, match, mask) would take now, without taking it: the
- * oldest matching unexpected message, else the parked first frame
- * (lc_rx_begin: a message held back at the unexpected budget, which is newer
- * than every message in the queue).  1 and *st filled, or 0.  Lock held.
+ * oldest matching unexpected message, else a matching parked first frame
+ * (pipeline.c: a message held back at the unexpected budget, newer than
+ * every message of its source in the queue).  1 and *st filled, or 0.  Lock
+ * held.
  */
 static int lc_probe_locked(struct lc_node *node, int src, uint64_t match, uint64_t mask,
 			   struct lc_status *st)
 {
-	const struct lc_frame_hdr *h = (const struct lc_frame_hdr *)(const void *)node->park;
 	struct lc_rmsg *m;
-	uint64_t w;
 
 	for (m = node->uq_head; m; m = m->next)
 		if ((src == LC_ANY_SOURCE || (uint32_t)src == m->src) && !((m->match ^ match) & mask)) {
 			*st = (struct lc_status){ .src = (int)m->src, .len = m->len, .match = m->match };
 			return 1;
 		}
-	if (!node->parked)
-		return 0;
-	w = (uint64_t)h->match_hi << 32 | h->match_lo;
-	if ((src == LC_ANY_SOURCE || (uint32_t)src == h->src) && !((w ^ match) & mask)) {
-		*st = (struct lc_status){ .src = h->src, .len = h->msg_len, .match = w };
-		return 1;
+	for (uint32_t s = 0; s < node->size && node->holding; s++) {
+		const struct lc_frame_hdr *h;
+		uint64_t w;
+
+		if (!node->rx[s].held || (src != LC_ANY_SOURCE && (uint32_t)src != s))
+			continue;
+		h = (const struct lc_frame_hdr *)(const void *)node->rx[s].held->frame;
+		w = (uint64_t)h->match_hi << 32 | h->match_lo;
+		if (!((w ^ match) & mask)) {
+			*st = (struct lc_status){ .src = h->src, .len = h->msg_len, .match = w };
+			return 1;
+		}
 	}
 	return 0;
 }

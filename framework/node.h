@@ -170,8 +170,15 @@ struct lc_fw_ctrl {
 			      (LC_MTU - sizeof(struct lc_fw_ctrl)) / 4 : 64)
 
 /* Receive state of one source. */
+/* A data frame held behind a first frame parked at the unexpected budget (lc_rx_nomsg). */
+struct lc_held {
+	struct lc_held *next;
+	_Alignas(8) uint8_t frame[];        /* header then payload */
+};
+
 struct lc_rx_src {
 	struct lc_rmsg *cur;      /* message in assembly, or NULL */
+	struct lc_held *held, *held_tail; /* parked first frame and the frames behind it, or NULL */
 	uint32_t expect;          /* sequence number of the next message */
 	uint32_t off;             /* offset of the next frame of cur */
 	uint32_t cand;            /* seq of the last first frame dropped for being far ahead */
@@ -199,7 +206,9 @@ struct lc_node {
 	uint64_t uq_bytes;                  /* bytes of unexpected buffers held (host.unexpected_bytes) */
 	struct lc_sync_ack *acks;           /* synchronous-send acks not sent yet (malloc'd) */
 	uint32_t acks_n, acks_cap;
-	uint32_t parked;                    /* 1: node->park holds a first frame held back (budget) */
+	uint32_t park_now;                  /* lc_rx_unexpected -> lc_rx_nomsg: hold the frame (budget) */
+	uint32_t holding;                   /* sources with held frames (rx[].held) */
+	const void *replaying;              /* the held frame lc_rx_unhold is replaying, or NULL */
 
 	uint32_t tx_seq[LC_MAX_NODES];      /* next message sequence number per destination */
 	uint32_t tx_drops_seen[LC_MAX_NODES]; /* lc_nic_dst_drops last read, per destination */
@@ -209,8 +218,6 @@ struct lc_node {
 
 	struct lc_proto_state proto;        /* one member per active protocol */
 	struct lc_req pool[LC_HOST_MAX_REQUESTS];
-	/* the parked first frame: header then up to LC_MTU payload bytes (lc_rx_begin) */
-	_Alignas(8) uint8_t park[LC_FRAME_HDR_BYTES + LC_MTU];
 };
 
 /* ---- counters (single writer: the holder of the progress lock) ---- */
@@ -345,16 +352,18 @@ int lc_rx_frame(struct lc_node *node, struct lc_frame_hdr *hdr);
 /*
  * A first frame of a message from src: match a posted receive or make an
  * unexpected buffer.  NULL when out of memory, or when the message would
- * take the unexpected budget beyond host.unexpected_bytes: then node->parked
+ * take the unexpected budget beyond host.unexpected_bytes: then node->park_now
  * is set and the caller parks the frame (lc_rx_nomsg).
  */
 LC_INTERNAL struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_frame_hdr *hdr);
 /* lc_rx_begin returned NULL for hdr: park it (returns 2) or count it dropped (0). */
 LC_INTERNAL int lc_rx_nomsg(struct lc_node *node, struct lc_frame_hdr *hdr);
+/* A data frame from a source with a parked frame: hold it behind that one (returns 2). */
+LC_INTERNAL int lc_rx_hold(struct lc_node *node, const struct lc_frame_hdr *hdr);
 /* A frame that is not data (type != LC_FT_DATA) passed recv_frame: the framework's own, or dropped. */
 LC_INTERNAL int lc_rx_ctrl(struct lc_node *node, const struct lc_frame_hdr *hdr, const void *payload);
 /*
- * The data part of lc_rx_frame for the parked frame (node->park), whose
+ * The data part of lc_rx_frame for a held frame (lc_rx_src.held), whose
  * recv_frame ran when it first arrived: 1 taken, 0 dropped, 2 parked again.
  */
 LC_INTERNAL int lc_rx_replay(struct lc_node *node, struct lc_frame_hdr *hdr);
@@ -366,8 +375,10 @@ LC_INTERNAL void lc_sync_ack(struct lc_node *node, uint32_t src, uint32_t seq);
 LC_INTERNAL void lc_sync_fail(struct lc_node *node, uint32_t dst, int err);
 /* Send the owed acks as the Send Ring allows. Lock held. Returns the frames sent. */
 LC_INTERNAL int lc_tx_acks(struct lc_node *node);
-/* Take the parked frame again if it can go now. Lock held. Returns 1 when it went. */
-LC_INTERNAL int lc_rx_unpark(struct lc_node *node);
+/* Take the held frames of every source again, in order, as far as they go now. Lock held. Returns the frames that went. */
+LC_INTERNAL int lc_rx_unhold(struct lc_node *node);
+/* Drop every held frame (a closing node). Lock held. */
+LC_INTERNAL void lc_rx_hold_clear(struct lc_node *node);
 /* The last frame of m arrived; v is deliver_msg's verdict. */
 LC_INTERNAL void lc_rx_complete(struct lc_node *node, struct lc_rmsg *m, lc_verdict v);
 /* The message m in assembly lost frames: fail its receive (LC_ERR_LOST) or drop it. */

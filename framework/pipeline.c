@@ -29,7 +29,9 @@ void lc_node_reset(struct lc_node *node)
 	node->uq_bytes = 0;
 	node->acks = NULL;
 	node->acks_n = node->acks_cap = 0;
-	node->parked = 0;
+	node->park_now = 0;
+	node->holding = 0;
+	node->replaying = NULL;
 	memset(node->tx_seq, 0, sizeof(node->tx_seq));
 	memset(node->tx_drops_seen, 0, sizeof(node->tx_drops_seen));
 	memset(node->rx, 0, sizeof(node->rx));
@@ -152,27 +154,30 @@ struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_frame_hdr *hdr
  * size at its first frame; node->uq_bytes counts them until they are freed
  * (copied out to a receive, or dropped).  A first frame that matches no
  * posted receive and whose message would bring uq_bytes above
- * host.unexpected_bytes is not taken: the framework parks it (a copy of the
- * frame in node->park -- its recv_frame hooks already ran, so it cannot go
- * back to the NIC) and stops draining host staging.  Staging fills, then the
- * Receive Ring, then the senders' NICs wait at it (link backpressure: no
- * loss between live nodes; the backpressure limit drops only at a stopped
- * node).  Every progress step looks at the parked frame again (lc_rx_unpark):
- * it goes as soon as a receive that matches it is posted or the held
- * messages are received so that it fits.  A message larger than the whole
- * budget therefore waits for its receive.  Memory: at most the budget plus
- * one frame.  Probe sees the parked message (lc_iprobe), so probe-then-receive
- * always makes progress.
+ * host.unexpected_bytes is not taken: the framework parks it at the head of
+ * its source's held frames (rx[src].held, a copy -- its recv_frame hooks
+ * already ran, so it cannot go back to the NIC) and asks the source's NIC to
+ * hold its data frames (lc_nic_rx_hold: link backpressure for that source
+ * alone; no loss between live nodes, the backpressure limit drops only at a
+ * stopped node).  Data frames of that source that were already on the way
+ * are held behind it in arrival order (lc_rx_hold), so the source's order
+ * holds; frames of every other source, and control frames, keep flowing --
+ * in particular the rest of a message already begun, whose receive a
+ * program may be waiting for.  Every progress step looks at the parked
+ * frames again (lc_rx_unhold): a source's frames go, in order, as soon as a
+ * receive that matches its parked frame is posted or the held messages are
+ * received so that it fits.  A message larger than the whole budget
+ * therefore waits for its receive.  Memory: the budget, plus per held source
+ * the frames that were on the way when it was held (at most the Receive Ring
+ * and host staging, in frames).  Probe sees the parked messages (lc_iprobe),
+ * so probe-then-receive always makes progress.
  *
- * The rule's limit is head-of-line blocking: while a frame is parked no
- * other frame is taken from the NIC, also frames that would match posted
- * receives, control frames of protocols and the framework, and frames from
- * other sources.  A program that waits for such a message, and never
+ * The rule's limit is head-of-line blocking per source: while a source has
+ * a parked frame, its later messages wait behind it, also ones that would
+ * match posted receives.  A program that waits for such a message, and never
  * receives the messages that fill the budget, waits until it does (MPI calls
- * a program that relies on buffering of unreceived sends unsafe; here the
- * wait is per node, not per source).  Keep the budget above what the
- * program leaves unreceived at once.  Frames of messages already begun (the
- * buffer is allocated at the first frame) are never held back.
+ * a program that relies on buffering of unreceived sends unsafe).  Keep the
+ * budget above what the program leaves unreceived at once.
  */
 static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_frame_hdr *hdr,
 					uint64_t match)
@@ -184,13 +189,12 @@ static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_fr
 		/*
 		 * Park only a first frame that is whole: it carries min(msg_len, mtu) bytes.  A
 		 * header damaged on the way (no integrity protocol composed: a corrupt
-		 * msg_len) would otherwise be parked for a receive that never comes and block
-		 * the node.
+		 * msg_len) would otherwise be parked for a receive that never comes.
 		 */
 		if (hdr->len != (hdr->msg_len < LC_MTU ? hdr->msg_len : (uint32_t)LC_MTU))
 			return NULL;    /* dropped as bad (lc_rx_nomsg) */
 		/* a closing node parks nothing: no receive will come, its frames must drain (lc_close) */
-		node->parked = atomic_load_explicit(&node->open, memory_order_relaxed) ? 1u : 0u;
+		node->park_now = atomic_load_explicit(&node->open, memory_order_relaxed) ? 1u : 0u;
 		return NULL;
 	}
 	/* the one allocation of the pipeline, off the fast path */
@@ -208,44 +212,124 @@ static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_fr
 	return m;
 }
 
-int lc_rx_nomsg(struct lc_node *node, struct lc_frame_hdr *hdr)
+/* Append a copy of the frame to its source's held frames; the first one holds the source at its NIC. */
+static int lc_held_push(struct lc_node *node, const struct lc_frame_hdr *hdr)
 {
-	if (!node->parked) {
-		LC_STAT_ADD(node, rx_drops_bad, 1);     /* no memory for the unexpected buffer */
+	struct lc_rx_src *rs = &node->rx[hdr->src];
+	struct lc_held *h = malloc(sizeof(*h) + sizeof(*hdr) + hdr->len);
+
+	if (!h) {
+		LC_STAT_ADD(node, rx_drops_bad, 1);     /* no memory to hold it */
 		return 0;
 	}
-	if ((uint8_t *)hdr != node->park) {
-		memcpy(node->park, hdr, sizeof(*hdr) + hdr->len);
-		LC_STAT_ADD(node, rx_parked, 1);
+	h->next = NULL;
+	memcpy(h->frame, hdr, sizeof(*hdr) + hdr->len);
+	if (rs->held) {
+		rs->held_tail->next = h;
+	} else {
+		rs->held = h;
+		node->holding++;
+		lc_nic_rx_hold(node->nic, hdr->src, 1);
 	}
+	rs->held_tail = h;
 	return 2;
 }
 
-/*
- * 1 when the frame at the head of host staging shows the parked first frame
- * damaged: a later frame of the same message (same source and sequence
- * number) that gives another message length.  The parked header is then
- * garbage (no integrity protocol composed) and waiting for its receive would block the
- * node for good.
- */
-static int lc_rx_park_contradicted(struct lc_node *node, const struct lc_frame_hdr *p)
+/* Free the head of src's held frames; the last one releases the source at its NIC. */
+static void lc_held_pop(struct lc_node *node, uint32_t src)
 {
-	const struct lc_frame_hdr *next = lc_nic_rx_peek(node->nic);
+	struct lc_rx_src *rs = &node->rx[src];
+	struct lc_held *h = rs->held;
 
-	return next && !(next->flags & LC_FF_FIRST) && next->src == p->src && next->seq == p->seq &&
-	       next->msg_len != p->msg_len;
+	rs->held = h->next;
+	free(h);
+	if (!rs->held) {
+		rs->held_tail = NULL;
+		node->holding--;
+		lc_nic_rx_hold(node->nic, src, 0);
+	}
 }
 
-int lc_rx_unpark(struct lc_node *node)
+int lc_rx_nomsg(struct lc_node *node, struct lc_frame_hdr *hdr)
 {
-	node->parked = 0;
-	if (lc_rx_park_contradicted(node, (const struct lc_frame_hdr *)(const void *)node->park)) {
-		LC_STAT_ADD(node, rx_drops_bad, 1);
-		return 1;
+	if (!node->park_now) {
+		LC_STAT_ADD(node, rx_drops_bad, 1);     /* no memory for the unexpected buffer */
+		return 0;
 	}
-	if (lc_rx_replay(node, (struct lc_frame_hdr *)(void *)node->park) == 2)
-		return 0;       /* parked again: still no receive, still no room */
-	return 1;
+	node->park_now = 0;
+	if ((const void *)hdr == node->replaying)
+		return 2;       /* parked again where it is, at the head of its source's frames */
+	LC_STAT_ADD(node, rx_parked, 1);
+	return lc_held_push(node, hdr);
+}
+
+int lc_rx_hold(struct lc_node *node, const struct lc_frame_hdr *hdr)
+{
+	LC_STAT_ADD(node, rx_held, 1);
+	return lc_held_push(node, hdr);
+}
+
+/*
+ * 1 when the frame held behind the parked first frame p shows p damaged: a
+ * later frame of the same message (same source and sequence number) that
+ * gives another message length.  The parked header is then garbage (no
+ * integrity protocol composed) and waiting for its receive would hold the
+ * source for good.
+ */
+static int lc_rx_park_contradicted(const struct lc_held *p)
+{
+	const struct lc_frame_hdr *h = (const void *)p->frame;
+	const struct lc_frame_hdr *next = p->next ? (const void *)p->next->frame : NULL;
+
+	return next && !(next->flags & LC_FF_FIRST) && next->src == h->src && next->seq == h->seq &&
+	       next->msg_len != h->msg_len;
+}
+
+/* Replay src's held frames in order until one is parked again. */
+static int lc_rx_unhold_src(struct lc_node *node, uint32_t src)
+{
+	struct lc_rx_src *rs = &node->rx[src];
+	int n = 0;
+
+	while (rs->held) {
+		struct lc_held *h = rs->held, *tail = rs->held_tail;
+		int r;
+
+		if (lc_rx_park_contradicted(h)) {
+			LC_STAT_ADD(node, rx_drops_bad, 1);
+			lc_held_pop(node, src);
+			continue;
+		}
+		/* replayed as if it were arriving now: lc_rx_data must not hold it again */
+		rs->held = rs->held_tail = NULL;
+		node->replaying = h->frame;
+		r = lc_rx_replay(node, (struct lc_frame_hdr *)(void *)h->frame);
+		node->replaying = NULL;
+		rs->held = h;
+		rs->held_tail = tail;
+		if (r == 2)
+			break;  /* parked again: still no receive, still no room */
+		lc_held_pop(node, src);
+		n++;
+	}
+	return n;
+}
+
+int lc_rx_unhold(struct lc_node *node)
+{
+	int n = 0;
+
+	for (uint32_t src = 0; src < node->size && node->holding; src++)
+		if (node->rx[src].held)
+			n += lc_rx_unhold_src(node, src);
+	return n;
+}
+
+void lc_rx_hold_clear(struct lc_node *node)
+{
+	for (uint32_t src = 0; src < node->size && node->holding; src++)
+		while (node->rx[src].held)
+			lc_held_pop(node, src);
 }
 
 /* ---- synchronous-send acks (framework control frames) ---- */
@@ -539,16 +623,16 @@ int lc_progress_locked(struct lc_node *node)
 	/* thread mode: step the engines while the host is here anyway (no handoff to the MCP thread) */
 	work += lc_nic_assist(node->nic);
 #endif
-	/* a parked frame (the unexpected budget, lc_rx_begin) goes first, or nothing is drained */
-	for (i = node->parked && !lc_rx_unpark(node) ? LC_RX_BATCH : 0; i < LC_RX_BATCH; i++) {
+	/* frames held behind a parked first frame (the unexpected budget) go first, as far as they can */
+	if (node->holding)
+		work += lc_rx_unhold(node);
+	for (i = 0; i < LC_RX_BATCH; i++) {
 		hdr = lc_nic_rx_peek(node->nic);
 		if (!hdr)
 			break;
 		lc_rx_frame(node, hdr);
 		lc_nic_rx_release(node->nic);
 		work++;
-		if (node->parked)
-			break;
 	}
 	if (node->acks_n)
 		work += lc_tx_acks(node);

@@ -77,9 +77,10 @@ return {
   { key = "host.unexpected_bytes", type = "integer", default = 4 * MiB, min = 0, max = 1 << 40,
     macro = "LC_HOST_UNEXPECTED_BYTES",
     help = "bytes of unexpected messages (arrived before a matching receive) a node holds; "
-        .. "a message that would exceed it waits in the NIC (its first frame parked, the "
-        .. "Receive Ring fills, link backpressure holds the sender) until a receive is "
-        .. "posted for it or held messages are received (docs/internals.md, \"The matching envelope\")" },
+        .. "a message that would exceed it waits (its first frame parked, its sender's NIC "
+        .. "holding that sender's later data frames; other senders keep flowing) until a "
+        .. "receive is posted for it or held messages are received (docs/internals.md, "
+        .. "\"The matching envelope\")" },
 
   { key = "network.switch_ports", type = "integer", default = 16, min = 2, max = 4096,
     macro = "LC_NET_SWITCH_PORTS",

@@ -255,6 +255,23 @@ int lc_net_room(struct lc_nic *nic, uint32_t dst, uint32_t *rh)
 	return *rh - nic->peer_tail[dst] < nic->g.recv_ring;
 }
 
+/* 1 when the destination (its control block rc) holds the data frames of src (lc_nic_rx_hold). */
+static inline int lc_net_held(const struct lc_nic_ctrl *rc, uint32_t src)
+{
+	return (int)(atomic_load_explicit(&rc->rx_hold[src >> 6], memory_order_relaxed) >> (src & 63) & 1);
+}
+
+void lc_nic_rx_hold(struct lc_nic *nic, uint32_t src, int on)
+{
+	_Atomic uint64_t *w = &nic->ctrl->rx_hold[src >> 6];
+	uint64_t bit = 1ull << (src & 63);
+
+	if (on)
+		atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
+	else
+		atomic_fetch_and_explicit(w, ~bit, memory_order_relaxed);
+}
+
 int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint32_t *busy)
 {
 	const struct lc_route *r;
@@ -274,7 +291,7 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 	if (!lc_net_lock(nic, r, busy))
 		return LC_NET_PUT_BUSY;
 	rc = lc_seg_ctrl(nic, dst);
-	if (!lc_net_room(nic, dst, &rh)) {
+	if (!lc_net_room(nic, dst, &rh) || (hdr->type == LC_FT_DATA && lc_net_held(rc, nic->node))) {
 		lc_net_unlock(nic, r);
 		*busy = r->gport[r->hops - 1];
 		return LC_NET_PUT_BUSY;

@@ -155,6 +155,13 @@ uint32_t lc_nic_tx_left(const struct lc_nic *nic);
 
 /* ---- receive: host side of the Rx FIFO and staging ---- */
 
+/*
+ * Hold (on 1) or release (on 0) the data frames of src: while held, src's
+ * NIC treats this node's Receive Ring as full for them (link backpressure
+ * for that source alone, bounded in time only while this node is stopped);
+ * control frames still pass.  Frames already on the way arrive as usual.
+ */
+void lc_nic_rx_hold(struct lc_nic *nic, uint32_t src, int on);
 /* The oldest frame in host staging (header then payload), or NULL. */
 struct lc_frame_hdr *lc_nic_rx_peek(struct lc_nic *nic);
 /* Release the frame returned by lc_nic_rx_peek (its staging slot and Rx FIFO entry). */

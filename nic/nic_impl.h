@@ -82,6 +82,16 @@
  *   releases recv_tail (R6) once the frame's Rx DMA completed (seen through
  *   chain_done[0], A4) or the frame was dropped.
  *
+ * Source hold (rx_hold: one bit per source, LC_MAX_NODES bits), written by
+ *   the host alone (lc_nic_rx_hold: relaxed, the host's progress lock
+ *   serializes it), read by REMOTE Net-Send engines in lc_net_put under the
+ *   port lock (relaxed).  A set bit makes the sender treat this Receive Ring
+ *   as full for its data frames (link backpressure for one source: the
+ *   framework holds that source's frames behind a first frame parked at the
+ *   unexpected budget).  No ordering is needed: the bit only bounds how many
+ *   frames the host must hold -- a frame that passed the check before the
+ *   bit was seen is held on arrival like any other.
+ *
  * Rx FIFO (rx_fifo entries {staging slot, bytes}) and host staging
  *   the Rx DMA copies the frame into the staging slot, then the DMA engine
  *   writes the Rx FIFO entry and releases rxfifo_head (R8) -> host acquires
@@ -205,6 +215,8 @@ struct lc_nic_ctrl {
 	struct lc_idx recv_head;                  /* R7 */
 	struct lc_idx recv_tail;                  /* R6, Net-Recv */
 	struct lc_nic_recv_eng net_recv;
+	/* sources whose data frames wait at their NIC (host-owned, read by remote senders) */
+	alignas(LC_LINE) _Atomic uint64_t rx_hold[LC_MAX_NODES / 64];
 };
 
 _Static_assert(sizeof(struct lc_nic_dma_block) == 32, "DMA control block is 32 bytes");

@@ -26,6 +26,7 @@ struct lc_nic {
 	int stopped[LC_MAX_NODES];
 	int waiting;                          /* lc_nic_tx_waiting */
 	uint32_t drops[LC_MAX_NODES];
+	int held[LC_MAX_NODES];               /* lc_nic_rx_hold */
 	_Atomic uint64_t nic_stats[LC_NIC_STAT_COUNT];
 	_Atomic uint64_t host_stats[LC_HOST_STATS_MAX];
 };
@@ -144,6 +145,16 @@ int lc_nic_peer_alive(const struct lc_nic *nic, uint32_t peer)
 int lc_nic_peer_stopped(const struct lc_nic *nic, uint32_t peer)
 {
 	return peer < nic->nodes && nic->stopped[peer];
+}
+
+void lc_nic_rx_hold(struct lc_nic *nic, uint32_t src, int on)
+{
+	nic->held[src] = on;
+}
+
+int lc_fake_held(uint32_t src)
+{
+	return lc_fake && lc_fake->held[src];
 }
 
 uint32_t lc_nic_dst_drops(const struct lc_nic *nic, uint32_t peer)

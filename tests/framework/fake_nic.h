@@ -38,6 +38,8 @@ void lc_fake_set_stopped(uint32_t peer, int stopped);
 /* 1: the MCP holds a frame at a full Receive Ring (lc_nic_tx_waiting). */
 void lc_fake_set_waiting(int waiting);
 void lc_fake_add_drops(uint32_t peer, uint32_t n);
+/* 1 while the host holds src's data frames at src's NIC (lc_nic_rx_hold). */
+int lc_fake_held(uint32_t src);
 /* 1 after lc_nic_attach, 0 after lc_nic_detach. */
 int lc_fake_attached(void);
 

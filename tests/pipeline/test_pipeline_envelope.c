@@ -44,6 +44,12 @@ Test(pipeline_envelope, unexpected_flood_is_held_within_the_budget)
 	lc_t_envelope(2, "flood", NULL, 2);
 }
 
+/* seen failing (the job hung at commrun's timeout) with the whole node stopped at a parked frame */
+Test(pipeline_envelope, a_parked_frame_holds_its_own_source_only)
+{
+	lc_t_envelope(3, "held", NULL, 3);
+}
+
 Test(pipeline_envelope, close_with_a_parked_frame_finishes)
 {
 	lc_t_envelope(2, "closing", NULL, 2);

@@ -23,6 +23,10 @@
  *           its own in flight: its close drops the parked frame and finishes
  *           (the frames behind it -- a protocol's acks -- must flow), and the
  *           flooding sender's calls return instead of waiting forever
+ *   held    (3) node 2 floods node 0 until a frame of its is parked; node
+ *           1's messages of several frames still reach node 0, which holds
+ *           no more of node 2's frames than were on the way; then node 2's
+ *           flood arrives whole and in order
  *   misuse  (2) every misuse of the new calls returns its error
  * Each node prints "envelope ok: node R MODE ..." on success.
  */
@@ -442,6 +446,79 @@ static void mode_closing(lc_node *node, int me)
 	exit(0);
 }
 
+/*
+ * held (3): node 2 floods node 0 beyond the unexpected budget until node 0
+ * parks one of its first frames; then node 1 sends messages of several
+ * frames, which node 0 receives while node 2 stays held: a parked frame
+ * holds its own source only.  Node 0 held at most what was on the way from
+ * node 2 (Receive Ring + staging, + 1 frame past the hold check), then
+ * receives node 2's flood in order.
+ */
+static void mode_held(lc_node *node, int me)
+{
+	uint64_t budget = (uint64_t)LC_HOST_UNEXPECTED_BYTES;
+	size_t nf = (size_t)(4 * budget / LC_TP_FLOOD_MSG) + 8, k = 40, len = 3 * (size_t)LC_MTU + 5;
+	char go[8] = "go";
+	size_t i;
+
+	if (nf > LC_HOST_MAX_REQUESTS - 1)
+		nf = LC_HOST_MAX_REQUESTS - 1;
+	if (me == 2) {
+		lc_req **r = lc_tp_alloc(nf * sizeof(*r));
+		char *buf = lc_tp_alloc(LC_TP_FLOOD_MSG);
+		for (i = 0; i < nf; i++) {
+			lc_ex_fill(buf, LC_TP_FLOOD_MSG, i);
+			LC_TP_OK(node, lc_isend_match(node, 0, i, buf, LC_TP_FLOOD_MSG, &r[i]));
+			LC_TP_OK(node, lc_wait(node, r[i], NULL));
+		}
+		LC_TP_OK(node, lc_recv_match(node, 0, 999, LC_MATCH_ALL, go, sizeof go, NULL));
+		printf("envelope ok: node 2 held: %zu messages sent\n", nf);
+		free(buf);
+		free(r);
+		return;
+	}
+	if (me == 1) {
+		char *buf = lc_tp_alloc(len);
+		LC_TP_OK(node, lc_recv_match(node, 0, 998, LC_MATCH_ALL, go, sizeof go, NULL));
+		for (i = 0; i < k; i++) {
+			lc_ex_fill(buf, len, 1000 + i);
+			LC_TP_OK(node, lc_send_match(node, 0, 7, buf, len));
+		}
+		printf("envelope ok: node 1 held: %zu messages of %zu bytes sent\n", k, len);
+		free(buf);
+		return;
+	}
+	char *b = lc_tp_alloc(len > LC_TP_FLOOD_MSG ? len : LC_TP_FLOOD_MSG);
+	double t0 = lc_tp_now();
+	while (lc_tp_stat(node, LC_STAT_rx_parked) == 0 && lc_tp_now() - t0 < 20)
+		lc_tp_spin(node, 0.01);
+	if (lc_tp_stat(node, LC_STAT_rx_parked) == 0)
+		lc_tp_fail("node 2's flood parked nothing");
+	lc_tp_spin(node, 0.1);
+	LC_TP_OK(node, lc_send_match(node, 1, 998, go, sizeof go));
+	for (i = 0; i < k; i++) {
+		struct lc_status st;
+		LC_TP_OK(node, lc_recv_match(node, 1, 7, LC_MATCH_ALL, b, len, &st));
+		lc_tp_expect(b, &st, 1, len, 1000 + i, "held");
+	}
+	uint64_t held = lc_tp_stat(node, LC_STAT_rx_held), bound = LC_NIC_RECV_RING + LC_HOST_STAGING_SLOTS + 1;
+	if (held > bound)
+		lc_tp_fail("held %llu frames of node 2, more than were on the way (%llu)",
+			   (unsigned long long)held, (unsigned long long)bound);
+	for (i = 0; i < nf; i++) {
+		struct lc_status st;
+		LC_TP_OK(node, lc_recv_match(node, 2, 0, 0, b, LC_TP_FLOOD_MSG, &st));
+		if (st.match != i)
+			lc_tp_fail("held: node 2's message %zu came as %llu", i, (unsigned long long)st.match);
+		lc_tp_expect(b, &st, 2, LC_TP_FLOOD_MSG, i, "held");
+	}
+	LC_TP_OK(node, lc_send_match(node, 2, 999, go, sizeof go));
+	printf("envelope ok: node 0 held: node 1's %zu messages taken while node 2 was held "
+	       "(%llu frames held <= %llu), then node 2's %zu in order\n", k,
+	       (unsigned long long)held, (unsigned long long)bound, nf);
+	free(b);
+}
+
 #define LC_TP_EXPECT(node, call, want)                                                       \
 	do {                                                                                 \
 		int rc_ = (call);                                                            \
@@ -507,6 +584,8 @@ int main(int argc, char **argv)
 		mode_ssend(node, me, argc > 2 ? atoi(argv[2]) : 0);
 	else if (!strcmp(mode, "flood"))
 		mode_flood(node, me);
+	else if (!strcmp(mode, "held"))
+		mode_held(node, me);
 	else if (!strcmp(mode, "closing"))
 		mode_closing(node, me);
 	else if (!strcmp(mode, "misuse"))
