@@ -337,15 +337,21 @@ static void mode_ssend(lc_node *node, int me, int rounds)
 
 #define LC_TP_FLOOD_MSG ((size_t)65536)
 
+/* Flood messages for times x the unexpected budget (+ 8), as many as the request pool allows. */
+static size_t lc_tp_flood_count(unsigned times)
+{
+	size_t n = (size_t)(times * (uint64_t)LC_HOST_UNEXPECTED_BYTES / LC_TP_FLOOD_MSG) + 8;
+
+	return n < LC_HOST_MAX_REQUESTS - 1 ? n : LC_HOST_MAX_REQUESTS - 1;
+}
+
 static void mode_flood(lc_node *node, int me)
 {
 	uint64_t budget = (uint64_t)LC_HOST_UNEXPECTED_BYTES;
-	size_t n = (size_t)(4 * budget / LC_TP_FLOOD_MSG) + 8;
+	size_t n = lc_tp_flood_count(4);
 	char *b = lc_tp_alloc(LC_TP_FLOOD_MSG);
 	size_t i;
 
-	if (n > LC_HOST_MAX_REQUESTS - 1)
-		n = LC_HOST_MAX_REQUESTS - 1;
 	/* the flood must reach beyond what the receiver's budget and staging can hold */
 	if ((uint64_t)n * LC_TP_FLOOD_MSG <= budget + LC_HOST_STAGING_BYTES)
 		lc_tp_fail("config: %zu requests (host.max_requests) of %zu bytes cannot flood beyond "
@@ -410,13 +416,11 @@ static void mode_flood(lc_node *node, int me)
 
 static void mode_closing(lc_node *node, int me)
 {
-	size_t n = (size_t)(2 * (uint64_t)LC_HOST_UNEXPECTED_BYTES / LC_TP_FLOOD_MSG) + 8;
+	size_t n = lc_tp_flood_count(2);
 	char b[8] = "bye";
 	double t0;
 	int rc;
 
-	if (n > LC_HOST_MAX_REQUESTS - 1)
-		n = LC_HOST_MAX_REQUESTS - 1;
 	if (me == 1) {
 		lc_req **r = lc_tp_alloc(n * sizeof(*r));
 		char *buf = lc_tp_alloc(LC_TP_FLOOD_MSG);
@@ -456,13 +460,10 @@ static void mode_closing(lc_node *node, int me)
  */
 static void mode_held(lc_node *node, int me)
 {
-	uint64_t budget = (uint64_t)LC_HOST_UNEXPECTED_BYTES;
-	size_t nf = (size_t)(4 * budget / LC_TP_FLOOD_MSG) + 8, k = 40, len = 3 * (size_t)LC_MTU + 5;
+	size_t nf = lc_tp_flood_count(4), k = 40, len = 3 * (size_t)LC_MTU + 5;
 	char go[8] = "go";
 	size_t i;
 
-	if (nf > LC_HOST_MAX_REQUESTS - 1)
-		nf = LC_HOST_MAX_REQUESTS - 1;
 	if (me == 2) {
 		lc_req **r = lc_tp_alloc(nf * sizeof(*r));
 		char *buf = lc_tp_alloc(LC_TP_FLOOD_MSG);
