@@ -102,6 +102,33 @@ Test(mpi, large_messages_go_by_rendezvous)
 	free(o.text);
 }
 
+/*
+ * More requests pending than the pool of host.max_requests (a benchmark's
+ * window of 64): the personality queues what finds no room (p2p.c, "Room").
+ * Eager messages (64 B) and rendezvous ones (128 KiB, above every eager
+ * limit), each into distinct buffers and all into one buffer; cancelled
+ * receives, queued ones too.
+ */
+static void lc_t_window(const char *bytes, int count)
+{
+	char arg[16];
+	struct lc_t_out o;
+	snprintf(arg, sizeof arg, "%d", count);
+	lc_t_commrun(&o, 2, 120, "mpi_p2p", "window", bytes, arg, NULL);
+	lc_t_expect_ok(&o, "mpi_p2p ok:", 2);
+	free(o.text);
+}
+
+Test(mpi, window_beyond_the_request_pool_eager)
+{
+	lc_t_window("64", LC_HOST_MAX_REQUESTS + 8);
+}
+
+Test(mpi, window_beyond_the_request_pool_rendezvous)
+{
+	lc_t_window("131072", LC_HOST_MAX_REQUESTS + 8 < 24 ? LC_HOST_MAX_REQUESTS + 8 : 24);
+}
+
 static void lc_t_coll(int nodes)
 {
 	if (nodes < LC_PC_MIN_NODES)
