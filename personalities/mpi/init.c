@@ -44,6 +44,9 @@ static int lcmpi_world_and_self(void)
 	lcmpi.next_ctx = LCMPI_CTX_FIRST + 4;
 	lcmpi.cookie = calloc((size_t)n, sizeof *lcmpi.cookie);
 	lcmpi.active.next = lcmpi.active.prev = &lcmpi.active;
+	lcmpi.waitq = NULL;
+	lcmpi.waitq_tail = &lcmpi.waitq;
+	lcmpi.held = lcmpi.held_recv = 0;
 	if (!lcmpi.cookie)
 		return -1;
 	return 0;

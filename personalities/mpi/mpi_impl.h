@@ -82,6 +82,12 @@ struct lcmpi_request {
 	uint64_t rdv;           /* the rendezvous' match word (context RDV, cookie) */
 	uint64_t word;          /* RTS length (send) / CTS bytes (recv) / a small receive's bounce */
 	uint64_t cts;           /* send: the CTS received */
+	int node;               /* the peer's node (recv: or LC_ANY_SOURCE) */
+	uint64_t match, mask;   /* the message's word (send) / the receive's (recv) */
+	int sync;               /* send: synchronous */
+	int started;            /* its first libcomm requests went (it holds a place in the order) */
+	int queued;             /* on lcmpi.waitq: its step waits for room in libcomm's pool */
+	struct lcmpi_request *qnext;            /* lcmpi.waitq */
 	struct lcmpi_request *next, *prev;      /* active list (pending), or free list */
 };
 
@@ -110,6 +116,14 @@ struct lcmpi_state {
 	unsigned char *poll_slot;
 	int poll_cap;
 	struct lcmpi_pulled *pulled;    /* oldest first */
+	/*
+	 * Room in libcomm's pool of host.max_requests (p2p.c, "Room"): the
+	 * libcomm requests the personality holds, those of receives waiting
+	 * for their message, and the requests whose next step waits for room
+	 * (oldest first; lcmpi.waitq_tail: the last one's qnext, or &waitq).
+	 */
+	int held, held_recv;
+	struct lcmpi_request *waitq, **waitq_tail;
 };
 
 extern struct lcmpi_state lcmpi;
@@ -215,8 +229,6 @@ static inline void lcmpi_recv_args(const struct lcmpi_comm *c, uint32_t ctx, int
 /* The oldest request to send a probe pulled that (node, match, mask) takes, unlinked; or NULL. */
 LCMPI_FUNC struct lcmpi_pulled *lcmpi_pulled_take(int node, uint64_t match, uint64_t mask,
 						  int unlink);
-/* A receive r takes the pulled RTS p (p is freed). */
-LCMPI_FUNC void lcmpi_recv_pulled(struct lcmpi_request *r, struct lcmpi_pulled *p);
 
 /* Communicators (comm.c). */
 LCMPI_FUNC int lcmpi_comm_add(struct lcmpi_comm *c);   /* handle or -1 */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lc_config.h"
 #include "mpi_impl.h"
 
 /* The rendezvous' own words (context RDV): the data and the CTS of cookie k from one node. */
@@ -55,19 +56,61 @@ static inline void lcmpi_fail(struct lcmpi_request *r, int lrc)
 }
 
 /*
- * A libcomm post for r failed with lrc (LC_ERR_AGAIN: the pool of
- * host.max_requests is full).  The request ends with that error once its
- * other libcomm request, if any, completed.
+ * Room.  Every libcomm request comes from the pool of host.max_requests
+ * (LC_ERR_AGAIN when all are in use), and a program may have more MPI
+ * requests pending than that (a window of 64 nonblocking sends).  A step
+ * that finds no room waits on lcmpi.waitq and is tried again whenever a
+ * libcomm request of the personality completes (lcmpi_drain); the MPI call
+ * that posted it returns at once.  Each step posts all of its libcomm
+ * requests or none.  So that two nodes whose receives fill their pools can
+ * still send, and a started rendezvous can always take its next step, a
+ * first post (a new send or receive) leaves LCMPI_STEP_RESERVE requests to
+ * the steps of started ones, and receives take at most half of the rest.
+ * First posts keep their order per kind (MPI's non-overtaking rule: a new
+ * send never passes a waiting send, a new receive never a waiting receive);
+ * steps of started requests go first, in any order.
  */
-static void lcmpi_post_failed(struct lcmpi_request *r, int lrc)
+#define LCMPI_STEP_RESERVE (LC_HOST_MAX_REQUESTS > 2 ? 2 : 0)
+#define LCMPI_POST_MAX (LC_HOST_MAX_REQUESTS - LCMPI_STEP_RESERVE)
+#define LCMPI_RECV_MAX (LCMPI_POST_MAX / 2 > 0 ? LCMPI_POST_MAX / 2 : 1)
+
+/* libcomm posts for r's slot, counted in lcmpi.held. */
+static int lcmpi_lc_send(struct lcmpi_request *r, int slot, uint64_t match, const void *buf,
+			 size_t len, int sync)
 {
-	lcmpi_fail(r, lrc);
-	if (!r->lr[0] && !r->lr[1])
-		lcmpi_done(r);
+	int lrc = sync ? lc_issend(lcmpi.node, r->peer, match, buf, len, &r->lr[slot])
+		       : lc_isend_match(lcmpi.node, r->peer, match, buf, len, &r->lr[slot]);
+	lcmpi.held += lrc == 0;
+	return lrc;
 }
 
-/* A receive took the RTS of a message of len bytes (src, match): post the data receive and the CTS. */
-static void lcmpi_rdv_accept(struct lcmpi_request *r, int src, uint64_t match, uint64_t len)
+static int lcmpi_lc_recv(struct lcmpi_request *r, int slot, int node, uint64_t match,
+			 uint64_t mask, void *buf, size_t cap)
+{
+	int lrc = lc_irecv_match(lcmpi.node, node, match, mask, buf, cap, &r->lr[slot]);
+	lcmpi.held += lrc == 0;
+	return lrc;
+}
+
+/* Take back the receive in r's slot that no message met yet (the other half of a step failed). */
+static void lcmpi_lc_unpost(struct lcmpi_request *r, int slot)
+{
+	lc_cancel(lcmpi.node, r->lr[slot]);
+	lc_wait(lcmpi.node, r->lr[slot], NULL);
+	r->lr[slot] = NULL;
+	lcmpi.held--;
+}
+
+/*
+ * A receive r takes the RTS of a message (src, match; len: its size, 0
+ * when unknown): its data step comes next.  The data receive takes the
+ * whole buffer and the sender sends the whole message (libcomm keeps the
+ * prefix that fits and reports the true size): the RTS's own 8 bytes
+ * landed in the user's buffer, which pending receives may share (a
+ * benchmark's window of receives into one buffer), so the size is never
+ * read back from there.
+ */
+static void lcmpi_rdv_taken(struct lcmpi_request *r, int src, uint64_t match, uint64_t len)
 {
 	r->st.src = src;
 	r->st.match = match & LCMPI_MASK_TAG;
@@ -75,17 +118,139 @@ static void lcmpi_rdv_accept(struct lcmpi_request *r, int src, uint64_t match, u
 	r->st.err = 0;
 	r->peer = src;
 	r->rdv = lcmpi_cookie_of(match);
-	r->word = len < r->cap ? len : r->cap;  /* a truncated message: the prefix that fits */
-	if (len > r->cap)
-		r->lrc = LC_ERR_TRUNC;
+	r->word = r->cap;       /* the CTS: the bytes the receiver takes */
 	r->step = LCMPI_ST_DATA;
-	int lrc = lc_irecv_match(lcmpi.node, src, lcmpi_rdv_word(r->rdv, 0), LC_MATCH_ALL, r->buf,
-				 (size_t)r->word, &r->lr[0]);
+	r->started = 1;
+}
+
+/*
+ * Post the libcomm requests of r's current step, all or none: 0,
+ * LC_ERR_AGAIN (no room: nothing posted), or another libcomm error.
+ */
+static int lcmpi_start(struct lcmpi_request *r)
+{
+	int lrc;
+	if (!r->started && r->kind == LCMPI_REQ_RECV && lcmpi.pulled) {
+		struct lcmpi_pulled *p = lcmpi_pulled_take(r->node, r->match, r->mask, 1);
+		if (p) {        /* a probe pulled its request to send: the data step */
+			lcmpi_rdv_taken(r, p->src, p->match, p->len);
+			free(p);
+		}
+	}
+	if (!r->started) {      /* a first post: within its share of the pool */
+		int need = r->step == LCMPI_ST_RTS ? 2 : 1;
+		if (lcmpi.held > 0 && (lcmpi.held + need > LCMPI_POST_MAX ||
+				       (r->kind == LCMPI_REQ_RECV &&
+					lcmpi.held_recv + 1 > LCMPI_RECV_MAX)))
+			return LC_ERR_AGAIN;
+	}
+	if (r->kind == LCMPI_REQ_SEND) {
+		switch (r->step) {
+		case LCMPI_ST_EAGER:
+			lrc = lcmpi_lc_send(r, 0, r->match, r->buf, r->cap, r->sync);
+			break;
+		case LCMPI_ST_RTS:      /* the CTS receive first, so the answer always meets it */
+			r->rdv = lcmpi.cookie[r->peer]++;
+			r->word = r->cap;
+			lrc = lcmpi_lc_recv(r, 1, r->peer, lcmpi_rdv_word(r->rdv, 1), LC_MATCH_ALL,
+					    &r->cts, sizeof r->cts);
+			if (lrc == 0) {
+				lrc = lcmpi_lc_send(r, 0, r->match | (r->rdv << LCMPI_COOKIE_SHIFT) |
+						       LCMPI_RTS_FLAG, &r->word, sizeof r->word, 0);
+				if (lrc != 0)
+					lcmpi_lc_unpost(r, 1);  /* no RTS went: nobody answers */
+			}
+			break;
+		default:                /* LCMPI_ST_DATA: the CTS arrived, the data follows */
+			lrc = lcmpi_lc_send(r, 0, lcmpi_rdv_word(r->rdv, 0), r->buf, r->cap, 0);
+			break;
+		}
+	} else if (r->step == LCMPI_ST_EAGER) {
+		/* a receive below 8 bytes lands in r->word first: an RTS must fit */
+		int small = r->cap < sizeof r->word;
+		lrc = lcmpi_lc_recv(r, 0, r->node, r->match, r->mask,
+				    small ? (void *)&r->word : r->buf, small ? sizeof r->word : r->cap);
+		lcmpi.held_recv += lrc == 0;
+	} else {                /* LCMPI_ST_DATA: the data receive, then the CTS */
+		lrc = lcmpi_lc_recv(r, 0, r->peer, lcmpi_rdv_word(r->rdv, 0), LC_MATCH_ALL, r->buf,
+				    r->cap);
+		if (lrc == 0) {
+			lrc = lcmpi_lc_send(r, 1, lcmpi_rdv_word(r->rdv, 1), &r->word,
+					    sizeof r->word, 0);
+			if (lrc != 0)
+				lcmpi_lc_unpost(r, 0);
+		}
+	}
 	if (lrc == 0)
-		lrc = lc_isend_match(lcmpi.node, src, lcmpi_rdv_word(r->rdv, 1), &r->word,
-				     sizeof r->word, &r->lr[1]);
-	if (lrc != 0)
-		lcmpi_post_failed(r, lrc);
+		r->started = 1;
+	return lrc;
+}
+
+static void lcmpi_enqueue(struct lcmpi_request *r)
+{
+	r->queued = 1;
+	r->qnext = NULL;
+	*lcmpi.waitq_tail = r;
+	lcmpi.waitq_tail = &r->qnext;
+}
+
+static void lcmpi_unqueue(struct lcmpi_request **pp)
+{
+	struct lcmpi_request *r = *pp;
+	*pp = r->qnext;
+	if (lcmpi.waitq_tail == &r->qnext)
+		lcmpi.waitq_tail = pp;
+	r->queued = 0;
+	r->qnext = NULL;
+}
+
+/* Is a first post of this kind waiting (a new one must queue behind it)? */
+static int lcmpi_first_waiting(enum lcmpi_req_kind kind)
+{
+	for (struct lcmpi_request *r = lcmpi.waitq; r; r = r->qnext)
+		if (!r->started && r->kind == kind)
+			return 1;
+	return 0;
+}
+
+/* The next step of a started request r: posted, waiting for room, or r ends with the error. */
+static void lcmpi_continue(struct lcmpi_request *r)
+{
+	int lrc = lcmpi_start(r);
+	if (lrc == LC_ERR_AGAIN && lcmpi.held > 0) {
+		lcmpi_enqueue(r);
+	} else if (lrc != 0) {
+		lcmpi_fail(r, lrc);
+		lcmpi_done(r);
+	}
+}
+
+/* Try the waiting steps: those of started requests, then first posts in order per kind. */
+static void lcmpi_drain(void)
+{
+	int blocked[2] = { 0, 0 };      /* [kind]: a first post of that kind found no room */
+	for (int pass = 0; pass < 2; pass++) {
+		struct lcmpi_request **pp = &lcmpi.waitq;
+		while (*pp) {
+			struct lcmpi_request *r = *pp;
+			if (r->started != !pass || blocked[r->kind]) {
+				pp = &r->qnext;
+				continue;
+			}
+			int lrc = lcmpi_start(r);
+			if (lrc == LC_ERR_AGAIN && (lcmpi.held > 0 || r->started)) {
+				if (pass && !r->started)
+					blocked[r->kind] = 1;
+				pp = &r->qnext;
+				continue;
+			}
+			lcmpi_unqueue(pp);
+			if (lrc != 0) {
+				lcmpi_fail(r, lrc);
+				lcmpi_done(r);
+			}
+		}
+	}
 }
 
 /* The eager receive of r completed (lrc, ls): a message, or the RTS of a rendezvous. */
@@ -94,9 +259,8 @@ static void lcmpi_recv_taken(struct lcmpi_request *r, int lrc, const struct lc_s
 	void *at = r->cap < sizeof r->word ? (void *)&r->word : r->buf;
 	if ((lrc == 0 || lrc == LC_ERR_TRUNC) && (ls->match & LCMPI_RTS_FLAG) &&
 	    ls->len == sizeof(uint64_t)) {
-		uint64_t len;
-		memcpy(&len, at, sizeof len);
-		lcmpi_rdv_accept(r, ls->src, ls->match, len);
+		lcmpi_rdv_taken(r, ls->src, ls->match, 0);
+		lcmpi_continue(r);
 		return;
 	}
 	r->st = *ls;
@@ -113,8 +277,10 @@ static void lcmpi_recv_taken(struct lcmpi_request *r, int lrc, const struct lc_s
 static void lcmpi_step(struct lcmpi_request *r, int slot, int lrc, const struct lc_status *ls)
 {
 	r->lr[slot] = NULL;
+	lcmpi.held--;
 	if (r->step == LCMPI_ST_EAGER) {
 		if (r->kind == LCMPI_REQ_RECV) {
+			lcmpi.held_recv--;
 			lcmpi_recv_taken(r, lrc, ls);
 			return;
 		}
@@ -123,18 +289,18 @@ static void lcmpi_step(struct lcmpi_request *r, int slot, int lrc, const struct 
 		lcmpi_done(r);
 		return;
 	}
+	if (r->kind == LCMPI_REQ_RECV && slot == 0) {   /* the data: its true size */
+		r->st.len = ls->len;
+		if (lrc == LC_ERR_TRUNC && r->lrc == 0)
+			r->lrc = LC_ERR_TRUNC;
+	}
 	if (lrc != 0 && lrc != LC_ERR_TRUNC)
 		lcmpi_fail(r, lrc);
 	if (r->lr[0] || r->lr[1])
 		return;         /* the other half is still pending */
 	if (r->step == LCMPI_ST_RTS && r->lrc == 0) {
-		/* the CTS arrived: send what the receiver takes */
-		size_t n = r->cts < r->cap ? (size_t)r->cts : r->cap;
-		r->step = LCMPI_ST_DATA;
-		int prc = lc_isend_match(lcmpi.node, r->peer, lcmpi_rdv_word(r->rdv, 0), r->buf, n,
-					 &r->lr[0]);
-		if (prc != 0)
-			lcmpi_post_failed(r, prc);
+		r->step = LCMPI_ST_DATA;        /* the CTS arrived */
+		lcmpi_continue(r);
 		return;
 	}
 	lcmpi_done(r);
@@ -142,6 +308,7 @@ static void lcmpi_step(struct lcmpi_request *r, int slot, int lrc, const struct 
 
 int lcmpi_progress(int wait)
 {
+	lcmpi_drain();
 	if (lcmpi.nactive == 0)
 		return 0;
 	if (2 * lcmpi.nactive > lcmpi.poll_cap) {
@@ -167,28 +334,45 @@ int lcmpi_progress(int wait)
 				lcmpi.poll_slot[n] = s;
 				lcmpi.poll_owner[n++] = r;
 			}
+	if (n == 0)     /* every pending request waits for room nothing of ours will free */
+		return LC_ERR_AGAIN;
 	for (;;) {
 		int idx = -1, done = 0;
 		struct lc_status ls = { 0 };
 		int lrc = wait ? lc_waitany(lcmpi.node, n, lcmpi.poll_lr, &idx, &ls)
 			       : lc_testany(lcmpi.node, n, lcmpi.poll_lr, &idx, &done, &ls);
-		if (idx < 0)
+		if (idx < 0) {
+			lcmpi_drain();
 			return lrc;
+		}
 		lcmpi_step(lcmpi.poll_owner[idx], lcmpi.poll_slot[idx], lrc, &ls);
-		if (wait)
+		if (wait) {
+			lcmpi_drain();
 			return 0;
+		}
 		/* test: take every completion there is (new posts wait for the next call) */
 	}
 }
 
 void lcmpi_wait_done(struct lcmpi_request *r)
 {
-	while (r->step != LCMPI_ST_DONE)
-		if (lcmpi_progress(1) != 0 && r->step != LCMPI_ST_DONE) {
-			/* a failure of libcomm itself: end r with it */
-			lcmpi_fail(r, LC_ERR_INVAL);
+	while (r->step != LCMPI_ST_DONE) {
+		int lrc = lcmpi_progress(1);
+		if (lrc != 0 && r->step != LCMPI_ST_DONE) {
+			/* a failure of libcomm itself (or no room that anything frees): end r with it */
+			if (r->queued)
+				for (struct lcmpi_request **pp = &lcmpi.waitq; *pp; pp = &(*pp)->qnext)
+					if (*pp == r) {
+						lcmpi_unqueue(pp);
+						break;
+					}
+			if (!r->lr[0] && !r->lr[1]) {
+				lcmpi_fail(r, lrc);
+				lcmpi_done(r);
+			}
 			return;
 		}
+	}
 }
 
 static int lcmpi_post_begin(struct lcmpi_request *r, void *buf, size_t len)
@@ -198,20 +382,27 @@ static int lcmpi_post_begin(struct lcmpi_request *r, void *buf, size_t len)
 	r->posted = 1;
 	r->step = LCMPI_ST_EAGER;
 	r->lrc = 0;
+	r->started = r->queued = 0;
 	memset(&r->st, 0, sizeof r->st);
 	lcmpi_active_add(r);
 	return 0;
 }
 
-/* A libcomm post failed at once: nothing pending, the request is freed; the MPI class. */
-static int lcmpi_post_undo(struct lcmpi_request *r, int lrc)
+/*
+ * The first post of r: at once, or queued behind a waiting one of its kind
+ * or for room.  A libcomm error other than no room: r is freed, the MPI class.
+ */
+static int lcmpi_post_first(struct lcmpi_request *r)
 {
-	if (r->lr[0] || r->lr[1]) {     /* the RTS's other half went: end it as a failed request */
-		lcmpi_post_failed(r, lrc);
-		lcmpi_wait_done(r);
-	} else {
-		lcmpi_done(r);
+	int waiting = lcmpi_first_waiting(r->kind);
+	int lrc = waiting ? LC_ERR_AGAIN : lcmpi_start(r);
+	if (lrc == LC_ERR_AGAIN && (waiting || lcmpi.held > 0)) {
+		lcmpi_enqueue(r);
+		return MPI_SUCCESS;
 	}
+	if (lrc == 0)
+		return MPI_SUCCESS;
+	lcmpi_done(r);
 	lcmpi_req_free(r);
 	return lcmpi_err_of_lc(lrc);
 }
@@ -226,30 +417,12 @@ int lcmpi_post_send(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag,
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;
 	lcmpi_post_begin(r, (void *)buf, len);
-	int node = c->node_of[dest], lrc;
-	uint64_t m = lcmpi_match(ctx, tag);
-	if (len <= lcmpi.eager) {
-		lrc = sync ? lc_issend(lcmpi.node, node, m, buf, len, &r->lr[0])
-			   : lc_isend_match(lcmpi.node, node, m, buf, len, &r->lr[0]);
-		return lrc ? lcmpi_post_undo(r, lrc) : MPI_SUCCESS;
-	}
-	/* rendezvous: the CTS receive first, so the answer always meets it */
-	r->step = LCMPI_ST_RTS;
-	r->peer = node;
-	r->rdv = lcmpi.cookie[node]++;
-	r->word = len;
-	lrc = lc_irecv_match(lcmpi.node, node, lcmpi_rdv_word(r->rdv, 1), LC_MATCH_ALL, &r->cts,
-			     sizeof r->cts, &r->lr[1]);
-	if (lrc == 0)
-		lrc = lc_isend_match(lcmpi.node, node,
-				     m | (r->rdv << LCMPI_COOKIE_SHIFT) | LCMPI_RTS_FLAG, &r->word,
-				     sizeof r->word, &r->lr[0]);
-	if (lrc != 0 && r->lr[1]) {
-		lc_cancel(lcmpi.node, r->lr[1]);        /* no RTS went: nobody answers */
-		lc_wait(lcmpi.node, r->lr[1], NULL);
-		r->lr[1] = NULL;
-	}
-	return lrc ? lcmpi_post_undo(r, lrc) : MPI_SUCCESS;
+	r->peer = r->node = c->node_of[dest];
+	r->match = lcmpi_match(ctx, tag);
+	r->sync = sync;
+	if (len > lcmpi.eager)
+		r->step = LCMPI_ST_RTS;         /* rendezvous */
+	return lcmpi_post_first(r);
 }
 
 int lcmpi_post_recv(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag, void *buf,
@@ -262,32 +435,25 @@ int lcmpi_post_recv(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag, 
 	if (src == MPI_PROC_NULL)
 		return MPI_SUCCESS;
 	lcmpi_post_begin(r, buf, cap);
-	int node;
-	uint64_t m, mask;
-	lcmpi_recv_args(c, ctx, src, tag, &node, &m, &mask);
-	struct lcmpi_pulled *p = lcmpi.pulled ? lcmpi_pulled_take(node, m, mask, 1) : NULL;
-	if (p) {
-		lcmpi_recv_pulled(r, p);
-		return MPI_SUCCESS;
-	}
-	/* a receive below 8 bytes lands in r->word first: an RTS must fit */
-	int small = cap < sizeof r->word;
-	int lrc = lc_irecv_match(lcmpi.node, node, m, mask, small ? (void *)&r->word : buf,
-				 small ? sizeof r->word : cap, &r->lr[0]);
-	return lrc ? lcmpi_post_undo(r, lrc) : MPI_SUCCESS;
-}
-
-void lcmpi_recv_pulled(struct lcmpi_request *r, struct lcmpi_pulled *p)
-{
-	lcmpi_rdv_accept(r, p->src, p->match, p->len);
-	free(p);
+	lcmpi_recv_args(c, ctx, src, tag, &r->node, &r->match, &r->mask);
+	return lcmpi_post_first(r);
 }
 
 int lcmpi_cancel(struct lcmpi_request *r)
 {
-	if (r->kind != LCMPI_REQ_RECV || r->step != LCMPI_ST_EAGER || !r->lr[0])
+	if (r->kind != LCMPI_REQ_RECV || r->step != LCMPI_ST_EAGER)
 		return 0;
-	return lc_cancel(lcmpi.node, r->lr[0]);
+	if (r->queued && !r->started) {         /* still waiting for room: nothing to take back */
+		for (struct lcmpi_request **pp = &lcmpi.waitq; *pp; pp = &(*pp)->qnext)
+			if (*pp == r) {
+				lcmpi_unqueue(pp);
+				break;
+			}
+		r->lrc = r->st.err = LC_ERR_CANCELED;
+		lcmpi_done(r);
+		return 1;
+	}
+	return r->lr[0] ? lc_cancel(lcmpi.node, r->lr[0]) : 0;
 }
 
 int lcmpi_send_ctx(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag, const void *buf,
@@ -295,11 +461,13 @@ int lcmpi_send_ctx(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag, 
 {
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;
-	if (len <= lcmpi.eager) {       /* fast path: completes locally, no peer step needed */
+	if (len <= lcmpi.eager && !lcmpi_first_waiting(LCMPI_REQ_SEND)) {
+		/* fast path: completes locally, no peer step needed (or the pool is full: post it) */
 		uint64_t m = lcmpi_match(ctx, tag);
 		int lrc = sync ? lc_ssend(lcmpi.node, c->node_of[dest], m, buf, len)
 			       : lc_send_match(lcmpi.node, c->node_of[dest], m, buf, len);
-		return lrc ? lcmpi_err_of_lc(lrc) : MPI_SUCCESS;
+		if (lrc != LC_ERR_AGAIN)
+			return lrc ? lcmpi_err_of_lc(lrc) : MPI_SUCCESS;
 	}
 	struct lcmpi_request *r;
 	int rc = lcmpi_post_send(c, ctx, dest, tag, buf, len, sync, MPI_COMM_NULL, &r);
@@ -337,6 +505,7 @@ int lcmpi_recv_ctx(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag, v
 		if (!(r = lcmpi_req_new(LCMPI_REQ_RECV, MPI_COMM_NULL)))
 			return MPI_ERR_NO_MEM;
 		lcmpi_post_begin(r, buf, cap);
+		r->started = 1;
 		lcmpi_recv_taken(r, lrc, &ls);
 	} else {
 		int rc = lcmpi_post_recv(c, ctx, src, tag, buf, cap, MPI_COMM_NULL, &r);

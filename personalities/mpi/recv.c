@@ -110,8 +110,12 @@ static int lcmpi_pull(const struct lc_status *ls, struct lcmpi_pulled **out)
 	if (!p)
 		return LC_ERR_NOMEM;
 	uint64_t len = 0;
-	int lrc = lc_recv_match(lcmpi.node, ls->src, ls->match, LC_MATCH_ALL, &len, sizeof len,
-				NULL);
+	int lrc;
+	/* it has arrived: the receive only needs a request of the pool (progress frees one) */
+	while ((lrc = lc_recv_match(lcmpi.node, ls->src, ls->match, LC_MATCH_ALL, &len,
+				    sizeof len, NULL)) == LC_ERR_AGAIN &&
+	       lcmpi.held > 0)
+		lcmpi_progress(1);
 	if (lrc != 0) {
 		free(p);
 		return lrc;

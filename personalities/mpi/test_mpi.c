@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The MPI personality end to end: its programs (plain MPI) under commrun, and mpicc/mpirun themselves. */
 #include "../../tests/pipeline/lc_run.h"
+#include <glob.h>
 #include "lc_config.h"
 #include "lc_coop.h"
 
@@ -100,6 +101,33 @@ Test(mpi, large_messages_go_by_rendezvous)
 	lc_t_commrun(&o, 4, 120, "mpi_p2p", "large", arg, NULL);
 	lc_t_expect_ok(&o, ok, 4);
 	free(o.text);
+}
+
+/*
+ * More requests pending than the pool of host.max_requests (a benchmark's
+ * window of 64): the personality queues what finds no room (p2p.c, "Room").
+ * Eager messages (64 B) and rendezvous ones (128 KiB, above every eager
+ * limit), each into distinct buffers and all into one buffer; cancelled
+ * receives, queued ones too.
+ */
+static void lc_t_window(const char *bytes, int count)
+{
+	char arg[16];
+	struct lc_t_out o;
+	snprintf(arg, sizeof arg, "%d", count);
+	lc_t_commrun(&o, 2, 120, "mpi_p2p", "window", bytes, arg, NULL);
+	lc_t_expect_ok(&o, "mpi_p2p ok:", 2);
+	free(o.text);
+}
+
+Test(mpi, window_beyond_the_request_pool_eager)
+{
+	lc_t_window("64", LC_HOST_MAX_REQUESTS + 8);
+}
+
+Test(mpi, window_beyond_the_request_pool_rendezvous)
+{
+	lc_t_window("131072", LC_HOST_MAX_REQUESTS + 8 < 24 ? LC_HOST_MAX_REQUESTS + 8 : 24);
 }
 
 static void lc_t_coll(int nodes)
@@ -240,5 +268,232 @@ Test(mpi, netpipe_unmodified_integrity_under_faults)
 }
 #else
 LC_T_SKIPPED(mpi, netpipe_unmodified_integrity_under_faults,
+	     "needs a protocol that provides exactly_once (LC_PC_EXACTLY_ONCE)")
+#endif
+
+/*
+ * The point-to-point programs of the OSU Micro-Benchmarks (osu_latency,
+ * osu_bw, osu_bibw, osu_mbw_mr), built unmodified with bin/mpicc as the
+ * release's own makefile builds them and run with bin/mpirun -n 2.  No
+ * Debian package carries their source, so it is not fetched: the test runs
+ * on a tree given by LC_OSU_SRC=<dir> (or build/thirdparty/osu-micro-
+ * benchmarks*), and is skipped with the reason otherwise.
+ *
+ * Layout (releases up to 5.3): mpi/pt2pt/osu_{latency,bw,bibw}.c each
+ * linked with osu_pt2pt.c (compiled with -I of that folder, automake's
+ * DEFAULT_INCLUDES), osu_mbw_mr.c alone.  Those releases' configure makes
+ * no config header: its DEFS go on the command line, so the test passes the
+ * ones the programs use, read from the tree's configure.ac as configure
+ * would (PACKAGE_VERSION from AC_INIT, FIELD_WIDTH and FLOAT_PRECISION from
+ * AC_DEFINE).  Later releases link util/osu_util_mpi.c (c/util/ from 5.9),
+ * which calls the one-sided MPI_Win_* family the personality does not
+ * provide: such a tree is reported skipped with that reason, never built
+ * against stubs.
+ */
+struct lc_t_osu {
+	const char *name;
+	int with_util;          /* linked with osu_pt2pt.c */
+	int first;              /* first size: 0 (latency) or 1 */
+	int values;             /* numbers after the size on each row */
+};
+
+static const struct lc_t_osu lc_t_osu_progs[] = {
+	{ "osu_latency", 1, 0, 1 },
+	{ "osu_bw", 1, 1, 1 },
+	{ "osu_bibw", 1, 1, 1 },
+	{ "osu_mbw_mr", 0, 1, 2 },
+};
+
+/* The OSU tree, or NULL (the reason in why). */
+static const char *lc_t_osu_src(char *buf, size_t cap, char *why, size_t whycap)
+{
+	const char *env = getenv("LC_OSU_SRC");
+	if (env && *env) {
+		snprintf(buf, cap, "%s", env);
+	} else {
+		char pat[600];
+		glob_t g;
+		snprintf(pat, sizeof pat, "%s/../thirdparty/osu-micro-benchmarks*/", lc_t_build_dir());
+		if (glob(pat, 0, NULL, &g) != 0 || g.gl_pathc == 0) {
+			snprintf(why, whycap, "no OSU Micro-Benchmarks source: set LC_OSU_SRC=<dir> "
+				 "or unpack a release under build/thirdparty/ (no Debian package "
+				 "carries it, tools/thirdparty.py cannot fetch it)");
+			return NULL;
+		}
+		snprintf(buf, cap, "%s", g.gl_pathv[0]);
+		globfree(&g);
+	}
+	char f[700];
+	snprintf(f, sizeof f, "%s/mpi/pt2pt/osu_pt2pt.c", buf);
+	if (access(f, R_OK) == 0)
+		return buf;
+	snprintf(why, whycap, "%s is not a release up to 5.3 (no mpi/pt2pt/osu_pt2pt.c): later "
+		 "releases link util/osu_util_mpi.c, which needs the one-sided MPI_Win_* calls "
+		 "the personality does not provide", buf);
+	return NULL;
+}
+
+/* The value of `key([NAME], [value]` in configure.ac text (NAME empty: the second argument of key). */
+static int lc_t_ac_value(const char *ac, const char *key, char *out, size_t cap)
+{
+	const char *p = strstr(ac, key);
+	if (!p || !(p = strstr(p, "], [")))
+		return 0;
+	p += 4;
+	size_t n = strcspn(p, "]");
+	if (n == 0 || n >= cap)
+		return 0;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return 1;
+}
+
+/* -D flags configure's DEFS would give: argv entries in defs (each up to 64 bytes). */
+static int lc_t_osu_defs(const char *src, char defs[][64], int max)
+{
+	char path[700], v[32];
+	snprintf(path, sizeof path, "%s/configure.ac", src);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	static char ac[64 << 10];
+	size_t n = fread(ac, 1, sizeof ac - 1, f);
+	ac[n] = '\0';
+	fclose(f);
+	int d = 0;
+	if (d < max && lc_t_ac_value(ac, "AC_INIT([", v, sizeof v))
+		snprintf(defs[d++], 64, "-DPACKAGE_VERSION=\"%s\"", v);
+	if (d < max && lc_t_ac_value(ac, "AC_DEFINE([FIELD_WIDTH]", v, sizeof v))
+		snprintf(defs[d++], 64, "-DFIELD_WIDTH=%s", v);
+	if (d < max && lc_t_ac_value(ac, "AC_DEFINE([FLOAT_PRECISION]", v, sizeof v))
+		snprintf(defs[d++], 64, "-DFLOAT_PRECISION=%s", v);
+	return d;
+}
+
+/* Every size row of rank 0, first .. 4 MiB (those releases' fixed range), with positive numbers. */
+static void lc_t_osu_rows(const struct lc_t_osu *t, const struct lc_t_out *o)
+{
+	int rows = 0;
+	for (long size = t->first; size <= (4l << 20); size = size ? size * 2 : 1) {
+		char key[48];
+		snprintf(key, sizeof key, "\n[0] %ld ", size);
+		const char *l = strstr(o->text, key);
+		double a = 0, b = 0;
+		int got = l ? sscanf(l + strlen(key), " %lf %lf", &a, &b) : 0;
+		cr_assert(got >= t->values && a > 0 && (t->values < 2 || b > 0),
+			  "%s: no row for %ld bytes; output:\n%s", t->name, size, o->text);
+		if (!strcmp(t->name, "osu_latency") && size == 8)
+			cr_log_info("osu_latency 8 B: %.2f us (%s)", a, lc_t_build_dir());
+		rows++;
+	}
+	cr_assert(rows >= 23, "%s: %d rows", t->name, rows);
+}
+
+static void lc_t_osu(const char *faults)
+{
+	char src[600], why[800], dir[64], cc[512], run[512], crun[512];
+	if (!lc_t_osu_src(src, sizeof src, why, sizeof why))
+		cr_skip_test("%s", why);
+	char defs[3][64];
+	int nd = lc_t_osu_defs(src, defs, 3);
+	lc_t_path(cc, sizeof cc, "bin/mpicc");
+	lc_t_path(run, sizeof run, "bin/mpirun");
+	lc_t_path(crun, sizeof crun, "bin/commrun");
+	snprintf(dir, sizeof dir, "/tmp/lc_t_osu.%d", (int)getpid());
+	cr_assert(mkdir(dir, 0700) == 0, "mkdir %s: %s", dir, strerror(errno));
+	for (size_t i = 0; i < sizeof lc_t_osu_progs / sizeof lc_t_osu_progs[0]; i++) {
+		const struct lc_t_osu *t = &lc_t_osu_progs[i];
+		char inc[700], prog[700], util[700], exe[128];
+		snprintf(inc, sizeof inc, "-I%s/mpi/pt2pt", src);
+		snprintf(prog, sizeof prog, "%s/mpi/pt2pt/%s.c", src, t->name);
+		snprintf(util, sizeof util, "%s/mpi/pt2pt/osu_pt2pt.c", src);
+		snprintf(exe, sizeof exe, "%s/%s", dir, t->name);
+		char *argv[16];
+		int a = 0;
+		argv[a++] = cc;
+		for (int d = 0; d < nd; d++)
+			argv[a++] = defs[d];
+		argv[a++] = inc;
+		argv[a++] = "-g";
+		argv[a++] = "-O2";
+		argv[a++] = "-o";
+		argv[a++] = exe;
+		argv[a++] = prog;
+		if (t->with_util)
+			argv[a++] = util;
+		argv[a] = NULL;
+		struct lc_t_out o;
+		lc_t_exec(&o, argv, NULL);
+		cr_assert_eq(o.status, 0, "%s does not build with bin/mpicc:\n%s", t->name, o.text);
+		free(o.text);
+		/* their own options: -i iterations, -x warmup (a window of 64 per iteration) */
+		const char *iters = strcmp(t->name, "osu_latency") ? "2" : "100";
+		char *rargv[16];
+		a = 0;
+		if (faults) {
+			rargv[a++] = crun;
+			rargv[a++] = "--show-job";
+			rargv[a++] = "--stats";
+			rargv[a++] = "--faults";
+			rargv[a++] = (char *)faults;
+		} else {
+			rargv[a++] = run;
+		}
+		char *rest[] = { "-n", "2", "--timeout", "150", exe, "-i", (char *)iters, "-x", "1",
+				 NULL };
+		for (int r = 0; rest[r]; r++)
+			rargv[a++] = rest[r];
+		rargv[a] = NULL;
+		lc_t_exec(&o, rargv, NULL);
+		cr_assert_eq(o.status, 0, "%s failed (status %d):\n%s", t->name, o.status, o.text);
+		cr_assert(strstr(o.text, "[0] # OSU MPI") != NULL, "%s: no header:\n%s", t->name,
+			  o.text);
+		lc_t_osu_rows(t, &o);
+		if (faults) {   /* the faults did happen: commrun --stats, "faults injected per link" */
+			const char *l = strstr(o.text, "\n0->1 ");
+			unsigned drop = 0, corrupt = 0;
+			cr_assert(l && sscanf(l, " 0->1 %u %u", &drop, &corrupt) == 2 &&
+					  drop + corrupt > 0,
+				  "%s: no fault injected on link 0->1; output:\n%s", t->name, o.text);
+		}
+		free(o.text);
+		unlink(exe);
+	}
+	rmdir(dir);
+}
+
+Test(mpi, osu_pt2pt_programs_build_unmodified_and_run)
+{
+	lc_t_osu(NULL);
+}
+
+#if LC_PC_EXACTLY_ONCE
+/*
+ * Under losses: every program completes with every row (releases up to 5.3
+ * check no data: the bytes are checked by mpi_p2p window under the same
+ * faults, below).
+ */
+Test(mpi, osu_pt2pt_programs_under_faults)
+{
+	lc_t_osu("drop=0.02,seed=3");
+}
+
+Test(mpi, window_under_faults_every_byte_intact)
+{
+	struct lc_t_out o;
+	char crun[512], pp[512];
+	lc_t_path(crun, sizeof crun, "bin/commrun");
+	lc_t_path(pp, sizeof pp, "tests/progs/mpi_p2p");
+	char *argv[] = { crun, "--show-job", "--timeout", "120", "--faults", "drop=0.02,seed=3",
+			 "-n", "2", pp, "window", "131072", "24", NULL };
+	lc_t_exec(&o, argv, NULL);
+	cr_assert(!lc_t_seg_exists(o.job), "segment left behind");
+	lc_t_expect_ok(&o, "mpi_p2p ok:", 2);
+	free(o.text);
+}
+#else
+LC_T_SKIPPED(mpi, osu_pt2pt_programs_under_faults,
+	     "needs a protocol that provides exactly_once (LC_PC_EXACTLY_ONCE)")
+LC_T_SKIPPED(mpi, window_under_faults_every_byte_intact,
 	     "needs a protocol that provides exactly_once (LC_PC_EXACTLY_ONCE)")
 #endif

@@ -25,6 +25,11 @@
  *           pending send on); probe of a large message (its true count), truncation
  *           (the prefix, MPI_ERR_TRUNCATE, the true count, also into a 0-byte buffer),
  *           MPI_Ssend, and an MPI_Request_free'd large send completed by MPI_Finalize
+ *   window BYTES COUNT (2) each rank posts COUNT receives, then COUNT sends of BYTES to the
+ *           other (more than the config's host.max_requests: the personality queues them):
+ *           into distinct buffers (every byte checked), then all into one buffer as a
+ *           benchmark's window does (statuses checked); then COUNT receives that no
+ *           message meets, every one cancelled (queued ones too)
  * Each rank prints "mpi_p2p ok: MODE" when its checks passed, "FAIL ..." otherwise.
  */
 static int me, np, bad;
@@ -471,6 +476,55 @@ static void large(size_t n)
 	free(rb);
 }
 
+static void window(size_t n, int count)
+{
+	int peer = 1 - me;
+	unsigned char *sb = malloc(n * (size_t)count), *rb = malloc(n * (size_t)count);
+	MPI_Request *rq = malloc(2 * sizeof *rq * (size_t)count);
+	MPI_Status *st = malloc(2 * sizeof *st * (size_t)count);
+	CHECK(sb && rb && rq && st, "out of memory for %d x %zu bytes", count, n);
+	if (!sb || !rb || !rq || !st)
+		return;
+	for (int round = 0; round < 2; round++) {       /* 0: distinct buffers, 1: one buffer */
+		for (int k = 0; k < count; k++)
+			fill(sb + (size_t)k * n, n, me, k);
+		memset(rb, 0, n * (size_t)count);
+		for (int k = 0; k < count; k++)
+			CHECK(MPI_Irecv(rb + (round ? 0 : (size_t)k * n), (int)n, MPI_BYTE, peer, 5,
+					MPI_COMM_WORLD, &rq[k]) == MPI_SUCCESS, "irecv %d", k);
+		for (int k = 0; k < count; k++)
+			CHECK(MPI_Isend(sb + (size_t)k * n, (int)n, MPI_BYTE, peer, 5, MPI_COMM_WORLD,
+					&rq[count + k]) == MPI_SUCCESS, "isend %d", k);
+		CHECK(MPI_Waitall(2 * count, rq, st) == MPI_SUCCESS, "round %d: waitall", round);
+		for (int k = 0; k < count; k++) {
+			int cnt = -1;
+			MPI_Get_count(&st[k], MPI_BYTE, &cnt);
+			CHECK(st[k].MPI_SOURCE == peer && st[k].MPI_ERROR == MPI_SUCCESS &&
+			      cnt == (int)n, "round %d, message %d: source %d, error %d, count %d",
+			      round, k, st[k].MPI_SOURCE, st[k].MPI_ERROR, cnt);
+			long at = round ? -1 : wrong(rb + (size_t)k * n, n, peer, k);
+			CHECK(at < 0, "message %d of %zu bytes: byte %ld wrong", k, n, at);
+		}
+	}
+	/* receives no message meets: each one cancelled, also those still queued */
+	for (int k = 0; k < count; k++)
+		CHECK(MPI_Irecv(rb, (int)n, MPI_BYTE, peer, 9, MPI_COMM_WORLD, &rq[k]) ==
+		      MPI_SUCCESS, "irecv %d", k);
+	for (int k = count - 1; k >= 0; k--)
+		MPI_Cancel(&rq[k]);
+	CHECK(MPI_Waitall(count, rq, st) == MPI_SUCCESS, "waitall of the cancelled");
+	for (int k = 0; k < count; k++) {
+		int flag = 0;
+		MPI_Test_cancelled(&st[k], &flag);
+		CHECK(flag, "receive %d not cancelled", k);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	free(sb);
+	free(rb);
+	free(rq);
+	free(st);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -497,6 +551,8 @@ int main(int argc, char **argv)
 		misuse();
 	else if (!strcmp(mode, "fatal"))
 		fatal();
+	else if (!strcmp(mode, "window") && argc > 3 && np == 2)
+		window((size_t)strtoull(argv[2], NULL, 0), atoi(argv[3]));
 	else if (!strcmp(mode, "large") && argc > 2 && np >= 3)
 		large((size_t)strtoull(argv[2], NULL, 0));
 	else {
