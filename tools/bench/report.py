@@ -79,9 +79,10 @@ def peak(cells, t, bench):
 
 
 def spread(xs):
-    """'median [min max] (n)' of per-round ratios, or n/a."""
+    """'median, IQR q1–q3 [min max] (n)' of per-round ratios, or n/a."""
     x = bl.summarise(xs)
-    return 'n/a' if not x else '%.3f× [%.3f %.3f] (%d)' % (x['median'], x['min'], x['max'], x['n'])
+    return 'n/a' if not x else '%.3f×, IQR %.3f–%.3f [%.3f %.3f] (%d)' % (
+        x['median'], x['q1'], x['q3'], x['min'], x['max'], x['n'])
 
 
 def mpi_rows(rows, cells, configs):
@@ -260,7 +261,8 @@ def write(outdir, csv_path, meta, cjs):
           'The same MPI source (`tools/bench/mpi/*.c`) built with each config\'s `bin/mpicc` and run '
           'with its `bin/mpirun` (the series `<config>+mpi` in `results.csv`), in the same rounds '
           'as the config\'s native example and Open MPI.  Ratio = via MPI / native %s latency of '
-          'one round; median over the rounds [min max] (rounds).  Target: at most %.2f×.'
+          'one round; median over the rounds, their interquartile range, [min max] (rounds).  '
+          'Target: a median of at most %.2f×.'
           % (sz, MPI_TARGET), '',
           '| config | %s native | %s via MPI | via MPI / native, per round | target ≤ %.2f× | '
           '%s Open MPI, same source | via MPI / Open MPI | stream peak via MPI (× native) | '
