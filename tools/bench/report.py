@@ -98,7 +98,8 @@ def mpi_rows(rows, cells, configs):
             openmpi=med(cells, 'openmpi', 'pingpong', MPI_SIZE),
             peaks={b: tuple(pk[(t, b)] and pk[(t, b)][1] for t in (m, c)) for b in ('stream', 'bibw')},
             ir_native=med(cells, c, bl.INSTR_API['name'], 8),
-            ir_mpi=med(cells, m, bl.INSTR_API['name'], 8)))
+            ir_mpi=med(cells, m, bl.INSTR_API['name'], 8),
+            ir_range={t: cells.get((t, bl.INSTR_API['name'], 8)) for t in (c, m)}))
     return out
 
 
@@ -281,16 +282,20 @@ def write(outdir, csv_path, meta, cjs):
           'blocking send and receive calls (native `lc_send` + `lc_recv`, via MPI `MPI_Send` + '
           '`MPI_Recv`), collected only inside them, less `lc_wait` (it polls for as long as the '
           'peer takes: timing, not work), plus the `lc_rx_frame` and `lc_finish` calls it makes '
-          '(the frame received, the request finished); messages = calls of the send function.  '
+          '(the frame received, the request finished); messages = calls of the send function; '
+          'median of the repeats, [min max] in `tables/<target>.instr_api.txt`.  '
           'The NIC steps inside the wait are left out of both, so the ratio overstates the '
           'personality\'s share of the whole path.', '',
-          '| config | Ir/msg native calls | Ir/msg via MPI | the personality\'s own Ir/msg | × native |',
-          '|---|---|---|---|---|']
+          '| config | Ir/msg native calls | Ir/msg via MPI | the personality\'s own Ir/msg | × native '
+          '| repeats: native [min max], via MPI [min max] |',
+          '|---|---|---|---|---|---|']
     for r in mrows:
         d = None if r['ir_native'] is None or r['ir_mpi'] is None else r['ir_mpi'] - r['ir_native']
-        L.append('| %s | %s | %s | %s | %s |' % (r['config'], fmt(r['ir_native']), fmt(r['ir_mpi']),
-                                                'n/a' if d is None else '%+.0f' % d,
-                                                fx(ratio(r['ir_mpi'], r['ir_native']))))
+        rng = ['n/a' if not x else '%d [%s %s]' % (x['n'], fmt(x['min']), fmt(x['max']))
+               for x in (r['ir_range'][t] for t in (r['config'], bl.mpi_target(r['config'])))]
+        L.append('| %s | %s | %s | %s | %s | %s |' % (
+            r['config'], fmt(r['ir_native']), fmt(r['ir_mpi']), 'n/a' if d is None else '%+.0f' % d,
+            fx(ratio(r['ir_mpi'], r['ir_native'])), ', '.join(rng)))
     for k, why in sorted((meta.get('mpi_twins') or {}).items()):
         if why:
             L.append('- `%s` not built: %s' % (k, why))
