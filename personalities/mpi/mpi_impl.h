@@ -151,18 +151,37 @@ LCMPI_FUNC int lcmpi_not_ready(const char *fn);
 			return lcmpi_not_ready(fn);                 \
 	} while (0)
 
-/* Bytes of count elements of a predefined datatype, or -1 (bad type). */
-LCMPI_FUNC int lcmpi_type_size(MPI_Datatype dt);
+/* Bytes of one element of each predefined datatype, [dt] (datatype.c, from LCMPI_TYPE_LIST). */
+#define LCMPI_NTYPES (MPI_LONG_DOUBLE + 1)
+extern const int lcmpi_type_bytes[LCMPI_NTYPES];
+
+/* Bytes of one element of a predefined datatype, or -1 (bad type). */
+static inline int lcmpi_type_size(MPI_Datatype dt)
+{
+	return dt > MPI_DATATYPE_NULL && dt < LCMPI_NTYPES ? lcmpi_type_bytes[dt] : -1;
+}
 /* inout[i] = inout[i] op in[i]; MPI_ERR_OP when op does not apply to dt. */
 LCMPI_FUNC int lcmpi_reduce_local(void *inout, const void *in, int count, MPI_Datatype dt,
 				  MPI_Op op);
 
 /*
  * Common argument checks; each returns MPI_SUCCESS or the error class
- * (already given to the handler of comm by lcmpi_err).
+ * (already given to the handler of comm by lcmpi_err).  Inline, as they
+ * run on every call: only a failing check leaves for the out-of-line
+ * report (lcmpi_check_buf_fail, in the standard's order of the checks).
  */
-LCMPI_FUNC int lcmpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count,
-			       MPI_Datatype dt, size_t *bytes);
+LCMPI_FUNC int lcmpi_check_buf_fail(MPI_Comm comm, const char *fn, const void *buf, int count,
+				    MPI_Datatype dt);
+static inline int lcmpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count,
+				  MPI_Datatype dt, size_t *bytes)
+{
+	int sz = lcmpi_type_size(dt);
+	size_t b = (size_t)count * (size_t)sz;  /* meaningless, unused, when a check fails */
+	if (__builtin_expect(sz < 0 || count < 0 || b > LC_MAX_MSG || (b > 0 && !buf), 0))
+		return lcmpi_check_buf_fail(comm, fn, buf, count, dt);
+	*bytes = b;
+	return MPI_SUCCESS;
+}
 
 /* Status of a completed libcomm receive, in comm's ranks. */
 static inline void lcmpi_status_set(MPI_Status *s, const struct lcmpi_comm *c,
@@ -213,11 +232,6 @@ LCMPI_FUNC int lcmpi_progress(int wait);
 LCMPI_FUNC void lcmpi_wait_done(struct lcmpi_request *r);
 /* Cancel r if no message matched it yet: 1 cancelled, 0 not, < 0 libcomm error. */
 LCMPI_FUNC int lcmpi_cancel(struct lcmpi_request *r);
-/* Blocking send / receive for the API and the collectives: MPI error class. */
-LCMPI_FUNC int lcmpi_send_ctx(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag,
-			      const void *buf, size_t len, int sync);
-LCMPI_FUNC int lcmpi_recv_ctx(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag,
-			      void *buf, size_t cap, struct lc_status *st);
 /* The libcomm receive arguments of (src, tag) on comm c. */
 static inline void lcmpi_recv_args(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag,
 				   int *node, uint64_t *match, uint64_t *mask)
@@ -225,6 +239,53 @@ static inline void lcmpi_recv_args(const struct lcmpi_comm *c, uint32_t ctx, int
 	*node = src == MPI_ANY_SOURCE ? LC_ANY_SOURCE : c->node_of[src];
 	*match = lcmpi_match(ctx, tag == MPI_ANY_TAG ? 0 : tag);
 	*mask = tag == MPI_ANY_TAG ? LCMPI_MASK_CTX : LCMPI_MASK_TAG;
+}
+
+/*
+ * Blocking send / receive for the API and the collectives: MPI error class.
+ * The eager path (a standard send up to the eager limit; a receive with
+ * nothing else pending) is inline, one libcomm call; the rest is p2p.c's:
+ * lcmpi_send_rest, and lcmpi_recv_rest with the receive's result so far
+ * (lrc and *ls of the one libcomm receive, which took a request to send,
+ * or lrc = 1: nothing taken yet, the receive is to be posted).
+ */
+LCMPI_FUNC int lcmpi_send_rest(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag,
+			       const void *buf, size_t len, int sync);
+LCMPI_FUNC int lcmpi_recv_rest(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag,
+			       void *buf, size_t cap, struct lc_status *st, int lrc,
+			       const struct lc_status *ls);
+
+static inline int lcmpi_send_ctx(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag,
+				 const void *buf, size_t len, int sync)
+{
+	/* a send waiting for room in the request pool (p2p.c, Room) goes first: the slow path */
+	if (dest != MPI_PROC_NULL && !sync && len <= lcmpi.eager && !lcmpi.waitq) {
+		int lrc = lc_send_match(lcmpi.node, c->node_of[dest], lcmpi_match(ctx, tag), buf, len);
+		if (lrc != LC_ERR_AGAIN)
+			return lrc ? lcmpi_err_of_lc(lrc) : MPI_SUCCESS;
+	}
+	return lcmpi_send_rest(c, ctx, dest, tag, buf, len, sync);
+}
+
+static inline int lcmpi_recv_ctx(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag,
+				 void *buf, size_t cap, struct lc_status *st)
+{
+	struct lc_status ls = { 0 };
+	int lrc = 1;
+	if (src != MPI_PROC_NULL && lcmpi.nactive == 0 && !lcmpi.pulled &&
+	    cap >= sizeof(uint64_t)) {
+		/* nothing else pending, so one libcomm receive may block */
+		int node;
+		uint64_t m, mask;
+		lcmpi_recv_args(c, ctx, src, tag, &node, &m, &mask);
+		lrc = lc_recv_match(lcmpi.node, node, m, mask, buf, cap, &ls);
+		if (!((lrc == 0 || lrc == LC_ERR_TRUNC) && (ls.match & LCMPI_RTS_FLAG))) {
+			if (st)
+				*st = ls;
+			return lrc ? lcmpi_err_of_lc(lrc) : MPI_SUCCESS;
+		}
+	}
+	return lcmpi_recv_rest(c, ctx, src, tag, buf, cap, st, lrc, &ls);
 }
 /* The oldest request to send a probe pulled that (node, match, mask) takes, unlinked; or NULL. */
 LCMPI_FUNC struct lcmpi_pulled *lcmpi_pulled_take(int node, uint64_t match, uint64_t mask,

@@ -456,13 +456,13 @@ int lcmpi_cancel(struct lcmpi_request *r)
 	return r->lr[0] ? lc_cancel(lcmpi.node, r->lr[0]) : 0;
 }
 
-int lcmpi_send_ctx(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag, const void *buf,
-		   size_t len, int sync)
+int lcmpi_send_rest(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag, const void *buf,
+		    size_t len, int sync)
 {
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;
 	if (len <= lcmpi.eager && !lcmpi_first_waiting(LCMPI_REQ_SEND)) {
-		/* fast path: completes locally, no peer step needed (or the pool is full: post it) */
+		/* completes locally, no peer step needed (or the pool is full: post it) */
 		uint64_t m = lcmpi_match(ctx, tag);
 		int lrc = sync ? lc_ssend(lcmpi.node, c->node_of[dest], m, buf, len)
 			       : lc_send_match(lcmpi.node, c->node_of[dest], m, buf, len);
@@ -479,34 +479,23 @@ int lcmpi_send_ctx(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag, 
 	return lrc ? lcmpi_err_of_lc(lrc) : MPI_SUCCESS;
 }
 
-int lcmpi_recv_ctx(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag, void *buf,
-		   size_t cap, struct lc_status *st)
+int lcmpi_recv_rest(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag, void *buf,
+		    size_t cap, struct lc_status *st, int lrc, const struct lc_status *ls)
 {
-	struct lc_status ls = { 0 };
 	if (src == MPI_PROC_NULL) {
 		if (st)
-			*st = ls;
+			*st = (struct lc_status){ 0 };
 		return MPI_SUCCESS;
 	}
-	int lrc;
 	struct lcmpi_request *r;
-	if (lcmpi.nactive == 0 && !lcmpi.pulled && cap >= sizeof(uint64_t)) {
-		/* fast path: nothing else pending, so one libcomm receive may block */
-		int node;
-		uint64_t m, mask;
-		lcmpi_recv_args(c, ctx, src, tag, &node, &m, &mask);
-		lrc = lc_recv_match(lcmpi.node, node, m, mask, buf, cap, &ls);
-		if (!((lrc == 0 || lrc == LC_ERR_TRUNC) && (ls.match & LCMPI_RTS_FLAG))) {
-			if (st)
-				*st = ls;
-			return lrc ? lcmpi_err_of_lc(lrc) : MPI_SUCCESS;
-		}
-		/* it was a request to send: the rendezvous as for a posted receive */
+	if (lrc != 1) {
+		/* lcmpi_recv_ctx's one libcomm receive took a request to send: the rendezvous as
+		 * for a posted receive */
 		if (!(r = lcmpi_req_new(LCMPI_REQ_RECV, MPI_COMM_NULL)))
 			return MPI_ERR_NO_MEM;
 		lcmpi_post_begin(r, buf, cap);
 		r->started = 1;
-		lcmpi_recv_taken(r, lrc, &ls);
+		lcmpi_recv_taken(r, lrc, ls);
 	} else {
 		int rc = lcmpi_post_recv(c, ctx, src, tag, buf, cap, MPI_COMM_NULL, &r);
 		if (rc != MPI_SUCCESS)

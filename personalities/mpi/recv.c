@@ -4,8 +4,9 @@
 
 #include "mpi_impl.h"
 
-static int lcmpi_recv_check(const char *fn, const void *buf, int count, MPI_Datatype dt, int src,
-			    int tag, MPI_Comm comm, const struct lcmpi_comm *c, size_t *cap)
+static inline int lcmpi_recv_check(const char *fn, const void *buf, int count, MPI_Datatype dt,
+				   int src, int tag, MPI_Comm comm, const struct lcmpi_comm *c,
+				   size_t *cap)
 {
 	if (!c)
 		return lcmpi_err(comm, MPI_ERR_COMM, fn, "comm %d", comm);

@@ -3,8 +3,9 @@
 #include "mpi_impl.h"
 
 /* The checks every send makes, in the standard's order; dest PROC_NULL passes. */
-static int lcmpi_send_check(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
-			    int tag, MPI_Comm comm, const struct lcmpi_comm *c, size_t *len)
+static inline int lcmpi_send_check(const char *fn, const void *buf, int count, MPI_Datatype dt,
+				   int dest, int tag, MPI_Comm comm, const struct lcmpi_comm *c,
+				   size_t *len)
 {
 	if (!c)
 		return lcmpi_err(comm, MPI_ERR_COMM, fn, "comm %d", comm);
@@ -22,8 +23,8 @@ static int lcmpi_send_check(const char *fn, const void *buf, int count, MPI_Data
 
 enum lcmpi_send_mode { LCMPI_STANDARD, LCMPI_SYNC };
 
-static int lcmpi_send(const char *fn, enum lcmpi_send_mode mode, const void *buf, int count,
-		      MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+static inline int lcmpi_send(const char *fn, enum lcmpi_send_mode mode, const void *buf,
+			     int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
 	LCMPI_READY(fn);
 	struct lcmpi_comm *c = lcmpi_comm(comm);

@@ -36,20 +36,59 @@ BENCHMARKS = [
 WINDOW = 64
 
 
-def window_for(bench, max_requests):
-    """The window of a windowed benchmark under a config allowing max_requests requests (None: any)."""
+def window_for(bench, max_requests, mpi=False):
+    """The window of a windowed benchmark under a config allowing max_requests requests (None: any);
+    mpi: through the MPI personality, whose rendezvous holds two libcomm requests a message."""
     if not bench['reqs']:
         return None
     if not max_requests:
         return WINDOW
-    return max(1, min(WINDOW, (int(max_requests) - 2) // bench['reqs']))
+    per_slot = bench['reqs'] * (2 if mpi else 1)
+    return max(1, min(WINDOW, (int(max_requests) - 2) // per_slot))
 BENCH = {b['name']: b for b in BENCHMARKS}
 
 # Anchors: the raw shared-memory floor and Open MPI, run in the same rounds.
 ANCHORS = ['shm', 'openmpi']
 
+# The MPI series.  A benchmark with the openmpi anchor has an MPI twin, tools/bench/mpi/<program>.c;
+# the same source is also built with each config's bin/mpicc (the MPI personality over that
+# config's libcomm) and run with its bin/mpirun.  Its rows carry the target name <config>+mpi in
+# the config column (as the anchors carry theirs): the config column names what was measured.
+MPI_SUFFIX = '+mpi'
+
+
+def has_twin(bench):
+    return 'openmpi' in bench['anchors']
+
+
+def mpi_target(config):
+    return config + MPI_SUFFIX
+
+
+def is_mpi_target(target):
+    return target.endswith(MPI_SUFFIX)
+
+
+def config_of(target):
+    """The config a target runs on: '<config>+mpi' -> '<config>'; a config or an anchor as is."""
+    return target[:-len(MPI_SUFFIX)] if is_mpi_target(target) else target
+
+
+def targets_of(bench, configs, anchors):
+    """The targets of one benchmark in run order: each config then its MPI series, then the anchors."""
+    out = []
+    for c in configs:
+        out.append(c)
+        if has_twin(bench):
+            out.append(mpi_target(c))
+    return out + [a for a in anchors if a in bench['anchors']]
+
+
 # Pseudo-benchmarks recorded in the same CSV.
 INSTR = dict(name='instr', unit='Ir/msg')          # callgrind, once per config
+# callgrind, once per config and per MPI series, at 8 B: the program's blocking send and receive
+# calls per message, outside lc_wait's polling (run.py, callgrind_api)
+INSTR_API = dict(name='instr_api', unit='Ir/msg')
 FAULT_BENCHES = ['fault_goodput', 'fault_latency']  # the fault sweep
 
 CSV_COLUMNS = ['config', 'benchmark', 'size', 'round', 'value', 'unit', 'status']
@@ -111,6 +150,19 @@ def cells(rows, benchmark=None):
             continue
         acc.setdefault((r['config'], r['benchmark'], r['size']), []).append(r['value'])
     return {k: summarise(v) for k, v in acc.items()}
+
+
+def round_ratios(rows, a, b, benchmark, size):
+    """Per-round ratios value(a) / value(b) of one cell, over the rounds where both are ok."""
+    va, vb = {}, {}
+    for r in rows:
+        if r['benchmark'] == benchmark and r['size'] == size and r['status'] == 'ok' \
+                and r['value'] is not None:
+            if r['config'] == a:
+                va[r['round']] = r['value']
+            elif r['config'] == b:
+                vb[r['round']] = r['value']
+    return [va[k] / vb[k] for k in sorted(va) if k in vb and vb[k] > 0]
 
 
 def geomean(xs):

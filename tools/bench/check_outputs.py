@@ -8,7 +8,9 @@ Checks the tidy CSV (columns, types, units, failed cells carry no number),
 that every (config, benchmark, size, round) cell of the plan is present, the
 JSON (parses, holds every measurement and each config's resolved config),
 the OSU-style tables, the plots (PNG and SVG, non-empty, right signature),
-report.md (every section, and its figures recomputed from the CSV), and that
+report.md (every section, and its figures recomputed from the CSV), that
+every config has its MPI series (<config>+mpi: the MPI twins over the
+config's MPI personality, and their instruction count) with figures, and that
 every cell produced a figure.  Exit status 0 when nothing failed.
 """
 import csv
@@ -24,7 +26,7 @@ sys.path.insert(0, HERE)
 import benchlib as bl  # noqa: E402
 import report  # noqa: E402
 
-PLOTS = ['latency', 'bandwidth', 'bibw', 'msgrate', 'heatmap', 'instructions']
+PLOTS = ['latency', 'latency_mpi', 'bandwidth', 'bibw', 'msgrate', 'heatmap', 'instructions']
 
 
 class Checker:
@@ -58,7 +60,8 @@ def main(argv):
             raw = list(rd)
         c.check(header == bl.CSV_COLUMNS, 'CSV columns are %s (got %s)' % (bl.CSV_COLUMNS, header))
         units = {b['name']: b['unit'] for b in bl.BENCHMARKS}
-        units[bl.INSTR['name']] = bl.INSTR['unit']
+        for pseudo in (bl.INSTR, bl.INSTR_API):
+            units[pseudo['name']] = pseudo['unit']
         bad = []
         for i, r in enumerate(raw, 2):
             if len(r) != len(bl.CSV_COLUMNS):
@@ -114,16 +117,18 @@ def main(argv):
     if meta:
         configs = meta['configs']
         anchors = [a for a in bl.ANCHORS if meta['anchors'].get(a) is None]
+        # every config has its MPI series, whatever the run recorded of it
+        mpi_targets = [bl.mpi_target(cfg) for cfg in configs]
         # ---- the plan: every cell present
         have = {(r['config'], r['benchmark'], r['size'], r['round']) for r in rows}
         missing = []
         for b in bl.BENCHMARKS:
             sizes = [s for s in meta['sizes'] if s >= b['min_size'] and
                      (b['max_size'] is None or s <= b['max_size'])]
-            for t in configs + [a for a in anchors if a in b['anchors']]:
-                rcj = (doc or {}).get('resolved_configs', {}).get(t) or {}
+            for t in bl.targets_of(b, configs, anchors):
+                rcj = (doc or {}).get('resolved_configs', {}).get(bl.config_of(t)) or {}
                 act = [p['name'] if isinstance(p, dict) else p for p in rcj.get('active_protocols', [])]
-                if t in configs and not bl.applies(b, act):
+                if bl.config_of(t) in configs and not bl.applies(b, act):
                     continue
                 for s in sizes:
                     for rnd in range(1, meta['rounds'] + 1):
@@ -133,13 +138,21 @@ def main(argv):
                 % (' (missing ' + ', '.join(missing[:5]) + ')' if missing else ''))
         c.check(all(any(r['config'] == cfg and r['benchmark'] == 'instr' for r in rows)
                     for cfg in configs), 'instructions per message recorded for every config')
+        okv = {(r['config'], r['benchmark'], r['size']) for r in rows
+               if r['status'] == 'ok' and r['value'] is not None}
+        for t in configs + mpi_targets:
+            c.check((t, bl.INSTR_API['name'], 8) in okv,
+                    'Ir per message of the 8 B ping-pong calls measured for %s' % t)
+        for t in mpi_targets:
+            c.check(any((t, 'pingpong', s) in okv for s in meta['sizes']),
+                    '%s has a pingpong row with a value (the MPI twin over the personality)' % t)
         fails = sorted({'%s %s %s' % (r['config'], r['benchmark'], bl.fmt_size(r['size']))
                         for r in rows if r['status'] != 'ok'})
         c.check(not fails, 'every cell produced a figure%s'
                 % (' (failed: ' + '; '.join(fails[:6]) + ')' if fails else ''))
 
         # ---- tables
-        for t in configs + anchors:
+        for t in configs + mpi_targets + anchors:
             for b in bl.BENCHMARKS:
                 want = sorted({r['size'] for r in rows if r['config'] == t and r['benchmark'] == b['name']})
                 if not want:
@@ -189,6 +202,25 @@ def main(argv):
                 c.check(bool(m) and m.group(1).strip() == report.fmt(i8['median']),
                         'report instructions per 8 B message of %s match the CSV (%s)'
                         % (t, report.fmt(i8['median'])))
+        # the MPI section: one row per config, its figures recomputed from the CSV
+        msec = text.split(report.MPI_SECTION)[-1].split('\n## ')[0] if report.MPI_SECTION in text else ''
+        for r in report.mpi_rows(rows, cells, configs):
+            m = re.search(r'^\| %s \| ([^|]+) \| ([^|]+) \| ([^|]+) \|' % re.escape(r['config']),
+                          msec, re.M)
+            want = (report.fmt(r['native'], 'us'), report.fmt(r['mpi'], 'us'), report.spread(r['ratios']))
+            c.check(bool(m) and tuple(g.strip() for g in m.groups()) == want,
+                    'report MPI row of %s matches the CSV (native, via MPI, ratio per round: %s)'
+                    % (r['config'], ', '.join(want)))
+            if report.MPI_SIZE in meta['sizes']:
+                c.check(r['mpi'] is not None and bool(r['ratios']),
+                        '%s has an %s ping-pong latency via MPI and a per-round ratio to native'
+                        % (r['config'], bl.fmt_size(report.MPI_SIZE)))
+            m = re.search(r'^\| %s \| ([^|]+) \| ([^|]+) \|' % re.escape(r['config']),
+                          msec.split('Instructions per 8 B message')[-1], re.M)
+            want = (report.fmt(r['ir_native']), report.fmt(r['ir_mpi']))
+            c.check(bool(m) and tuple(g.strip() for g in m.groups()) == want,
+                    'report Ir per message of %s, native and via MPI, match the CSV (%s)'
+                    % (r['config'], ', '.join(want)))
         if meta.get('wall_seconds') is not None:
             c.check('Wall time' in text, 'report.md gives the wall time')
 

@@ -6,7 +6,8 @@ import subprocess
 
 import benchlib as bl
 
-# One line style per series: configs first, anchors drawn dashed in grey/black.
+# One colour per config; anchors drawn dashed in grey/black; a config's MPI series (<config>+mpi)
+# in the config's colour, dotted, with open points.
 COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2',
            '#17becf', '#bcbd22', '#7f7f7f']
 ANCHOR_STYLE = {'shm': ('#000000', 'shm floor (raw copy in + out)'),
@@ -19,6 +20,12 @@ CURVES = [
     ('bibw', 'bibw', 'bandwidth, both directions (MB/s)', 'Bidirectional bandwidth (bibw, window 64)'),
     ('msgrate', 'msgrate', 'messages per second', 'Message rate (msgrate, window 64)'),
     ('bcast', 'bcast', 'broadcast + acks (us)', 'Broadcast latency, 4 nodes (configs with multicast)'),
+]
+# The MPI series beside its native config and Open MPI (its own plot: in the plots above, one more
+# curve per config would no longer be readable with the default six configs).
+MPI_CURVES = [
+    ('latency_mpi', 'pingpong', 'one-way latency (us)',
+     'Ping-pong: native API (solid), MPI twin over the personality (dotted)'),
 ]
 
 
@@ -51,10 +58,10 @@ def size_tics(sizes):
     return 'set xtics (%s)' % ', '.join(tics) if tics else ''
 
 
-def curve_plot(pdir, stem, bench, ylabel, title, cells, targets, nrounds, errors):
+def curve_plot(pdir, stem, bench, ylabel, title, cells, targets, nrounds, errors, configs):
     series = []
     sizes_all = set()
-    for i, t in enumerate(targets):
+    for t in targets:
         pts = sorted((s, c) for (tt, b, s), c in cells.items() if tt == t and b == bench and s > 0)
         if not pts:
             continue
@@ -68,8 +75,12 @@ def curve_plot(pdir, stem, bench, ylabel, title, cells, targets, nrounds, errors
             colour, name = ANCHOR_STYLE[t]
             style = 'lw 2 dt 2 pt 6 lc rgb %s' % q(colour)
         else:
-            colour, name = COLOURS[i % len(COLOURS)], t
-            style = 'lw 2 pt 7 ps 0.8 lc rgb %s' % q(colour)
+            c = bl.config_of(t)
+            colour = COLOURS[(configs.index(c) if c in configs else 0) % len(COLOURS)]
+            if bl.is_mpi_target(t):
+                name, style = '%s via MPI' % c, 'lw 2 dt 3 pt 6 ps 0.8 lc rgb %s' % q(colour)
+            else:
+                name, style = t, 'lw 2 pt 7 ps 0.8 lc rgb %s' % q(colour)
         series.append("%s using 1:2:3:4 with yerrorlines %s title %s"
                       % (q('data/%s.%s.dat' % (stem, t)), style, q(name)))
     if not series:
@@ -184,7 +195,7 @@ def fault_plot(pdir, rows, errors):
     return bool(plotted)
 
 
-def make_all(outdir, rows, configs, anchors):
+def make_all(outdir, rows, configs, anchors, mpi_targets=()):
     """Write every plot into outdir/plots; return a list of error strings."""
     pdir = os.path.join(outdir, 'plots')
     os.makedirs(os.path.join(pdir, 'data'), exist_ok=True)
@@ -193,7 +204,11 @@ def make_all(outdir, rows, configs, anchors):
     nrounds = max([r['round'] for r in rows if r['benchmark'] in bl.BENCH] or [0])
     targets = list(configs) + list(anchors)
     for stem, bench, ylabel, title in CURVES:
-        curve_plot(pdir, stem, bench, ylabel, title, cells, targets, nrounds, errors)
+        curve_plot(pdir, stem, bench, ylabel, title, cells, targets, nrounds, errors, configs)
+    mtargets = [x for c in configs for x in [c] + [t for t in mpi_targets if bl.config_of(t) == c]]
+    for stem, bench, ylabel, title in MPI_CURVES:
+        curve_plot(pdir, stem, bench, ylabel, title, cells,
+                   mtargets + [a for a in anchors if a == 'openmpi'], nrounds, errors, configs)
     heatmap(pdir, 'heatmap', 'pingpong', cells, configs, errors, invert=False)
     heatmap(pdir, 'heatmap_bandwidth', 'stream', cells, configs, errors, invert=True)
     instr_plot(pdir, cells, configs, errors)

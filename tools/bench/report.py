@@ -13,7 +13,13 @@ BW_POINTS = [65536, 1 << 20]
 
 SECTIONS = ['## Run', '## Fastest configuration per size range', '## Cost of each configuration '
             'and protocol against baseline', '## Peak bandwidth and n½',
-            '## Distance to the shm floor and to Open MPI', '## Failed cells', '## Broadcast and fault sweep']
+            '## Distance to the shm floor and to Open MPI', '## Failed cells', '## Broadcast and fault sweep',
+            '## MPI personality vs native API']
+MPI_SECTION = SECTIONS[7]
+# The size of the personality's latency figures, and its target: the MPI series' 8 B latency at
+# most this many times the native API's (median of the per-round ratios).
+MPI_SIZE = 8
+MPI_TARGET = 1.10
 
 
 def flat(d, prefix=''):
@@ -63,6 +69,40 @@ def fx(r):
     return 'n/a' if r is None else '%.3g×' % r
 
 
+def peak(cells, t, bench):
+    """(size of the peak, peak median, n½) of target t's bandwidth benchmark, or None."""
+    pts = sorted((s, c['median']) for (tt, b, s), c in cells.items() if tt == t and b == bench)
+    if not pts:
+        return None
+    ps, pv = max(pts, key=lambda x: x[1])
+    return ps, pv, next(s for s, v in pts if v >= pv / 2)
+
+
+def spread(xs):
+    """'median, IQR q1–q3 [min max] (n)' of per-round ratios, or n/a."""
+    x = bl.summarise(xs)
+    return 'n/a' if not x else '%.3f×, IQR %.3f–%.3f [%.3f %.3f] (%d)' % (
+        x['median'], x['q1'], x['q3'], x['min'], x['max'], x['n'])
+
+
+def mpi_rows(rows, cells, configs):
+    """The figures of the MPI section, one dict per config (check_outputs.py recomputes them)."""
+    out = []
+    for c in configs:
+        m = bl.mpi_target(c)
+        pk = {(t, b): peak(cells, t, b) for t in (c, m) for b in ('stream', 'bibw')}
+        out.append(dict(
+            config=c, native=med(cells, c, 'pingpong', MPI_SIZE),
+            mpi=med(cells, m, 'pingpong', MPI_SIZE),
+            ratios=bl.round_ratios(rows, m, c, 'pingpong', MPI_SIZE),
+            openmpi=med(cells, 'openmpi', 'pingpong', MPI_SIZE),
+            peaks={b: tuple(pk[(t, b)] and pk[(t, b)][1] for t in (m, c)) for b in ('stream', 'bibw')},
+            ir_native=med(cells, c, bl.INSTR_API['name'], 8),
+            ir_mpi=med(cells, m, bl.INSTR_API['name'], 8),
+            ir_range={t: cells.get((t, bl.INSTR_API['name'], 8)) for t in (c, m)}))
+    return out
+
+
 def write(outdir, csv_path, meta, cjs):
     rows = bl.load_csv(csv_path)
     cells = bl.cells(rows)
@@ -81,6 +121,8 @@ def write(outdir, csv_path, meta, cjs):
              len(rows), sum(1 for r in rows if r['status'] != 'ok')),
           '- Configurations: %s. Anchors: %s.' % (', '.join(configs) or 'none',
                                                  ', '.join(anchors) or 'none'),
+          '- MPI series (the MPI twins built with each config\'s `bin/mpicc`): %s.'
+          % (', '.join(bl.mpi_target(c) for c in configs) or 'none'),
           '- Machine: %s, %s CPUs; both processes of a job run unpinned (Open MPI: `%s`).'
           % (meta['host'], meta['cpus'], meta['mpirun'])]
     if meta.get('wall_seconds') is not None:
@@ -168,20 +210,21 @@ def write(outdir, csv_path, meta, cjs):
           'Peak = highest median bandwidth over the sizes; n½ = the smallest size whose median '
           'reaches half of that peak (NetPIPE/BIP convention).', '',
           '| config | stream peak | at | stream n½ | bibw peak | bibw n½ |', '|---|---|---|---|---|---|']
-    for t in configs + [a for a in anchors if a == 'openmpi']:
+    for t in [x for c in configs for x in (c, bl.mpi_target(c))] + \
+            [a for a in anchors if a == 'openmpi']:
         cols = []
         for bench in ('stream', 'bibw'):
-            pts = sorted((s, c['median']) for (tt, b, s), c in cells.items() if tt == t and b == bench)
-            if not pts:
+            pk = peak(cells, t, bench)
+            if not pk:
                 cols += ['n/a'] * (3 if bench == 'stream' else 2)
                 continue
-            ps, pv = max(pts, key=lambda x: x[1])
-            half = next(s for s, v in pts if v >= pv / 2)
+            ps, pv, half = pk
             if bench == 'stream':
                 cols += [fmt(pv, 'MB/s'), bl.fmt_size(ps), bl.fmt_size(half)]
             else:
                 cols += [fmt(pv, 'MB/s'), bl.fmt_size(half)]
-        L.append('| %s | %s |' % (t, ' | '.join(cols)))
+        if not (bl.is_mpi_target(t) and cols == ['n/a'] * 5):
+            L.append('| %s | %s |' % (t, ' | '.join(cols)))
     L.append('')
 
     # ---- anchors
@@ -211,6 +254,51 @@ def write(outdir, csv_path, meta, cjs):
     for a in anchors:
         L.append('| *%s* | %s | | | |' % (a, ' | '.join(fmt(med(cells, a, 'pingpong', s), 'us')
                                                      for s in LAT_POINTS)))
+    L.append('')
+
+    # ---- the MPI personality
+    sz = bl.fmt_size(MPI_SIZE)
+    L += [MPI_SECTION, '',
+          'The same MPI source (`tools/bench/mpi/*.c`) built with each config\'s `bin/mpicc` and run '
+          'with its `bin/mpirun` (the series `<config>+mpi` in `results.csv`), in the same rounds '
+          'as the config\'s native example and Open MPI.  Ratio = via MPI / native %s latency of '
+          'one round; median over the rounds, their interquartile range, [min max] (rounds).  '
+          'Target: a median of at most %.2f×.'
+          % (sz, MPI_TARGET), '',
+          '| config | %s native | %s via MPI | via MPI / native, per round | target ≤ %.2f× | '
+          '%s Open MPI, same source | via MPI / Open MPI | stream peak via MPI (× native) | '
+          'bibw peak via MPI (× native) |' % (sz, sz, MPI_TARGET, sz),
+          '|---|---|---|---|---|---|---|---|---|']
+    mrows = mpi_rows(rows, cells, configs)
+    for r in mrows:
+        x = bl.summarise(r['ratios'])
+        verdict = 'n/a' if not x else ('met' if x['median'] <= MPI_TARGET else 'missed')
+        L.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            r['config'], fmt(r['native'], 'us'), fmt(r['mpi'], 'us'), spread(r['ratios']), verdict,
+            fmt(r['openmpi'], 'us'), fx(ratio(r['mpi'], r['openmpi'])),
+            *['%s (%s)' % (fmt(r['peaks'][b][0], 'MB/s'), fx(ratio(*r['peaks'][b])))
+              for b in ('stream', 'bibw')]))
+    L += ['', 'Instructions per 8 B message (callgrind, ping-pong, both nodes): the program\'s '
+          'blocking send and receive calls (native `lc_send` + `lc_recv`, via MPI `MPI_Send` + '
+          '`MPI_Recv`), collected only inside them, less `lc_wait` (it polls for as long as the '
+          'peer takes: timing, not work), plus the `lc_rx_frame` and `lc_finish` calls it makes '
+          '(the frame received, the request finished); messages = calls of the send function; '
+          'median of the repeats, [min max] in `tables/<target>.instr_api.txt`.  '
+          'The NIC steps inside the wait are left out of both, so the ratio overstates the '
+          'personality\'s share of the whole path.', '',
+          '| config | Ir/msg native calls | Ir/msg via MPI | the personality\'s own Ir/msg | × native '
+          '| repeats: native [min max], via MPI [min max] |',
+          '|---|---|---|---|---|---|']
+    for r in mrows:
+        d = None if r['ir_native'] is None or r['ir_mpi'] is None else r['ir_mpi'] - r['ir_native']
+        rng = ['n/a' if not x else '%d [%s %s]' % (x['n'], fmt(x['min']), fmt(x['max']))
+               for x in (r['ir_range'][t] for t in (r['config'], bl.mpi_target(r['config'])))]
+        L.append('| %s | %s | %s | %s | %s | %s |' % (
+            r['config'], fmt(r['ir_native']), fmt(r['ir_mpi']), 'n/a' if d is None else '%+.0f' % d,
+            fx(ratio(r['ir_mpi'], r['ir_native'])), ', '.join(rng)))
+    for k, why in sorted((meta.get('mpi_twins') or {}).items()):
+        if why:
+            L.append('- `%s` not built: %s' % (k, why))
     L.append('')
 
     # ---- failures

@@ -6,8 +6,10 @@ Usage (normally through scons):
   python3 tools/bench/run.py [configs=a,b|all] [sizes=0,8,1K|lo:hi] [rounds=N] [quick=1]
                              [mpi=0] [faults=1] [out=DIR] [build=0] [budget=SECONDS]
 
-Every (round, benchmark) runs every config and then the anchors one after the
-other, so all of them see the same machine noise.  A run that fails (non-zero
+Every (round, benchmark) runs every config, each followed by its MPI series
+(<config>+mpi: the benchmark's MPI twin built with the config's bin/mpicc and
+run with its bin/mpirun), and then the anchors one after the other, so all of
+them see the same machine noise.  A run that fails (non-zero
 exit, timeout, a size missing from its output) is recorded as failed with its
 reason, never as a number.  Outputs: build/bench/<timestamp>/ and the link
 build/bench/latest.  stdlib only.
@@ -46,6 +48,9 @@ DEFAULT_ROUNDS = 5
 BUDGET_SECONDS = 14 * 60
 CFLAGS = ['-std=c11', '-Wall', '-Wextra', '-Werror', '-Wundef', '-Wshadow',
           '-Wmissing-prototypes', '-Wstrict-prototypes', '-O2', '-g']
+# What each config build installs of the MPI personality (bin/mpicc builds the MPI twins for the
+# config, bin/mpirun runs them over its commrun); asked of scons only when personalities/mpi exists.
+MPI_PERSONALITY = ['bin/mpicc', 'bin/mpirun', 'lib/libmpi.a', 'include/mpi.h', 'lib/pkgconfig/mpi.pc']
 # Where the measured programs of each config live: a copy taken right after the build
 # (<out>/cfg/<config>/bin), so that another scons in the same checkout cannot swap or
 # delete them mid-run.  Set by snapshot().
@@ -182,8 +187,9 @@ def build_configs(names, build=True):
                                for p in need) else 'not built (build=0): run scons config=%s' % c
                 for c in names}
     # only what is measured: not the config's test suites
+    extra = MPI_PERSONALITY if os.path.isdir(os.path.join(ROOT, 'personalities', 'mpi')) else []
     cmd = ['scons', '-Q', 'configs=' + ','.join(names)] + \
-        ['build/%s/%s' % (c, t) for c in names for t in ['libcomm.a', 'config.json'] +
+        ['build/%s/%s' % (c, t) for c in names for t in ['libcomm.a', 'config.json'] + extra +
          ['bin/' + p for p in need]]
     log = ''
     for attempt in range(3):
@@ -276,6 +282,39 @@ def build_anchors(bindir, want_mpi):
     return res
 
 
+def twin_path(bindir, target, program):
+    """The MPI twin of program: <bindir>/mpi_<program> (Open MPI) or <bindir>/<config>/mpi_<program>."""
+    if bl.is_mpi_target(target):
+        return os.path.join(bindir, bl.config_of(target), 'mpi_' + program)
+    return os.path.join(bindir, 'mpi_' + program)
+
+
+def build_twins(configs, bindir):
+    """Compile every MPI twin with each config's bin/mpicc into <bindir>/<config>/;
+    {(<config>+mpi, benchmark): None | the reason it does not build}."""
+    res = {}
+    mpidir = os.path.join(HERE, 'mpi')
+    for c in configs:
+        mpicc = os.path.join(cfg_bin(c), 'mpicc')
+        os.makedirs(os.path.join(bindir, c), exist_ok=True)
+        for b in bl.BENCHMARKS:
+            if not bl.has_twin(b):
+                continue
+            t = bl.mpi_target(c)
+            if not os.access(mpicc, os.X_OK):
+                res[(t, b['name'])] = 'the config has no bin/mpicc (MPI personality not built)'
+                continue
+            rc, o, e = run_cmd([mpicc] + CFLAGS + ['-I' + os.path.join(ROOT, 'examples'),
+                                                   '-I' + mpidir, os.path.join(mpidir, b['program'] + '.c'),
+                                                   '-o', twin_path(bindir, t, b['program'])])
+            res[(t, b['name'])] = None if rc == 0 else (
+                'tools/bench/mpi/%s.c does not build with bin/mpicc: %s'
+                % (b['program'], ' '.join((e or o).strip().splitlines()[-2:])[-300:]))
+            if rc != 0:
+                say('bench: %s %s: %s' % (t, b['name'], res[(t, b['name'])]))
+    return res
+
+
 # ---------------------------------------------------------------- running one sweep
 def segments(sizes):
     """Split sorted sizes into runs the examples sweep in one process (0, 1, 2, 4, ...)."""
@@ -357,30 +396,83 @@ def bench_cmd(target, bench, seg, args, bindir, timeout):
     if target == 'shm':
         return [os.path.join(bindir, 'shm_pingpong')] + rng + args
     if target == 'openmpi':
-        return MPIRUN + [os.path.join(bindir, 'mpi_' + bench['program'])] + rng + args
-    b = cfg_bin(target)
+        return MPIRUN + [twin_path(bindir, target, bench['program'])] + rng + args
+    b = cfg_bin(bl.config_of(target))
+    if bl.is_mpi_target(target):
+        # the config's own mpirun: -n N, then commrun's options (its --timeout) and the program
+        return [os.path.join(b, 'mpirun'), '-n', str(bench['nodes']), '--timeout', str(timeout),
+                twin_path(bindir, target, bench['program'])] + rng + args
     return [os.path.join(b, 'commrun'), '-n', str(bench['nodes']), '--timeout', str(timeout),
             os.path.join(b, bench['program'])] + rng + args
 
 
 # ---------------------------------------------------------------- callgrind
-def callgrind(cfg, size, iters, workdir):
-    """Instructions of lc_tx_frame + lc_rx_frame (inclusive) per message, both nodes; (value, err)."""
-    b = cfg_bin(cfg)
+def callgrind_job(launcher, prog, args, toggles, tag, workdir):
+    """Run prog with launcher's argv before it (commrun or mpirun, with --stats) under callgrind on
+    both nodes, collecting only inside the functions `toggles` (each entry and exit toggles
+    collection, so a toggle nested in another leaves that callee out); (stdout, [out file of
+    node 0, node 1], None) or (None, None, the reason it failed)."""
     os.makedirs(workdir, exist_ok=True)
-    outpat = os.path.join(workdir, 'callgrind.%s.%d.%%q{LC_NODE}.out' % (cfg, size))
-    cmd = [os.path.join(b, 'commrun'), '-n', '2', '--stats', '--timeout', '300',
-           'valgrind', '--tool=callgrind', '--callgrind-out-file=' + outpat,
-           '--toggle-collect=lc_tx_frame', '--toggle-collect=lc_rx_frame',
-           os.path.join(b, 'pingpong'), '-s', '%d:%d' % (size, size), '-i', str(iters), '-w', '10']
+    outpat = os.path.join(workdir, 'callgrind.%s.%%q{LC_NODE}.out' % tag)
+    cmd = launcher + ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + outpat] + \
+        ['--toggle-collect=' + f for f in toggles] + [prog] + args
     try:
         rc, o, e = run_cmd(cmd, timeout=330)
     except subprocess.TimeoutExpired:
-        return None, 'callgrind run timed out'
+        return None, None, 'callgrind run timed out'
     except OSError as e:
-        return None, 'cannot start commrun: %s' % e
+        return None, None, 'cannot start %s: %s' % (os.path.basename(launcher[0]), e)
     if rc != 0:
-        return None, 'callgrind run exited %d: %s' % (rc, e.strip().splitlines()[-1:] or '')
+        return None, None, 'callgrind run exited %d: %s' % (rc, e.strip().splitlines()[-1:] or '')
+    paths = [outpat.replace('%q{LC_NODE}', str(node)) for node in (0, 1)]
+    for path in paths:
+        if not os.path.isfile(path):
+            return None, None, 'no callgrind output %s' % path
+    return o, paths, None
+
+
+def callgrind_file(path):
+    """(total Ir, {function: calls}, {function: inclusive Ir of those calls}) of one callgrind
+    output file, over what was collected; a compiler clone (f.part.0, f.constprop.0) counts as f."""
+    ids, calls, incl = {}, {}, {}
+    total, npos, cfn, after_calls = None, 1, None, False
+
+    def name(v):
+        m = re.match(r'\((\d+)\)(?:\s+(.*))?$', v.strip())
+        if not m:
+            return v.strip().split('.')[0]
+        if m.group(2):
+            ids[m.group(1)] = m.group(2).split('.')[0]
+        return ids.get(m.group(1), '?')
+    with open(path) as f:
+        for line in f:
+            if after_calls:     # the line after calls= holds the positions then the call's cost
+                t = line.split()
+                incl[cfn] = incl.get(cfn, 0) + (int(t[npos]) if len(t) > npos else 0)
+                after_calls = False
+            elif line.startswith('positions:'):
+                npos = len(line.split()) - 1
+            elif line.startswith(('summary:', 'totals:')):
+                total = int(line.split()[1])
+            elif line.startswith('fn='):
+                name(line[3:])
+            elif line.startswith('cfn='):
+                cfn = name(line[4:])
+            elif line.startswith('calls='):
+                calls[cfn] = calls.get(cfn, 0) + int(line[6:].split()[0])
+                after_calls = True
+    return total, calls, incl
+
+
+def callgrind(cfg, size, iters, workdir):
+    """Instructions of lc_tx_frame + lc_rx_frame (inclusive) per message, both nodes; (value, err)."""
+    b = cfg_bin(cfg)
+    o, paths, err = callgrind_job([os.path.join(b, 'commrun'), '-n', '2', '--stats', '--timeout',
+                                   '300'], os.path.join(b, 'pingpong'),
+                                  ['-s', '%d:%d' % (size, size), '-i', str(iters), '-w', '10'],
+                                  ['lc_tx_frame', 'lc_rx_frame'], '%s.%d' % (cfg, size), workdir)
+    if err:
+        return None, err
     msgs = None
     for line in o.splitlines():
         f = line.split()
@@ -389,16 +481,53 @@ def callgrind(cfg, size, iters, workdir):
     if not msgs:
         return None, 'commrun --stats printed no tx_msgs'
     ir = 0
-    for node in (0, 1):
-        path = outpat.replace('%q{LC_NODE}', str(node))
-        try:
-            text = open(path).read()
-        except OSError:
-            return None, 'no callgrind output %s' % path
-        m = re.search(r'^(?:summary|totals):\s*(\d+)', text, re.M)
-        if not m:
+    for path in paths:
+        total = callgrind_file(path)[0]
+        if total is None:
             return None, 'no totals in %s' % path
-        ir += int(m.group(1))
+        ir += total
+    return ir / msgs, None
+
+
+# The blocking send and receive calls of the two ping-pong programs at 8 B (instr_api): the native
+# example's and its MPI twin's.  lc_wait, which both reach, polls for as long as the peer takes, so
+# its count is timing: it is left out, and the calls it makes once per message whatever the timing
+# (the frame received, the request finished) are put back.
+API_CALLS = {'native': ('lc_send', 'lc_recv'), 'mpi': ('MPI_Send', 'MPI_Recv')}
+API_WAIT = 'lc_wait'
+API_PUT_BACK = ('lc_rx_frame', 'lc_finish')
+# Repeats of each instr_api count, recorded as rounds 1..N: the baseline's repeats to the
+# instruction; a protocol's acks, handled inside the calls or inside the wait as they happen to
+# arrive, move it by tens to hundreds of Ir (reliable on a loaded machine, 500 round trips:
+# 1573-1613 native, 1776-1888 via MPI).
+API_REPEATS = 3
+
+
+def callgrind_api(target, bindir, iters, workdir):
+    """Ir per message of the program's blocking send + receive calls (both nodes, collected only
+    inside them), less lc_wait, plus lc_wait's API_PUT_BACK calls; messages = calls of the send
+    function.  target is a config (examples/pingpong.c) or <config>+mpi (the MPI twin); (value, err)."""
+    cfg, mpi = bl.config_of(target), bl.is_mpi_target(target)
+    b = cfg_bin(cfg)
+    send, recv = API_CALLS['mpi' if mpi else 'native']
+    if mpi:
+        launcher, prog = [os.path.join(b, 'mpirun'), '-n', '2'], twin_path(bindir, target, 'pingpong')
+    else:
+        launcher, prog = [os.path.join(b, 'commrun'), '-n', '2'], os.path.join(b, 'pingpong')
+    o, paths, err = callgrind_job(launcher + ['--timeout', '300'], prog,
+                                  ['-s', '8:8', '-i', str(iters), '-w', '10'], [send, recv],
+                                  'api.%s' % target, workdir)
+    if err:
+        return None, err
+    ir = msgs = 0
+    for path in paths:
+        total, calls, incl = callgrind_file(path)
+        for fn in (send, API_WAIT) + API_PUT_BACK:
+            if not calls.get(fn):
+                return None, ('no call of %s in %s (inlined, or renamed?): the count would be '
+                              'wrong' % (fn, os.path.basename(path)))
+        ir += total - incl[API_WAIT] + sum(incl.get(fn, 0) for fn in API_PUT_BACK)
+        msgs += calls[send]
     return ir / msgs, None
 
 
@@ -450,7 +579,7 @@ def write_tables(outdir, rows, targets):
         if r['status'] != 'ok':
             failed.setdefault((r['config'], r['benchmark'], r['size']), r['status'])
     for t in targets:
-        for b in bl.BENCHMARKS + [bl.INSTR]:
+        for b in bl.BENCHMARKS + [bl.INSTR, bl.INSTR_API]:
             sizes = sorted({r['size'] for r in rows if r['config'] == t and r['benchmark'] == b['name']})
             if not sizes:
                 continue
@@ -523,6 +652,10 @@ def main(argv):
         if why:
             say('bench: anchor %s skipped: %s' % (a, why))
     live_anchors = [a for a in bl.ANCHORS if anchors.get(a) is None]
+    # the MPI series: every twin built with each config's bin/mpicc; one that does not build is
+    # a failed cell with the reason in every round, never left out
+    twins = build_twins(configs, bindir)
+    mpi_targets = [bl.mpi_target(c) for c in configs]
     if not configs:
         say('bench: no config could be built; nothing to measure')
 
@@ -542,20 +675,39 @@ def main(argv):
                              unit=bl.INSTR['unit'], status='ok' if err is None else 'failed: ' + err))
             if err:
                 say('bench: FAILED callgrind %s: %s' % (c, err))
+    # the blocking calls of the ping-pong at 8 B, native and through the MPI personality
+    for t in [x for c in configs for x in (c, bl.mpi_target(c))]:
+        say('bench: callgrind %s send + receive calls, 8 B (%d times)' % (t, API_REPEATS))
+        for rep in range(1, API_REPEATS + 1):
+            err = twins.get((t, 'pingpong'))
+            if err:
+                v = None
+            elif have_vg:
+                v, err = callgrind_api(t, bindir, 100 if o['quick'] else 500,
+                                       os.path.join(outdir, 'callgrind'))
+            else:
+                v, err = None, 'valgrind is not installed'
+            rows.append(dict(config=t, benchmark=bl.INSTR_API['name'], size=8, round=rep, value=v,
+                             unit=bl.INSTR_API['unit'],
+                             status='ok' if err is None else 'failed: ' + err))
+            if err:
+                say('bench: FAILED callgrind %s: %s' % (t, err))
 
     timeout = 120 if o['quick'] else 300
-    # the plan of one round: for each benchmark, every config then every anchor
+    # the plan of one round: for each benchmark, every config followed by its MPI series, then
+    # every anchor
     plan = []
     for b in bl.BENCHMARKS:
         sizes = [s for s in o['sizes'] if s >= b['min_size'] and
                  (b['max_size'] is None or s <= b['max_size'])]
         if not sizes:
             continue
-        for t in configs + [a for a in live_anchors if a in b['anchors']]:
-            if t in configs and not bl.applies(b, active_protocols(cjs.get(t))):
+        for t in bl.targets_of(b, configs, live_anchors):
+            c = bl.config_of(t)
+            if c in configs and not bl.applies(b, active_protocols(cjs.get(c))):
                 continue
-            mr = ((cjs.get(t) or {}).get('config') or {}).get('host', {}).get('max_requests')
-            w = bl.window_for(b, mr)
+            mr = ((cjs.get(c) or {}).get('config') or {}).get('host', {}).get('max_requests')
+            w = bl.window_for(b, mr, bl.is_mpi_target(t))
             if w is not None and w != bl.WINDOW:
                 note.setdefault('windows', {})['%s %s' % (t, b['name'])] = (
                     'window %d instead of %d: host.max_requests = %s' % (w, bl.WINDOW, mr))
@@ -589,11 +741,13 @@ def main(argv):
                 left = t0 + o['budget'] - 30 - time.time()
                 limit = int(min(timeout, max(15, left / (len(plan) - i))))
             for seg in segments(sizes):
-                cmd = bench_cmd(t, b, seg, args, bindir, limit)
-                got, err = run_sweep(cmd, seg, b['column'], limit,
-                                     lambda s, lab=label, rem=remaining:
-                                     progress.show('%s size %s' % (lab, bl.fmt_size(s)), rem,
-                                                   plain=False))
+                got, err = {}, twins.get((t, b['name']))
+                if err is None:
+                    cmd = bench_cmd(t, b, seg, args, bindir, limit)
+                    got, err = run_sweep(cmd, seg, b['column'], limit,
+                                         lambda s, lab=label, rem=remaining:
+                                         progress.show('%s size %s' % (lab, bl.fmt_size(s)), rem,
+                                                       plain=False))
                 for s in seg:
                     ok = s in got
                     rows.append(dict(config=t, benchmark=b['name'], size=s, round=rnd,
@@ -625,11 +779,14 @@ def main(argv):
     # outputs
     csv_path = os.path.join(outdir, 'results.csv')
     write_csv(csv_path, rows)
-    write_tables(outdir, rows, configs + live_anchors)
+    write_tables(outdir, rows, configs + mpi_targets + live_anchors)
     meta = dict(timestamp=stamp, rounds=rounds_done, quick=o['quick'], sizes=o['sizes'],
                 seconds_per_run={'%s %s' % k: round(v, 2) for k, v in progress.spent.items()},
                 host=os.uname().nodename, cpus=os.cpu_count(),
                 configs=configs, anchors={a: anchors.get(a) for a in bl.ANCHORS},
+                mpi_targets=mpi_targets,
+                mpi_twins={'%s %s' % k: v for k, v in sorted(twins.items())},
+                instr_api=dict(calls=API_CALLS, wait=API_WAIT, put_back=list(API_PUT_BACK)),
                 skipped=skipped, notes=note, mpirun=' '.join(MPIRUN),
                 benchmarks=[{k: v for k, v in b.items() if k != 'anchors'} for b in bl.BENCHMARKS])
     summary = [dict(config=k[0], benchmark=k[1], size=k[2], **v)
@@ -638,7 +795,7 @@ def main(argv):
                cells=summary)
     with open(os.path.join(outdir, 'results.json'), 'w') as f:
         json.dump(doc, f, indent=1, sort_keys=True)
-    plot_err = plots.make_all(outdir, bl.load_csv(csv_path), configs, live_anchors)
+    plot_err = plots.make_all(outdir, bl.load_csv(csv_path), configs, live_anchors, mpi_targets)
     for e in plot_err:
         say('bench: plot: ' + e)
     wall = time.time() - t0

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Open MPI twin of examples/bibw.c: osu_bibw-style bidirectional bandwidth, every message's stamps checked. */
+/* MPI twin of examples/bibw.c: osu_bibw-style bidirectional bandwidth, every message's stamps checked. */
 #include "lc_mpi_bench.h"
 
 int main(int argc, char **argv)

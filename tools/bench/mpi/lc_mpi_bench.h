@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared pieces of the Open MPI twins of the libcomm examples: start-up, buffers, windows. */
+/* Shared pieces of the MPI twins of the libcomm examples: start-up, buffers, windows. */
 #ifndef LC_MPI_BENCH_H
 #define LC_MPI_BENCH_H
 
@@ -15,8 +15,10 @@
  * --window), sweeps the same sizes (lc_ex_sweep_next), scales its
  * iterations the same way (lc_ex_rounds), checks its payload the same way
  * (lc_ex_check, lc_ex_marked) and prints the same table (lc_ex_row,
- * lc_ex_row_rate), so that a libcomm figure and an Open MPI figure differ
- * only by the transport.
+ * lc_ex_row_rate), so that a libcomm figure and an MPI figure differ
+ * only by the transport.  tools/bench/run.py builds every twin twice: with
+ * Open MPI's mpicc (the openmpi anchor) and with each config's bin/mpicc
+ * (the MPI personality over that config's libcomm, series <config>+mpi).
  */
 
 static inline void *lc_mb_alloc(size_t n)
@@ -54,13 +56,13 @@ static inline int lc_mb_init(int *argc, char ***argv, const char *prog, struct l
 	exit(2);
 }
 
-/* Table header (rank 0): "# Open MPI <name> (window W)" or without the window, then the columns. */
+/* Table header (rank 0): "# MPI <name> (window W)" or without the window, then the columns. */
 static inline void lc_mb_header(const char *name, unsigned window, const char *columns)
 {
 	if (window)
-		printf("# Open MPI %s (window %u)\n# Size  %s\n", name, window, columns);
+		printf("# MPI %s (window %u)\n# Size  %s\n", name, window, columns);
 	else
-		printf("# Open MPI %s\n# Size  %s\n", name, columns);
+		printf("# MPI %s\n# Size  %s\n", name, columns);
 	fflush(stdout);
 }
 
@@ -75,7 +77,7 @@ struct lc_mb_win {
 /*
  * Start of a windowed twin named "mpi_<name>" (prog): lc_mb_init (which
  * ends the program on bad options), sets (1 or 2) of o->window slots and
- * their requests, then the table header "# Open MPI <name> (window W)" on
+ * their requests, then the table header "# MPI <name> (window W)" on
  * rank 0.
  */
 static inline struct lc_mb_win lc_mb_start(int *argc, char ***argv, const char *prog,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Open MPI twin of examples/msgrate.c: osu_mbw_mr-style message rate, window 64, every message checked. */
+/* MPI twin of examples/msgrate.c: osu_mbw_mr-style message rate, window 64, every message checked. */
 #include "lc_mpi_bench.h"
 
 int main(int argc, char **argv)

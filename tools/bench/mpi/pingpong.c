@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Open MPI twin of examples/pingpong.c: half round trip, payload filled and checked every iteration. */
+/* MPI twin of examples/pingpong.c: half round trip, payload filled and checked every iteration. */
 #include "lc_mpi_bench.h"
 
 int main(int argc, char **argv)
