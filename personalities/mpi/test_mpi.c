@@ -148,15 +148,9 @@ Test(mpi, collectives_on_8_ranks) { lc_t_coll(8); }
 /* with a protocol that provides exactly_once the ssend's ack survives the faults */
 Test(mpi, ssend_under_faults)
 {
+	static const char *const opts[] = { "--faults", "drop=0.02,seed=3", NULL };
 	struct lc_t_out o;
-	char crun[512], pp[512];
-	lc_t_path(crun, sizeof crun, "bin/commrun");
-	lc_t_path(pp, sizeof pp, "tests/progs/mpi_p2p");
-	char *argv[] = { crun, "--show-job", "--timeout", "90", "--faults", "drop=0.02,seed=3",
-			 "-n", "2", pp, "ssend", NULL };
-	lc_t_exec(&o, argv, NULL);
-	cr_assert(!lc_t_seg_exists(o.job), "segment left behind");
-	cr_assert(o.status != 124, "the job hung (a lost ack?); output:\n%s", o.text);
+	lc_t_commrun_with(&o, opts, 2, 90, "mpi_p2p", "ssend", NULL);
 	lc_t_expect_ok(&o, "mpi_p2p ok:", 2);
 	free(o.text);
 }
@@ -480,14 +474,9 @@ Test(mpi, osu_pt2pt_programs_under_faults)
 
 Test(mpi, window_under_faults_every_byte_intact)
 {
+	static const char *const opts[] = { "--faults", "drop=0.02,seed=3", NULL };
 	struct lc_t_out o;
-	char crun[512], pp[512];
-	lc_t_path(crun, sizeof crun, "bin/commrun");
-	lc_t_path(pp, sizeof pp, "tests/progs/mpi_p2p");
-	char *argv[] = { crun, "--show-job", "--timeout", "120", "--faults", "drop=0.02,seed=3",
-			 "-n", "2", pp, "window", "131072", "24", NULL };
-	lc_t_exec(&o, argv, NULL);
-	cr_assert(!lc_t_seg_exists(o.job), "segment left behind");
+	lc_t_commrun_with(&o, opts, 2, 120, "mpi_p2p", "window", "131072", "24", NULL);
 	lc_t_expect_ok(&o, "mpi_p2p ok:", 2);
 	free(o.text);
 }

@@ -118,8 +118,14 @@ static inline int lc_t_seg_exists(const char *job)
 	return stat(path, &sb) == 0;
 }
 
-/* commrun --show-job --timeout T -n N PROG ARGS... ; prog relative to tests/progs/. */
-static inline void lc_t_commrun(struct lc_t_out *o, int nodes, int timeout_s, const char *prog, ...)
+/*
+ * commrun --show-job --timeout T OPTS... -n N PROG ARGS... (opts: NULL or a
+ * NULL-terminated list of commrun options, e.g. --faults SPEC); prog relative
+ * to tests/progs/ unless absolute.  The job must end by itself (not at the
+ * timeout) and leave no segment.
+ */
+static inline void lc_t_vcommrun(struct lc_t_out *o, const char *const *opts, int nodes,
+				 int timeout_s, const char *prog, va_list ap)
 {
 	char crun[512], pp[512], n[16], t[16];
 	char *argv[32];
@@ -138,20 +144,38 @@ static inline void lc_t_commrun(struct lc_t_out *o, int nodes, int timeout_s, co
 	argv[a++] = "--show-job";
 	argv[a++] = "--timeout";
 	argv[a++] = t;
+	for (; opts && *opts && a < 24; opts++)
+		argv[a++] = (char *)*opts;
 	argv[a++] = "-n";
 	argv[a++] = n;
 	argv[a++] = pp;
-	va_list ap;
-	va_start(ap, prog);
 	for (char *s; (s = va_arg(ap, char *)) != NULL && a < 31;)
 		argv[a++] = s;
-	va_end(ap);
 	argv[a] = NULL;
 	lc_t_exec(o, argv, NULL);
 	cr_assert(o->job[0] == '/', "commrun did not name its job; output:\n%s", o->text);
 	cr_assert(!lc_t_seg_exists(o->job), "segment /dev/shm%s left behind after the job", o->job);
 	cr_assert(o->status != 124, "the job hung: commrun --timeout %d killed it; output:\n%s",
 		  timeout_s, o->text);
+}
+
+/* commrun --show-job --timeout T -n N PROG ARGS... (lc_t_vcommrun) */
+static inline void lc_t_commrun(struct lc_t_out *o, int nodes, int timeout_s, const char *prog, ...)
+{
+	va_list ap;
+	va_start(ap, prog);
+	lc_t_vcommrun(o, NULL, nodes, timeout_s, prog, ap);
+	va_end(ap);
+}
+
+/* The same with commrun options before -n (lc_t_vcommrun). */
+static inline void lc_t_commrun_with(struct lc_t_out *o, const char *const *opts, int nodes,
+				     int timeout_s, const char *prog, ...)
+{
+	va_list ap;
+	va_start(ap, prog);
+	lc_t_vcommrun(o, opts, nodes, timeout_s, prog, ap);
+	va_end(ap);
 }
 
 /* Occurrences of needle in the output. */

@@ -78,16 +78,11 @@ static unsigned long long lc_t_stat(const struct lc_t_out *o, const char *name, 
 /* with a protocol that provides exactly_once the acks survive the faults as data does */
 Test(pipeline_envelope, ssend_under_faults)
 {
+	static const char *const opts[] = {
+		"--stats", "--faults", "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,seed=7", NULL
+	};
 	struct lc_t_out o;
-	char crun[512], pp[512];
-	lc_t_path(crun, sizeof crun, "bin/commrun");
-	lc_t_path(pp, sizeof pp, "tests/progs/envelope");
-	char *argv[] = { crun, "--show-job", "--stats", "--timeout", "90", "--faults",
-			 "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,seed=7", "-n", "2", pp,
-			 "ssend", "200", NULL };
-	lc_t_exec(&o, argv, NULL);
-	cr_assert(!lc_t_seg_exists(o.job), "segment left behind");
-	cr_assert(o.status != 124, "the job hung (a lost ack?); output:\n%s", o.text);
+	lc_t_commrun_with(&o, opts, 2, 90, "envelope", "ssend", "200", NULL);
 	lc_t_expect_ok(&o, "envelope ok:", 2);
 	/* node 1 acked every synchronous send: 204 (4 + 200 rounds), none lost to the faults */
 	cr_assert_eq(lc_t_stat(&o, "sync_acks", 1), 204, "output:\n%s", o.text);
