@@ -103,8 +103,8 @@ struct lcmpi_state {
 	lc_node *node;
 	int initialized, finalized;
 	int nodes;
-	struct lcmpi_comm **comms;      /* [MPI_Comm], NULL when free */
-	int ncomms;
+	struct lcmpi_comm **comms;      /* [MPI_Comm], NULL when free ([MPI_COMM_NULL] always) */
+	int ncomms;                     /* 0 before MPI_Init and after MPI_Finalize (lcmpi_comm) */
 	uint32_t next_ctx;              /* lowest context id this process never used */
 	size_t eager;                   /* messages above go by rendezvous (LC_MPI_EAGER) */
 	uint16_t *cookie;               /* [node]: the next rendezvous cookie towards it */
@@ -128,9 +128,16 @@ struct lcmpi_state {
 
 extern struct lcmpi_state lcmpi;
 
+/*
+ * The communicator of handle c, or NULL: an invalid handle, and every handle
+ * outside MPI_Init .. MPI_Finalize (lcmpi.ncomms is 0 then: init.c), so the
+ * blocking calls' hot path tests readiness and the handle at once and
+ * decides which error it was only on the slow path (send.c, recv.c).
+ * One unsigned compare: MPI_COMM_NULL (0) is never a table entry.
+ */
 static inline struct lcmpi_comm *lcmpi_comm(MPI_Comm c)
 {
-	return (c > 0 && c < lcmpi.ncomms) ? lcmpi.comms[c] : NULL;
+	return (unsigned)c < (unsigned)lcmpi.ncomms ? lcmpi.comms[c] : NULL;
 }
 
 /*
@@ -172,12 +179,22 @@ LCMPI_FUNC int lcmpi_reduce_local(void *inout, const void *in, int count, MPI_Da
  */
 LCMPI_FUNC int lcmpi_check_buf_fail(MPI_Comm comm, const char *fn, const void *buf, int count,
 				    MPI_Datatype dt);
+/* Bytes of count elements of dt: meaningless, and unused, when lcmpi_buf_ok fails. */
+static inline size_t lcmpi_bytes(int count, MPI_Datatype dt)
+{
+	return (size_t)count * (size_t)lcmpi_type_size(dt);
+}
+/* Do (buf, count, dt) of bytes pass lcmpi_check_buf?  Only the test: no report. */
+static inline int lcmpi_buf_ok(const void *buf, int count, MPI_Datatype dt, size_t bytes)
+{
+	/* one sign test for both: a bad type's size is -1, and a negative count */
+	return (lcmpi_type_size(dt) | count) >= 0 && bytes <= LC_MAX_MSG && (bytes == 0 || buf);
+}
 static inline int lcmpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count,
 				  MPI_Datatype dt, size_t *bytes)
 {
-	int sz = lcmpi_type_size(dt);
-	size_t b = (size_t)count * (size_t)sz;  /* meaningless, unused, when a check fails */
-	if (__builtin_expect(sz < 0 || count < 0 || b > LC_MAX_MSG || (b > 0 && !buf), 0))
+	size_t b = lcmpi_bytes(count, dt);
+	if (__builtin_expect(!lcmpi_buf_ok(buf, count, dt, b), 0))
 		return lcmpi_check_buf_fail(comm, fn, buf, count, dt);
 	*bytes = b;
 	return MPI_SUCCESS;
@@ -191,7 +208,7 @@ static inline void lcmpi_status_set(MPI_Status *s, const struct lcmpi_comm *c,
 		return;
 	s->MPI_SOURCE = c->rank_of[ls->src];
 	s->MPI_TAG = (int)(ls->match & LCMPI_TAG_MASK);
-	s->MPI_ERROR = lcmpi_err_of_lc(ls->err);
+	s->MPI_ERROR = ls->err ? lcmpi_err_of_lc(ls->err) : MPI_SUCCESS;   /* no call when it went well */
 	s->lc_cancelled = 0;
 	s->lc_count = ls->len;
 }
@@ -247,7 +264,8 @@ static inline void lcmpi_recv_args(const struct lcmpi_comm *c, uint32_t ctx, int
  * nothing else pending) is inline, one libcomm call; the rest is p2p.c's:
  * lcmpi_send_rest, and lcmpi_recv_rest with the receive's result so far
  * (lrc and *ls of the one libcomm receive, which took a request to send,
- * or lrc = 1: nothing taken yet, the receive is to be posted).
+ * or lrc = 1: nothing taken yet, the receive is to be posted; ls may be
+ * st itself: it is read before *st is written).
  */
 LCMPI_FUNC int lcmpi_send_rest(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag,
 			       const void *buf, size_t len, int sync);
@@ -267,10 +285,17 @@ static inline int lcmpi_send_ctx(const struct lcmpi_comm *c, uint32_t ctx, int d
 	return lcmpi_send_rest(c, ctx, dest, tag, buf, len, sync);
 }
 
+/*
+ * *st (or NULL) is set when the result is MPI_SUCCESS or MPI_ERR_TRUNCATE;
+ * libcomm writes it straight (lc_finish fills every field whenever the
+ * receive ends, and those are the only results that read it), so it is
+ * neither zeroed first nor copied through a local.
+ */
 static inline int lcmpi_recv_ctx(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag,
 				 void *buf, size_t cap, struct lc_status *st)
 {
-	struct lc_status ls = { 0 };
+	struct lc_status own;
+	struct lc_status *ls = st ? st : &own;
 	int lrc = 1;
 	if (src != MPI_PROC_NULL && lcmpi.nactive == 0 && !lcmpi.pulled &&
 	    cap >= sizeof(uint64_t)) {
@@ -278,15 +303,13 @@ static inline int lcmpi_recv_ctx(const struct lcmpi_comm *c, uint32_t ctx, int s
 		int node;
 		uint64_t m, mask;
 		lcmpi_recv_args(c, ctx, src, tag, &node, &m, &mask);
-		lrc = lc_recv_match(lcmpi.node, node, m, mask, buf, cap, &ls);
-		if (!((lrc == 0 || lrc == LC_ERR_TRUNC) && (ls.match & LCMPI_RTS_FLAG))) {
-			if (st)
-				*st = ls;
+		lrc = lc_recv_match(lcmpi.node, node, m, mask, buf, cap, ls);
+		if (!((lrc == 0 || lrc == LC_ERR_TRUNC) && (ls->match & LCMPI_RTS_FLAG)))
 			return lrc ? lcmpi_err_of_lc(lrc) : MPI_SUCCESS;
-		}
 	}
-	return lcmpi_recv_rest(c, ctx, src, tag, buf, cap, st, lrc, &ls);
+	return lcmpi_recv_rest(c, ctx, src, tag, buf, cap, st, lrc, ls);
 }
+
 /* The oldest request to send a probe pulled that (node, match, mask) takes, unlinked; or NULL. */
 LCMPI_FUNC struct lcmpi_pulled *lcmpi_pulled_take(int node, uint64_t match, uint64_t mask,
 						  int unlink);

@@ -22,30 +22,61 @@ static inline int lcmpi_recv_check(const char *fn, const void *buf, int count, M
 	return MPI_SUCCESS;
 }
 
+/* Do a receive's arguments pass lcmpi_recv_check (c: as for lcmpi_send_ok, send.c)? */
+static inline int lcmpi_recv_ok(const struct lcmpi_comm *c, const void *buf, int count,
+				MPI_Datatype dt, int src, int tag, size_t cap)
+{
+	return c && lcmpi_buf_ok(buf, count, dt, cap) && (tag >= 0 || tag == MPI_ANY_TAG) &&
+	       ((unsigned)src < (unsigned)c->size || src == MPI_PROC_NULL || src == MPI_ANY_SOURCE);
+}
+
+/* A receive lcmpi_recv_ok refused: not ready (fatal), or the first failing check's error. */
+static __attribute__((noinline, cold)) int lcmpi_recv_refused(const char *fn, const void *buf,
+							     int count, MPI_Datatype dt, int src,
+							     int tag, MPI_Comm comm)
+{
+	LCMPI_READY(fn);
+	size_t cap;
+	int rc = lcmpi_recv_check(fn, buf, count, dt, src, tag, comm, lcmpi_comm(comm), &cap);
+	return rc != MPI_SUCCESS ? rc : lcmpi_err(comm, MPI_ERR_INTERN, fn,
+						  "lcmpi_recv_ok refused valid arguments");
+}
+
+/* MPI_Recv's receive failed with rc (ls: libcomm's status when truncated): the status, the report. */
+static __attribute__((noinline, cold)) int lcmpi_recv_failed(const struct lcmpi_comm *c,
+							    MPI_Comm comm, int rc, int source,
+							    int tag, size_t cap,
+							    const struct lc_status *ls,
+							    MPI_Status *status)
+{
+	if (rc == MPI_ERR_TRUNCATE)
+		lcmpi_status_set(status, c, ls);
+	return lcmpi_err(comm, rc, "MPI_Recv", "from source %d, tag %d: %zu bytes arrived for %zu: %s",
+			 source, tag, rc == MPI_ERR_TRUNCATE ? ls->len : 0, cap,
+			 lc_last_error(lcmpi.node));
+}
+
+/*
+ * The readiness and argument checks are one test (lcmpi_recv_ok); which
+ * one failed, and the report of a failed receive, are off the hot path.
+ */
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
 	     MPI_Status *status)
 {
-	LCMPI_READY("MPI_Recv");
-	struct lcmpi_comm *c = lcmpi_comm(comm);
-	size_t cap = 0;
-	if (LCMPI_PARAM_CHECK) {
-		int rc = lcmpi_recv_check("MPI_Recv", buf, count, datatype, source, tag, comm, c,
-					  &cap);
-		if (rc != MPI_SUCCESS)
-			return rc;
-	}
+	const struct lcmpi_comm *c = lcmpi_comm(comm);
+	size_t cap = lcmpi_bytes(count, datatype);
+	if (__builtin_expect(!c || (LCMPI_PARAM_CHECK &&
+				    !lcmpi_recv_ok(c, buf, count, datatype, source, tag, cap)), 0))
+		return lcmpi_recv_refused("MPI_Recv", buf, count, datatype, source, tag, comm);
 	if (source == MPI_PROC_NULL) {
 		lcmpi_status_empty(status);
 		return MPI_SUCCESS;
 	}
-	struct lc_status ls = { 0 };
+	struct lc_status ls;    /* set by the receive when it is read (lcmpi_recv_ctx) */
 	int rc = lcmpi_recv_ctx(c, c->ctx, source, tag, buf, cap, &ls);
-	if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE)
-		lcmpi_status_set(status, c, &ls);
-	if (rc != MPI_SUCCESS)
-		return lcmpi_err(comm, rc, "MPI_Recv",
-				 "from source %d, tag %d: %zu bytes arrived for %zu: %s", source, tag,
-				 rc == MPI_ERR_TRUNCATE ? ls.len : 0, cap, lc_last_error(lcmpi.node));
+	if (__builtin_expect(rc != MPI_SUCCESS, 0))
+		return lcmpi_recv_failed(c, comm, rc, source, tag, cap, &ls, status);
+	lcmpi_status_set(status, c, &ls);
 	return MPI_SUCCESS;
 }
 

@@ -21,19 +21,47 @@ static inline int lcmpi_send_check(const char *fn, const void *buf, int count, M
 	return MPI_SUCCESS;
 }
 
-enum lcmpi_send_mode { LCMPI_STANDARD, LCMPI_SYNC };
+/*
+ * Do a send's arguments pass lcmpi_send_check (c: lcmpi_comm's, which is
+ * NULL also outside MPI_Init .. MPI_Finalize)?  Only the test, for the hot
+ * path: lcmpi_send_refused makes the report.
+ */
+static inline int lcmpi_send_ok(const struct lcmpi_comm *c, const void *buf, int count,
+				MPI_Datatype dt, int dest, int tag, size_t len)
+{
+	return c && lcmpi_buf_ok(buf, count, dt, len) && tag >= 0 &&
+	       (dest == MPI_PROC_NULL || (unsigned)dest < (unsigned)c->size);
+}
 
-static inline int lcmpi_send(const char *fn, enum lcmpi_send_mode mode, const void *buf,
-			     int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+/* A send lcmpi_send_ok refused: not ready (fatal), or the first failing check's error. */
+static __attribute__((noinline, cold)) int lcmpi_send_refused(const char *fn, const void *buf,
+							     int count, MPI_Datatype dt, int dest,
+							     int tag, MPI_Comm comm)
 {
 	LCMPI_READY(fn);
-	struct lcmpi_comm *c = lcmpi_comm(comm);
-	size_t len = 0;
-	if (LCMPI_PARAM_CHECK) {
-		int rc = lcmpi_send_check(fn, buf, count, dt, dest, tag, comm, c, &len);
-		if (rc != MPI_SUCCESS)
-			return rc;
-	}
+	size_t len;
+	int rc = lcmpi_send_check(fn, buf, count, dt, dest, tag, comm, lcmpi_comm(comm), &len);
+	return rc != MPI_SUCCESS ? rc : lcmpi_err(comm, MPI_ERR_INTERN, fn,
+						  "lcmpi_send_ok refused valid arguments");
+}
+
+enum lcmpi_send_mode { LCMPI_STANDARD, LCMPI_SYNC };
+
+/*
+ * The blocking sends.  always_inline: GCC otherwise splits it and calls
+ * one shared out-of-line part from every binding, a call per message.
+ * The readiness and argument checks are one test (lcmpi_send_ok); which
+ * one failed is decided off the hot path (lcmpi_send_refused).
+ */
+static inline __attribute__((always_inline)) int
+lcmpi_send(const char *fn, enum lcmpi_send_mode mode, const void *buf, int count,
+	   MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+	const struct lcmpi_comm *c = lcmpi_comm(comm);
+	size_t len = lcmpi_bytes(count, dt);
+	if (__builtin_expect(!c || (LCMPI_PARAM_CHECK &&
+				    !lcmpi_send_ok(c, buf, count, dt, dest, tag, len)), 0))
+		return lcmpi_send_refused(fn, buf, count, dt, dest, tag, comm);
 	int rc = lcmpi_send_ctx(c, c->ctx, dest, tag, buf, len, mode == LCMPI_SYNC);
 	if (rc != MPI_SUCCESS)
 		return lcmpi_err(comm, rc, fn, "to rank %d: %s", dest, lc_last_error(lcmpi.node));
