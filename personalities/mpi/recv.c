@@ -22,62 +22,95 @@ static inline int lcmpi_recv_check(const char *fn, const void *buf, int count, M
 	return MPI_SUCCESS;
 }
 
-/* Do a receive's arguments pass lcmpi_recv_check (c: as for lcmpi_send_ok, send.c)? */
-static inline int lcmpi_recv_ok(const struct lcmpi_comm *c, const void *buf, int count,
-				MPI_Datatype dt, int src, int tag, size_t cap)
+/*
+ * Is a receive the hot path's: arguments that pass lcmpi_recv_check (c:
+ * lcmpi_comm's, not NULL) naming one rank and one tag?  A wildcard or
+ * MPI_PROC_NULL takes the general path (which is what the whole call cost
+ * before there was a hot path): without them the tag and source checks are
+ * a sign test and one compare, and the match word and mask need no branch.
+ */
+static inline int lcmpi_recv_hot(const struct lcmpi_comm *c, const void *buf, int count,
+				 MPI_Datatype dt, int src, int tag, size_t cap)
 {
-	return c && lcmpi_buf_ok(buf, count, dt, cap) && (tag >= 0 || tag == MPI_ANY_TAG) &&
-	       ((unsigned)src < (unsigned)c->size || src == MPI_PROC_NULL || src == MPI_ANY_SOURCE);
+	return lcmpi_buf_ok(buf, count, dt, cap) && (tag | src) >= 0 && src < c->size;
 }
 
-/* A receive lcmpi_recv_ok refused: not ready (fatal), or the first failing check's error. */
-static __attribute__((noinline, cold)) int lcmpi_recv_refused(const char *fn, const void *buf,
-							     int count, MPI_Datatype dt, int src,
-							     int tag, MPI_Comm comm)
+/* MPI_Recv's result rc (*ls: the receive's status when it is read): the status, or the report. */
+static int lcmpi_recv_end(const struct lcmpi_comm *c, MPI_Comm comm, int source, int tag,
+			  size_t cap, int rc, const struct lc_status *ls, MPI_Status *status)
 {
-	LCMPI_READY(fn);
-	size_t cap;
-	int rc = lcmpi_recv_check(fn, buf, count, dt, src, tag, comm, lcmpi_comm(comm), &cap);
-	return rc != MPI_SUCCESS ? rc : lcmpi_err(comm, MPI_ERR_INTERN, fn,
-						  "lcmpi_recv_ok refused valid arguments");
-}
-
-/* MPI_Recv's receive failed with rc (ls: libcomm's status when truncated): the status, the report. */
-static __attribute__((noinline, cold)) int lcmpi_recv_failed(const struct lcmpi_comm *c,
-							    MPI_Comm comm, int rc, int source,
-							    int tag, size_t cap,
-							    const struct lc_status *ls,
-							    MPI_Status *status)
-{
-	if (rc == MPI_ERR_TRUNCATE)
+	if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE)
 		lcmpi_status_set(status, c, ls);
-	return lcmpi_err(comm, rc, "MPI_Recv", "from source %d, tag %d: %zu bytes arrived for %zu: %s",
-			 source, tag, rc == MPI_ERR_TRUNCATE ? ls->len : 0, cap,
-			 lc_last_error(lcmpi.node));
+	if (rc != MPI_SUCCESS)
+		return lcmpi_err(comm, rc, "MPI_Recv",
+				 "from source %d, tag %d: %zu bytes arrived for %zu: %s", source, tag,
+				 rc == MPI_ERR_TRUNCATE ? ls->len : 0, cap, lc_last_error(lcmpi.node));
+	return MPI_SUCCESS;
+}
+
+/* The general blocking receive: readiness, the checks in order with their report, every case. */
+static __attribute__((noinline)) int lcmpi_recv_general(void *buf, int count,
+							MPI_Datatype datatype, int source,
+							int tag, MPI_Comm comm,
+							MPI_Status *status)
+{
+	LCMPI_READY("MPI_Recv");
+	struct lcmpi_comm *c = lcmpi_comm(comm);
+	size_t cap = 0;
+	if (LCMPI_PARAM_CHECK) {
+		int rc = lcmpi_recv_check("MPI_Recv", buf, count, datatype, source, tag, comm, c,
+					  &cap);
+		if (rc != MPI_SUCCESS)
+			return rc;
+	}
+	if (source == MPI_PROC_NULL) {
+		lcmpi_status_empty(status);
+		return MPI_SUCCESS;
+	}
+	struct lc_status ls;
+	int rc = lcmpi_recv_ctx(c, c->ctx, source, tag, buf, cap, &ls);
+	return lcmpi_recv_end(c, comm, source, tag, cap, rc, &ls, status);
 }
 
 /*
- * The readiness and argument checks are one test (lcmpi_recv_ok); which
- * one failed, and the report of a failed receive, are off the hot path.
+ * The hot path's libcomm receive (lcmpi.call) returned lrc, not 0, or took
+ * a request to send: on as lcmpi_recv_ctx goes, then the status or the report.
+ */
+static __attribute__((noinline, cold)) int lcmpi_recv_taken(int lrc, struct lc_status *ls)
+{
+	const struct lcmpi_call *a = &lcmpi.call;
+	const struct lcmpi_comm *c = lcmpi_comm(a->comm);
+	int rc = lcmpi_recv_result(c, c->ctx, a->peer, a->tag, (void *)a->buf, a->bytes, ls, lrc,
+				   ls);
+	return lcmpi_recv_end(c, a->comm, a->peer, a->tag, a->bytes, rc, ls, a->status);
+}
+
+/*
+ * The hot path is the common case, one libcomm receive whose status is
+ * written straight: valid arguments from one rank with one tag (one test:
+ * lcmpi_comm is NULL also outside MPI_Init .. MPI_Finalize), nothing else
+ * pending.  Every other case, and which check failed, is lcmpi_recv_general's.
  */
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
 	     MPI_Status *status)
 {
 	const struct lcmpi_comm *c = lcmpi_comm(comm);
 	size_t cap = lcmpi_bytes(count, datatype);
-	if (__builtin_expect(!c || (LCMPI_PARAM_CHECK &&
-				    !lcmpi_recv_ok(c, buf, count, datatype, source, tag, cap)), 0))
-		return lcmpi_recv_refused("MPI_Recv", buf, count, datatype, source, tag, comm);
-	if (source == MPI_PROC_NULL) {
-		lcmpi_status_empty(status);
+	if (__builtin_expect(!c || !lcmpi_recv_hot(c, buf, count, datatype, source, tag, cap) ||
+			     !lcmpi_recv_eager(cap), 0))
+		return lcmpi_recv_general(buf, count, datatype, source, tag, comm, status);
+	lcmpi.call = (struct lcmpi_call){ .buf = buf, .bytes = cap, .peer = source, .tag = tag,
+					  .comm = comm, .status = status };
+	struct lc_status ls;
+	int lrc = lc_recv_match(lcmpi.node, c->node_of[source], lcmpi_match(c->ctx, tag),
+				LCMPI_MASK_TAG, buf, cap, &ls);
+	if (__builtin_expect(lrc == 0 && !(ls.match & LCMPI_RTS_FLAG), 1)) {
+		MPI_Status *st = lcmpi.call.status;
+		if (st)         /* c again from the handle: cheaper than keeping it across the call */
+			lcmpi_status_set(st, lcmpi_comm(lcmpi.call.comm), &ls);
 		return MPI_SUCCESS;
 	}
-	struct lc_status ls;    /* set by the receive when it is read (lcmpi_recv_ctx) */
-	int rc = lcmpi_recv_ctx(c, c->ctx, source, tag, buf, cap, &ls);
-	if (__builtin_expect(rc != MPI_SUCCESS, 0))
-		return lcmpi_recv_failed(c, comm, rc, source, tag, cap, &ls, status);
-	lcmpi_status_set(status, c, &ls);
-	return MPI_SUCCESS;
+	return lcmpi_recv_taken(lrc, &ls);
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,

@@ -22,36 +22,62 @@ static inline int lcmpi_send_check(const char *fn, const void *buf, int count, M
 }
 
 /*
- * Do a send's arguments pass lcmpi_send_check (c: lcmpi_comm's, which is
- * NULL also outside MPI_Init .. MPI_Finalize)?  Only the test, for the hot
- * path: lcmpi_send_refused makes the report.
+ * Do a send's arguments pass lcmpi_send_check (c: lcmpi_comm's, not NULL)?
+ * Only the test, for the hot path; ordered as the common case is cheapest.
  */
 static inline int lcmpi_send_ok(const struct lcmpi_comm *c, const void *buf, int count,
 				MPI_Datatype dt, int dest, int tag, size_t len)
 {
-	return c && lcmpi_buf_ok(buf, count, dt, len) && tag >= 0 &&
-	       (dest == MPI_PROC_NULL || (unsigned)dest < (unsigned)c->size);
-}
-
-/* A send lcmpi_send_ok refused: not ready (fatal), or the first failing check's error. */
-static __attribute__((noinline, cold)) int lcmpi_send_refused(const char *fn, const void *buf,
-							     int count, MPI_Datatype dt, int dest,
-							     int tag, MPI_Comm comm)
-{
-	LCMPI_READY(fn);
-	size_t len;
-	int rc = lcmpi_send_check(fn, buf, count, dt, dest, tag, comm, lcmpi_comm(comm), &len);
-	return rc != MPI_SUCCESS ? rc : lcmpi_err(comm, MPI_ERR_INTERN, fn,
-						  "lcmpi_send_ok refused valid arguments");
+	return lcmpi_buf_ok(buf, count, dt, len) && tag >= 0 &&
+	       ((unsigned)dest < (unsigned)c->size || dest == MPI_PROC_NULL);
 }
 
 enum lcmpi_send_mode { LCMPI_STANDARD, LCMPI_SYNC };
 
+/* The general blocking send: readiness, the checks in order with their report, every case. */
+static __attribute__((noinline)) int lcmpi_send_general(const char *fn, enum lcmpi_send_mode mode,
+							const void *buf, int count,
+							MPI_Datatype dt, int dest, int tag,
+							MPI_Comm comm)
+{
+	LCMPI_READY(fn);
+	struct lcmpi_comm *c = lcmpi_comm(comm);
+	size_t len = 0;
+	if (LCMPI_PARAM_CHECK) {
+		int rc = lcmpi_send_check(fn, buf, count, dt, dest, tag, comm, c, &len);
+		if (rc != MPI_SUCCESS)
+			return rc;
+	}
+	int rc = lcmpi_send_ctx(c, c->ctx, dest, tag, buf, len, mode == LCMPI_SYNC);
+	if (rc != MPI_SUCCESS)
+		return lcmpi_err(comm, rc, fn, "to rank %d: %s", dest, lc_last_error(lcmpi.node));
+	return MPI_SUCCESS;
+}
+
 /*
- * The blocking sends.  always_inline: GCC otherwise splits it and calls
+ * The hot path's libcomm send (lcmpi.call) returned lrc: no room in the
+ * request pool (nothing sent) goes on as lcmpi_send_ctx does; an error is
+ * reported.
+ */
+static __attribute__((noinline, cold)) int lcmpi_send_failed(const char *fn, int lrc)
+{
+	const struct lcmpi_call *a = &lcmpi.call;
+	const struct lcmpi_comm *c = lcmpi_comm(a->comm);
+	int rc = lrc != LC_ERR_AGAIN ? lcmpi_err_of_lc(lrc)
+				     : lcmpi_send_rest(c, c->ctx, a->peer, a->tag, a->buf, a->bytes, 0);
+	if (rc != MPI_SUCCESS)
+		return lcmpi_err(a->comm, rc, fn, "to rank %d: %s", a->peer,
+				 lc_last_error(lcmpi.node));
+	return MPI_SUCCESS;
+}
+
+/*
+ * The blocking sends.  The hot path is the common case, one libcomm send:
+ * valid arguments (one test: lcmpi_comm is NULL also outside MPI_Init ..
+ * MPI_Finalize), a standard send to a rank within the eager limit, no send
+ * waiting for room.  Every other case, and which check failed, is
+ * lcmpi_send_general's.  always_inline: GCC otherwise splits it and calls
  * one shared out-of-line part from every binding, a call per message.
- * The readiness and argument checks are one test (lcmpi_send_ok); which
- * one failed is decided off the hot path (lcmpi_send_refused).
  */
 static inline __attribute__((always_inline)) int
 lcmpi_send(const char *fn, enum lcmpi_send_mode mode, const void *buf, int count,
@@ -60,11 +86,18 @@ lcmpi_send(const char *fn, enum lcmpi_send_mode mode, const void *buf, int count
 	const struct lcmpi_comm *c = lcmpi_comm(comm);
 	size_t len = lcmpi_bytes(count, dt);
 	if (__builtin_expect(!c || (LCMPI_PARAM_CHECK &&
-				    !lcmpi_send_ok(c, buf, count, dt, dest, tag, len)), 0))
-		return lcmpi_send_refused(fn, buf, count, dt, dest, tag, comm);
-	int rc = lcmpi_send_ctx(c, c->ctx, dest, tag, buf, len, mode == LCMPI_SYNC);
-	if (rc != MPI_SUCCESS)
-		return lcmpi_err(comm, rc, fn, "to rank %d: %s", dest, lc_last_error(lcmpi.node));
+				    !lcmpi_send_ok(c, buf, count, dt, dest, tag, len)) ||
+			     !lcmpi_send_eager(dest, len, mode == LCMPI_SYNC), 0))
+		return lcmpi_send_general(fn, mode, buf, count, dt, dest, tag, comm);
+	/* what lcmpi_send_failed reads (not .status: a compound literal would zero it) */
+	lcmpi.call.buf = buf;
+	lcmpi.call.bytes = len;
+	lcmpi.call.peer = dest;
+	lcmpi.call.tag = tag;
+	lcmpi.call.comm = comm;
+	int lrc = lc_send_match(lcmpi.node, c->node_of[dest], lcmpi_match(c->ctx, tag), buf, len);
+	if (__builtin_expect(lrc != 0, 0))
+		return lcmpi_send_failed(fn, lrc);
 	return MPI_SUCCESS;
 }
 
