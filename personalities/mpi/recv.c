@@ -24,15 +24,22 @@ static inline int lcmpi_recv_check(const char *fn, const void *buf, int count, M
 
 /*
  * Is a receive the hot path's: arguments that pass lcmpi_recv_check (c:
- * lcmpi_comm's, not NULL) naming one rank and one tag?  A wildcard or
- * MPI_PROC_NULL takes the general path (which is what the whole call cost
- * before there was a hot path): without them the tag and source checks are
- * a sign test and one compare, and the match word and mask need no branch.
+ * lcmpi_comm's, not NULL) naming one rank and one tag, and one libcomm
+ * receive (lcmpi_recv_eager: nothing else pending, at least 8 bytes)?  A
+ * wildcard or MPI_PROC_NULL takes the general path (the former body of
+ * MPI_Recv, out of line): without them the tag and source checks are a
+ * sign test, with the type's size (a bad type's is -1) and the count, and
+ * one compare, and the match word and mask need no branch.  With 8 bytes
+ * at least the buffer check is a NULL test and both bounds of cap one
+ * compare.  It is the argument checks too (not under LCMPI_PARAM_CHECK):
+ * a receive it refuses is checked, and reported, by lcmpi_recv_general.
  */
 static inline int lcmpi_recv_hot(const struct lcmpi_comm *c, const void *buf, int count,
 				 MPI_Datatype dt, int src, int tag, size_t cap)
 {
-	return lcmpi_buf_ok(buf, count, dt, cap) && (tag | src) >= 0 && src < c->size;
+	return (lcmpi_type_size(dt) | count | tag | src) >= 0 &&
+	       cap - sizeof(uint64_t) <= LC_MAX_MSG - sizeof(uint64_t) && buf &&
+	       src < c->size && lcmpi_recv_eager(cap);
 }
 
 /* MPI_Recv's result rc (*ls: the receive's status when it is read): the status, or the report. */
@@ -96,8 +103,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 {
 	const struct lcmpi_comm *c = lcmpi_comm(comm);
 	size_t cap = lcmpi_bytes(count, datatype);
-	if (__builtin_expect(!c || !lcmpi_recv_hot(c, buf, count, datatype, source, tag, cap) ||
-			     !lcmpi_recv_eager(cap), 0))
+	if (__builtin_expect(!c || !lcmpi_recv_hot(c, buf, count, datatype, source, tag, cap), 0))
 		return lcmpi_recv_general(buf, count, datatype, source, tag, comm, status);
 	lcmpi.call = (struct lcmpi_call){ .buf = buf, .bytes = cap, .peer = source, .tag = tag,
 					  .comm = comm, .status = status };

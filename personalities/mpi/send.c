@@ -22,14 +22,20 @@ static inline int lcmpi_send_check(const char *fn, const void *buf, int count, M
 }
 
 /*
- * Do a send's arguments pass lcmpi_send_check (c: lcmpi_comm's, not NULL)?
- * Only the test, for the hot path; ordered as the common case is cheapest.
+ * Is a send the hot path's: arguments that pass lcmpi_send_check (c:
+ * lcmpi_comm's, not NULL) to a rank, not MPI_PROC_NULL, and the eager path
+ * (lcmpi_send_eager)?  The eager limit is at most LC_MAX_MSG (init.c), so
+ * lcmpi_buf_ok's size bound is left to it; one sign test for the type's
+ * size (a bad type's is -1), the count and the tag.  It is the argument
+ * checks too (not under LCMPI_PARAM_CHECK): a send it refuses is checked,
+ * and reported, by lcmpi_send_general.
  */
-static inline int lcmpi_send_ok(const struct lcmpi_comm *c, const void *buf, int count,
-				MPI_Datatype dt, int dest, int tag, size_t len)
+static inline int lcmpi_send_hot(const struct lcmpi_comm *c, const void *buf, int count,
+				 MPI_Datatype dt, int dest, int tag, size_t len, int sync)
 {
-	return lcmpi_buf_ok(buf, count, dt, len) && tag >= 0 &&
-	       ((unsigned)dest < (unsigned)c->size || dest == MPI_PROC_NULL);
+	return (lcmpi_type_size(dt) | count | tag) >= 0 &&
+	       (__builtin_expect(buf != NULL, 1) || len == 0) &&
+	       (unsigned)dest < (unsigned)c->size && lcmpi_send_eager(dest, len, sync);
 }
 
 enum lcmpi_send_mode { LCMPI_STANDARD, LCMPI_SYNC };
@@ -85,9 +91,8 @@ lcmpi_send(const char *fn, enum lcmpi_send_mode mode, const void *buf, int count
 {
 	const struct lcmpi_comm *c = lcmpi_comm(comm);
 	size_t len = lcmpi_bytes(count, dt);
-	if (__builtin_expect(!c || (LCMPI_PARAM_CHECK &&
-				    !lcmpi_send_ok(c, buf, count, dt, dest, tag, len)) ||
-			     !lcmpi_send_eager(dest, len, mode == LCMPI_SYNC), 0))
+	if (__builtin_expect(!c || !lcmpi_send_hot(c, buf, count, dt, dest, tag, len,
+						   mode == LCMPI_SYNC), 0))
 		return lcmpi_send_general(fn, mode, buf, count, dt, dest, tag, comm);
 	/* what lcmpi_send_failed reads (not .status: a compound literal would zero it) */
 	lcmpi.call.buf = buf;
