@@ -70,8 +70,13 @@ static const struct lcmpi_type {
 _Static_assert(sizeof lcmpi_types / sizeof lcmpi_types[0] == LCMPI_NTYPES,
 	       "LCMPI_TYPE_LIST: every predefined datatype 1 .. MPI_LONG_DOUBLE");
 
-/* The sizes alone, for the inline lcmpi_type_size of every call's checks (mpi_impl.h). */
+/*
+ * The sizes alone, for the inline lcmpi_type_size of every call's checks
+ * (mpi_impl.h); MPI_DATATYPE_NULL's -1 (invalid) lets it test the handle
+ * with one unsigned compare.
+ */
 const int lcmpi_type_bytes[LCMPI_NTYPES] = {
+	[MPI_DATATYPE_NULL] = -1,
 #define LCMPI_X_TYPE(h, T, arith) [h] = (int)sizeof(T),
 	LCMPI_TYPE_LIST(LCMPI_X_TYPE)
 #undef LCMPI_X_TYPE

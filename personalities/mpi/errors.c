@@ -54,27 +54,6 @@ int lcmpi_not_ready(const char *fn)
 	_Exit(1);
 }
 
-int lcmpi_err_of_lc(int lcerr)
-{
-	switch (lcerr) {
-	case LC_OK:
-	case LC_ERR_CANCELED:
-		return MPI_SUCCESS;
-	case LC_ERR_TRUNC:
-		return MPI_ERR_TRUNCATE;
-	case LC_ERR_RANGE:
-		return MPI_ERR_RANK;
-	case LC_ERR_TOOBIG:
-		return MPI_ERR_COUNT;
-	case LC_ERR_NOMEM:
-		return MPI_ERR_NO_MEM;
-	case LC_ERR_INVAL:
-		return MPI_ERR_ARG;
-	default:        /* peer dead, lost, timeout, again, closed, ... */
-		return MPI_ERR_OTHER;
-	}
-}
-
 int MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
 	if (!string || !resultlen)

@@ -164,7 +164,7 @@ int MPI_Finalize(void)
 			lcmpi_comm_destroy(lcmpi.comms[i]);
 	free(lcmpi.comms);
 	lcmpi.comms = NULL;
-	lcmpi.ncomms = 0;
+	lcmpi.ncomms = 0;       /* every handle invalid again: the hot paths' readiness test */
 	while (lcmpi.free_reqs) {
 		struct lcmpi_request *r = lcmpi.free_reqs;
 		lcmpi.free_reqs = r->next;

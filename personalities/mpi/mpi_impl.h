@@ -99,12 +99,29 @@ struct lcmpi_pulled {
 	struct lcmpi_pulled *next;
 };
 
+/*
+ * The arguments of the blocking MPI_Send or MPI_Recv in progress, for their
+ * slow paths (send.c, recv.c).  The hot path stores them here before its
+ * one libcomm call instead of keeping them in registers across it: a value
+ * live across a call takes a callee-saved register (a push, a move and a
+ * pop) where a store is one instruction, and the hot path reads back only
+ * the receive's status.  One call at a time: the
+ * personality provides MPI_THREAD_SERIALIZED at most.
+ */
+struct lcmpi_call {
+	const void *buf;
+	size_t bytes;                   /* send: the message's; recv: the buffer's */
+	int peer, tag;                  /* the call's dest or source, and tag */
+	MPI_Comm comm;                  /* valid: lcmpi_comm(comm) is its communicator */
+	MPI_Status *status;             /* recv */
+};
+
 struct lcmpi_state {
 	lc_node *node;
 	int initialized, finalized;
 	int nodes;
-	struct lcmpi_comm **comms;      /* [MPI_Comm], NULL when free */
-	int ncomms;
+	struct lcmpi_comm **comms;      /* [MPI_Comm], NULL when free ([MPI_COMM_NULL] always) */
+	int ncomms;                     /* 0 before MPI_Init and after MPI_Finalize (lcmpi_comm) */
 	uint32_t next_ctx;              /* lowest context id this process never used */
 	size_t eager;                   /* messages above go by rendezvous (LC_MPI_EAGER) */
 	uint16_t *cookie;               /* [node]: the next rendezvous cookie towards it */
@@ -124,13 +141,21 @@ struct lcmpi_state {
 	 */
 	int held, held_recv;
 	struct lcmpi_request *waitq, **waitq_tail;
+	struct lcmpi_call call;
 };
 
 extern struct lcmpi_state lcmpi;
 
+/*
+ * The communicator of handle c, or NULL: an invalid handle, and every handle
+ * outside MPI_Init .. MPI_Finalize (lcmpi.ncomms is 0 then: init.c), so the
+ * blocking calls' hot path tests readiness and the handle at once and
+ * decides which error it was only on the slow path (send.c, recv.c).
+ * One unsigned compare: MPI_COMM_NULL (0) is never a table entry.
+ */
 static inline struct lcmpi_comm *lcmpi_comm(MPI_Comm c)
 {
-	return (c > 0 && c < lcmpi.ncomms) ? lcmpi.comms[c] : NULL;
+	return (unsigned)c < (unsigned)lcmpi.ncomms ? lcmpi.comms[c] : NULL;
 }
 
 /*
@@ -140,8 +165,31 @@ static inline struct lcmpi_comm *lcmpi_comm(MPI_Comm c)
  */
 LCMPI_FUNC int lcmpi_err(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* MPI error class of a libcomm error (0 -> MPI_SUCCESS). */
-LCMPI_FUNC int lcmpi_err_of_lc(int lcerr);
+/*
+ * MPI error class of a libcomm error (0 -> MPI_SUCCESS).  Inline: every
+ * status is set with it, and a call there would cost the receive's hot path
+ * a callee-saved register to keep its result across it.
+ */
+static inline int lcmpi_err_of_lc(int lcerr)
+{
+	switch (lcerr) {
+	case LC_OK:
+	case LC_ERR_CANCELED:
+		return MPI_SUCCESS;
+	case LC_ERR_TRUNC:
+		return MPI_ERR_TRUNCATE;
+	case LC_ERR_RANGE:
+		return MPI_ERR_RANK;
+	case LC_ERR_TOOBIG:
+		return MPI_ERR_COUNT;
+	case LC_ERR_NOMEM:
+		return MPI_ERR_NO_MEM;
+	case LC_ERR_INVAL:
+		return MPI_ERR_ARG;
+	default:        /* peer dead, lost, timeout, again, closed, ... */
+		return MPI_ERR_OTHER;
+	}
+}
 /* Calls before MPI_Init / after MPI_Finalize: fatal (no communicator to ask). */
 LCMPI_FUNC int lcmpi_not_ready(const char *fn);
 
@@ -151,14 +199,17 @@ LCMPI_FUNC int lcmpi_not_ready(const char *fn);
 			return lcmpi_not_ready(fn);                 \
 	} while (0)
 
-/* Bytes of one element of each predefined datatype, [dt] (datatype.c, from LCMPI_TYPE_LIST). */
+/*
+ * Bytes of one element of each predefined datatype, [dt] (datatype.c, from
+ * LCMPI_TYPE_LIST), and -1 at [MPI_DATATYPE_NULL].
+ */
 #define LCMPI_NTYPES (MPI_LONG_DOUBLE + 1)
 extern const int lcmpi_type_bytes[LCMPI_NTYPES];
 
 /* Bytes of one element of a predefined datatype, or -1 (bad type). */
 static inline int lcmpi_type_size(MPI_Datatype dt)
 {
-	return dt > MPI_DATATYPE_NULL && dt < LCMPI_NTYPES ? lcmpi_type_bytes[dt] : -1;
+	return (unsigned)dt < LCMPI_NTYPES ? lcmpi_type_bytes[dt] : -1;
 }
 /* inout[i] = inout[i] op in[i]; MPI_ERR_OP when op does not apply to dt. */
 LCMPI_FUNC int lcmpi_reduce_local(void *inout, const void *in, int count, MPI_Datatype dt,
@@ -172,12 +223,27 @@ LCMPI_FUNC int lcmpi_reduce_local(void *inout, const void *in, int count, MPI_Da
  */
 LCMPI_FUNC int lcmpi_check_buf_fail(MPI_Comm comm, const char *fn, const void *buf, int count,
 				    MPI_Datatype dt);
+/* Bytes of count elements of dt: meaningless, and unused, when lcmpi_buf_ok fails. */
+static inline size_t lcmpi_bytes(int count, MPI_Datatype dt)
+{
+	return (size_t)count * (size_t)lcmpi_type_size(dt);
+}
+/* Do (buf, count, dt) of bytes pass lcmpi_check_buf?  Only the test: no report. */
+static inline int lcmpi_buf_ok(const void *buf, int count, MPI_Datatype dt, size_t bytes)
+{
+	/*
+	 * One sign test for both (a bad type's size is -1).  buf first and
+	 * expected: GCC otherwise computes both terms without a branch, 6
+	 * instructions where the common case takes 2.
+	 */
+	return (lcmpi_type_size(dt) | count) >= 0 && bytes <= LC_MAX_MSG &&
+	       (__builtin_expect(buf != NULL, 1) || bytes == 0);
+}
 static inline int lcmpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count,
 				  MPI_Datatype dt, size_t *bytes)
 {
-	int sz = lcmpi_type_size(dt);
-	size_t b = (size_t)count * (size_t)sz;  /* meaningless, unused, when a check fails */
-	if (__builtin_expect(sz < 0 || count < 0 || b > LC_MAX_MSG || (b > 0 && !buf), 0))
+	size_t b = lcmpi_bytes(count, dt);
+	if (__builtin_expect(!lcmpi_buf_ok(buf, count, dt, b), 0))
 		return lcmpi_check_buf_fail(comm, fn, buf, count, dt);
 	*bytes = b;
 	return MPI_SUCCESS;
@@ -247,7 +313,8 @@ static inline void lcmpi_recv_args(const struct lcmpi_comm *c, uint32_t ctx, int
  * nothing else pending) is inline, one libcomm call; the rest is p2p.c's:
  * lcmpi_send_rest, and lcmpi_recv_rest with the receive's result so far
  * (lrc and *ls of the one libcomm receive, which took a request to send,
- * or lrc = 1: nothing taken yet, the receive is to be posted).
+ * or lrc = 1 and no ls: nothing taken yet, the receive is to be posted; ls
+ * may be st itself: it is read before *st is written).
  */
 LCMPI_FUNC int lcmpi_send_rest(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag,
 			       const void *buf, size_t len, int sync);
@@ -255,11 +322,17 @@ LCMPI_FUNC int lcmpi_recv_rest(const struct lcmpi_comm *c, uint32_t ctx, int src
 			       void *buf, size_t cap, struct lc_status *st, int lrc,
 			       const struct lc_status *ls);
 
+/* Does a blocking send take the eager path: one libcomm send? */
+static inline int lcmpi_send_eager(int dest, size_t len, int sync)
+{
+	/* a send waiting for room in the request pool (p2p.c, Room) goes first: the slow path */
+	return dest != MPI_PROC_NULL && !sync && len <= lcmpi.eager && !lcmpi.waitq;
+}
+
 static inline int lcmpi_send_ctx(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag,
 				 const void *buf, size_t len, int sync)
 {
-	/* a send waiting for room in the request pool (p2p.c, Room) goes first: the slow path */
-	if (dest != MPI_PROC_NULL && !sync && len <= lcmpi.eager && !lcmpi.waitq) {
+	if (lcmpi_send_eager(dest, len, sync)) {
 		int lrc = lc_send_match(lcmpi.node, c->node_of[dest], lcmpi_match(ctx, tag), buf, len);
 		if (lrc != LC_ERR_AGAIN)
 			return lrc ? lcmpi_err_of_lc(lrc) : MPI_SUCCESS;
@@ -267,26 +340,46 @@ static inline int lcmpi_send_ctx(const struct lcmpi_comm *c, uint32_t ctx, int d
 	return lcmpi_send_rest(c, ctx, dest, tag, buf, len, sync);
 }
 
+/* May a blocking receive (not from MPI_PROC_NULL) be one libcomm receive? */
+static inline int lcmpi_recv_eager(size_t cap)
+{
+	/* nothing else pending, and a request to send fits in the buffer */
+	return lcmpi.nactive == 0 && !lcmpi.pulled && cap >= sizeof(uint64_t);
+}
+
+/*
+ * The result of that one libcomm receive (lrc, and *ls when lrc is 0 or
+ * LC_ERR_TRUNC): done, or the rendezvous whose request to send it took.
+ */
+static inline int lcmpi_recv_result(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag,
+				    void *buf, size_t cap, struct lc_status *st, int lrc,
+				    const struct lc_status *ls)
+{
+	if ((lrc == 0 || lrc == LC_ERR_TRUNC) && (ls->match & LCMPI_RTS_FLAG))
+		return lcmpi_recv_rest(c, ctx, src, tag, buf, cap, st, lrc, ls);
+	return lrc ? lcmpi_err_of_lc(lrc) : MPI_SUCCESS;
+}
+
+/*
+ * *st (or NULL) is set when the result is MPI_SUCCESS or MPI_ERR_TRUNCATE;
+ * libcomm writes it straight (lc_finish fills every field whenever the
+ * receive ends, and those are the only results that read it), so it is
+ * neither zeroed first nor copied through a local.
+ */
 static inline int lcmpi_recv_ctx(const struct lcmpi_comm *c, uint32_t ctx, int src, int tag,
 				 void *buf, size_t cap, struct lc_status *st)
 {
-	struct lc_status ls = { 0 };
-	int lrc = 1;
-	if (src != MPI_PROC_NULL && lcmpi.nactive == 0 && !lcmpi.pulled &&
-	    cap >= sizeof(uint64_t)) {
-		/* nothing else pending, so one libcomm receive may block */
-		int node;
-		uint64_t m, mask;
-		lcmpi_recv_args(c, ctx, src, tag, &node, &m, &mask);
-		lrc = lc_recv_match(lcmpi.node, node, m, mask, buf, cap, &ls);
-		if (!((lrc == 0 || lrc == LC_ERR_TRUNC) && (ls.match & LCMPI_RTS_FLAG))) {
-			if (st)
-				*st = ls;
-			return lrc ? lcmpi_err_of_lc(lrc) : MPI_SUCCESS;
-		}
-	}
-	return lcmpi_recv_rest(c, ctx, src, tag, buf, cap, st, lrc, &ls);
+	if (src == MPI_PROC_NULL || !lcmpi_recv_eager(cap))
+		return lcmpi_recv_rest(c, ctx, src, tag, buf, cap, st, 1, NULL);
+	struct lc_status own;
+	struct lc_status *ls = st ? st : &own;
+	int node;
+	uint64_t m, mask;
+	lcmpi_recv_args(c, ctx, src, tag, &node, &m, &mask);
+	int lrc = lc_recv_match(lcmpi.node, node, m, mask, buf, cap, ls);
+	return lcmpi_recv_result(c, ctx, src, tag, buf, cap, st, lrc, ls);
 }
+
 /* The oldest request to send a probe pulled that (node, match, mask) takes, unlinked; or NULL. */
 LCMPI_FUNC struct lcmpi_pulled *lcmpi_pulled_take(int node, uint64_t match, uint64_t mask,
 						  int unlink);

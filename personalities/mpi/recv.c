@@ -22,8 +22,44 @@ static inline int lcmpi_recv_check(const char *fn, const void *buf, int count, M
 	return MPI_SUCCESS;
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-	     MPI_Status *status)
+/*
+ * Is a receive the hot path's: arguments that pass lcmpi_recv_check (c:
+ * lcmpi_comm's, not NULL) naming one rank and one tag, and one libcomm
+ * receive (lcmpi_recv_eager: nothing else pending, at least 8 bytes)?  A
+ * wildcard or MPI_PROC_NULL takes the general path (the former body of
+ * MPI_Recv, out of line): without them the tag and source checks are a
+ * sign test, with the type's size (a bad type's is -1) and the count, and
+ * one compare, and the match word and mask need no branch.  With 8 bytes
+ * at least the buffer check is a NULL test and both bounds of cap one
+ * compare.  It is the argument checks too (not under LCMPI_PARAM_CHECK):
+ * a receive it refuses is checked, and reported, by lcmpi_recv_general.
+ */
+static inline int lcmpi_recv_hot(const struct lcmpi_comm *c, const void *buf, int count,
+				 MPI_Datatype dt, int src, int tag, size_t cap)
+{
+	return (lcmpi_type_size(dt) | count | tag | src) >= 0 &&
+	       cap - sizeof(uint64_t) <= LC_MAX_MSG - sizeof(uint64_t) && buf &&
+	       src < c->size && lcmpi_recv_eager(cap);
+}
+
+/* MPI_Recv's result rc (*ls: the receive's status when it is read): the status, or the report. */
+static int lcmpi_recv_end(const struct lcmpi_comm *c, MPI_Comm comm, int source, int tag,
+			  size_t cap, int rc, const struct lc_status *ls, MPI_Status *status)
+{
+	if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE)
+		lcmpi_status_set(status, c, ls);
+	if (rc != MPI_SUCCESS)
+		return lcmpi_err(comm, rc, "MPI_Recv",
+				 "from source %d, tag %d: %zu bytes arrived for %zu: %s", source, tag,
+				 rc == MPI_ERR_TRUNCATE ? ls->len : 0, cap, lc_last_error(lcmpi.node));
+	return MPI_SUCCESS;
+}
+
+/* The general blocking receive: readiness, the checks in order with their report, every case. */
+static __attribute__((noinline)) int lcmpi_recv_general(void *buf, int count,
+							MPI_Datatype datatype, int source,
+							int tag, MPI_Comm comm,
+							MPI_Status *status)
 {
 	LCMPI_READY("MPI_Recv");
 	struct lcmpi_comm *c = lcmpi_comm(comm);
@@ -38,15 +74,49 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 		lcmpi_status_empty(status);
 		return MPI_SUCCESS;
 	}
-	struct lc_status ls = { 0 };
+	struct lc_status ls;
 	int rc = lcmpi_recv_ctx(c, c->ctx, source, tag, buf, cap, &ls);
-	if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE)
-		lcmpi_status_set(status, c, &ls);
-	if (rc != MPI_SUCCESS)
-		return lcmpi_err(comm, rc, "MPI_Recv",
-				 "from source %d, tag %d: %zu bytes arrived for %zu: %s", source, tag,
-				 rc == MPI_ERR_TRUNCATE ? ls.len : 0, cap, lc_last_error(lcmpi.node));
-	return MPI_SUCCESS;
+	return lcmpi_recv_end(c, comm, source, tag, cap, rc, &ls, status);
+}
+
+/*
+ * The hot path's libcomm receive (lcmpi.call) returned lrc, not 0, or took
+ * a request to send: on as lcmpi_recv_ctx goes, then the status or the report.
+ */
+static __attribute__((noinline, cold)) int lcmpi_recv_taken(int lrc, struct lc_status *ls)
+{
+	const struct lcmpi_call *a = &lcmpi.call;
+	const struct lcmpi_comm *c = lcmpi_comm(a->comm);
+	int rc = lcmpi_recv_result(c, c->ctx, a->peer, a->tag, (void *)a->buf, a->bytes, ls, lrc,
+				   ls);
+	return lcmpi_recv_end(c, a->comm, a->peer, a->tag, a->bytes, rc, ls, a->status);
+}
+
+/*
+ * The hot path is the common case, one libcomm receive whose status is
+ * written straight: valid arguments from one rank with one tag (one test:
+ * lcmpi_comm is NULL also outside MPI_Init .. MPI_Finalize), nothing else
+ * pending.  Every other case, and which check failed, is lcmpi_recv_general's.
+ */
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	     MPI_Status *status)
+{
+	const struct lcmpi_comm *c = lcmpi_comm(comm);
+	size_t cap = lcmpi_bytes(count, datatype);
+	if (__builtin_expect(!c || !lcmpi_recv_hot(c, buf, count, datatype, source, tag, cap), 0))
+		return lcmpi_recv_general(buf, count, datatype, source, tag, comm, status);
+	lcmpi.call = (struct lcmpi_call){ .buf = buf, .bytes = cap, .peer = source, .tag = tag,
+					  .comm = comm, .status = status };
+	struct lc_status ls;
+	int lrc = lc_recv_match(lcmpi.node, c->node_of[source], lcmpi_match(c->ctx, tag),
+				LCMPI_MASK_TAG, buf, cap, &ls);
+	if (__builtin_expect(lrc == 0 && !(ls.match & LCMPI_RTS_FLAG), 1)) {
+		MPI_Status *st = lcmpi.call.status;
+		if (st)         /* c again from the handle: cheaper than keeping it across the call */
+			lcmpi_status_set(st, lcmpi_comm(lcmpi.call.comm), &ls);
+		return MPI_SUCCESS;
+	}
+	return lcmpi_recv_taken(lrc, &ls);
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,

@@ -85,6 +85,26 @@ Test(mpi, errors_are_fatal_by_default)
 	free(o.text);
 }
 
+/* A blocking call outside MPI_Init .. MPI_Finalize is fatal whatever its arguments. */
+Test(mpi, calls_outside_init_finalize_are_fatal)
+{
+	static const char *const when[] = { "early", "late" }, *const call[] = { "send", "recv" };
+	static const char *const text[] = { "called before MPI_Init", "called after MPI_Finalize" };
+	for (int w = 0; w < 2; w++)
+		for (int c = 0; c < 2; c++) {
+			char want[96];
+			struct lc_t_out o;
+			snprintf(want, sizeof want, "MPI_%s: %s", c ? "Recv" : "Send", text[w]);
+			lc_t_commrun(&o, 1, 60, "mpi_p2p", when[w], call[c], NULL);
+			cr_assert_neq(o.status, 0, "%s %s: the job succeeded; output:\n%s", when[w],
+				      call[c], o.text);
+			cr_assert(strstr(o.text, want) != NULL, "%s %s: no \"%s\"; output:\n%s",
+				  when[w], call[c], want, o.text);
+			cr_assert_eq(lc_t_count(&o, "FAIL"), 0, "output:\n%s", o.text);
+			free(o.text);
+		}
+}
+
 /*
  * Messages above the eager limit go by rendezvous: 3 of them, each twice
  * the unexpected budget, arrive before rank 0 receives them in reverse

@@ -18,6 +18,8 @@
  *   dup     (2) MPI_Comm_dup: same tag on two communicators never crosses
  *   misuse  (2) MPI_ERRORS_RETURN: bad rank, tag, count, type, comm, truncation
  *   fatal   (2) a bad rank under MPI_ERRORS_ARE_FATAL: the node must fail
+ *   early CALL, late CALL (1) CALL (send or recv: MPI_Send / MPI_Recv) before MPI_Init, or
+ *           after MPI_Finalize: the node must fail
  *   large BYTES (N >= 3) messages of BYTES (above the eager limit: a rendezvous): every
  *           other rank sends one to rank 0, which receives them in reverse rank order
  *           after they all arrived (none may block another); then ranks 0 and 1 each
@@ -525,12 +527,28 @@ static void window(size_t n, int count)
 	free(st);
 }
 
+/* MPI_Send or MPI_Recv (call) outside MPI_Init .. MPI_Finalize: fatal, never returns. */
+static int unready(const char *when, const char *call)
+{
+	int v = 0, rc = !strcmp(call, "send") ? MPI_Send(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD)
+					      : MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD,
+							 MPI_STATUS_IGNORE);
+	printf("FAIL: %s %s returned %d\n", when, call, rc);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
+	const char *mode = argc > 1 ? argv[1] : "";
+	if (!strcmp(mode, "early") && argc > 2)
+		return unready(mode, argv[2]);
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
-	const char *mode = argc > 1 ? argv[1] : "";
+	if (!strcmp(mode, "late") && argc > 2) {
+		MPI_Finalize();
+		return unready(mode, argv[2]);
+	}
 	if (!strcmp(mode, "tags"))
 		tags();
 	else if (!strcmp(mode, "any")) {
