@@ -85,7 +85,10 @@ Test(mpi, errors_are_fatal_by_default)
 	free(o.text);
 }
 
-/* A blocking call outside MPI_Init .. MPI_Finalize is fatal whatever its arguments. */
+/*
+ * A blocking call outside MPI_Init .. MPI_Finalize is fatal whatever its
+ * arguments (in the smallest job the config allows: LC_PC_MIN_NODES).
+ */
 Test(mpi, calls_outside_init_finalize_are_fatal)
 {
 	static const char *const when[] = { "early", "late" }, *const call[] = { "send", "recv" };
@@ -95,7 +98,7 @@ Test(mpi, calls_outside_init_finalize_are_fatal)
 			char want[96];
 			struct lc_t_out o;
 			snprintf(want, sizeof want, "MPI_%s: %s", c ? "Recv" : "Send", text[w]);
-			lc_t_commrun(&o, 1, 60, "mpi_p2p", when[w], call[c], NULL);
+			lc_t_commrun(&o, LC_PC_MIN_NODES, 60, "mpi_p2p", when[w], call[c], NULL);
 			cr_assert_neq(o.status, 0, "%s %s: the job succeeded; output:\n%s", when[w],
 				      call[c], o.text);
 			cr_assert(strstr(o.text, want) != NULL, "%s %s: no \"%s\"; output:\n%s",
