@@ -210,6 +210,42 @@ int lc_testall(lc_node *node, int n, lc_req **reqs, int *done, struct lc_status 
 int lc_waitall(lc_node *node, int n, lc_req **reqs, struct lc_status *sts);
 
 /*
+ * The job's name service.  A process names an endpoint of its node -- the
+ * node and a 32-bit port of its own choosing (a personality's transport,
+ * endpoint or queue number) -- and any process of the job, whatever program
+ * it runs, looks the name up.  The table lives in the job segment, so it
+ * goes with the job; a node's names go when it closes (lc_close) or dies,
+ * and a name held by a node that is gone may be registered again.
+ * A name is 1 .. LC_NAME_MAX - 1 bytes of printable ASCII without spaces.
+ * The table holds LC_NAME_ENTRIES(nodes) names.
+ */
+#define LC_NAME_MAX 64
+#define LC_NAME_ENTRIES(nodes) ((nodes) * 4u < 64u ? 64u : (nodes) * 4u)
+#define LC_NAME_FOREVER (-1)    /* lc_name_lookup's timeout: wait until registered */
+/*
+ * Register name -> (this node, port).  Returns 0, or LC_ERR_INVAL (name
+ * NULL, empty, too long or not printable), LC_ERR_BUSY (a live node holds
+ * the name: the message names it), LC_ERR_AGAIN (the table is full),
+ * LC_ERR_CLOSED.
+ */
+int lc_name_register(lc_node *node, const char *name, uint32_t port);
+/* Remove a name this node registered.  0, or LC_ERR_INVAL (no such name, or another node's). */
+int lc_name_unregister(lc_node *node, const char *name);
+/*
+ * Look name up: *out_node, *out_port (either may be NULL) of its
+ * registration.  timeout_us 0 looks once, LC_NAME_FOREVER (any negative)
+ * waits until the name is registered, otherwise at most timeout_us
+ * microseconds; waiting drives lc_progress (so a waiting node's peers are
+ * not held up) and sleeps briefly between looks.  Returns 0, or
+ * LC_ERR_TIMEOUT (not registered in time; with timeout 0: not registered
+ * now), LC_ERR_PEER_DEAD (not registered, and every other node of the job
+ * has exited or died: no one is left to register it), LC_ERR_INVAL,
+ * LC_ERR_CLOSED.
+ */
+int lc_name_lookup(lc_node *node, const char *name, int64_t timeout_us, int *out_node,
+		   uint32_t *out_port);
+
+/*
  * Drive the pipeline (and the MCP in inline mode). Returns the work done (>= 0) or a negative lc_err.
  * In inline mode the NIC runs only inside library calls: a node that computes without one leaves
  * its Receive Ring full, and a peer sending to it waits (link backpressure, counted as bp_stalls)
