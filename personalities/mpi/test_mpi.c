@@ -275,6 +275,8 @@ static void lc_t_netpipe(const char *faults, const char *upto, const char *last)
 
 Test(mpi, netpipe_unmodified_integrity_1B_to_4MiB)
 {
+	if (!LC_T_PERSONALITY_FULL)
+		cr_skip_test("%s", LC_T_PERSONALITY_WHY);
 	lc_t_netpipe(NULL, "4194304", " 3145729 bytes");
 }
 

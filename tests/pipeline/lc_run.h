@@ -16,7 +16,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lc_config.h"     /* LC_PROTO_* */
 #include "lc_skip.h"       /* LC_T_SKIPPED */
+
+/*
+ * The personalities' suites (personalities/<p>/test_<p>.c) run in full
+ * where the pipeline is plain or reliability stands alone (baseline,
+ * baseline_thread, small_rings, reliable, reliable_saw) and where every
+ * protocol is composed (all, all_nic); elsewhere a smoke subset, each other
+ * test skipped with LC_T_PERSONALITY_WHY.  So `scons test` stays within its
+ * time on 17 configs while every protocol meets every personality.
+ */
+#define LC_T_PERSONALITY_FULL                                                                \
+	((!LC_PROTO_CHECKSUM && !LC_PROTO_FLOW_CONTROL && !LC_PROTO_MULTICAST) ||            \
+	 (LC_PROTO_CHECKSUM && LC_PROTO_FLOW_CONTROL && LC_PROTO_MULTICAST && LC_PROTO_RELIABILITY))
+#define LC_T_PERSONALITY_WHY                                                                 \
+	"smoke-tested in this config; in full in baseline, baseline_thread, small_rings, "   \
+	"reliable, reliable_saw, all, all_nic (LC_T_PERSONALITY_FULL)"
 
 /*
  * The build sets LC_BUILD_DIR (build/<cfg>, absolute); the launcher is
