@@ -219,9 +219,7 @@ int lc_waitall(lc_node *node, int n, lc_req **reqs, struct lc_status *sts);
  * A name is 1 .. LC_NAME_MAX - 1 bytes of printable ASCII without spaces.
  * The table holds LC_NAME_ENTRIES(nodes) names.
  */
-#define LC_NAME_MAX 64
-#define LC_NAME_ENTRIES(nodes) ((nodes) * 4u < 64u ? 64u : (nodes) * 4u)
-#define LC_NAME_FOREVER (-1)    /* lc_name_lookup's timeout: wait until registered */
+#include "lc_names.h"    /* LC_NAME_MAX, LC_NAME_ENTRIES, LC_NAME_FOREVER */
 /*
  * Register name -> (this node, port).  Returns 0, or LC_ERR_INVAL (name
  * NULL, empty, too long or not printable), LC_ERR_BUSY (a live node holds

@@ -864,6 +864,8 @@ void lc_nic_detach(struct lc_nic *nic)
 		pthread_join(nic->thread, NULL);
 		nic->thread_on = 0;
 	}
+	/* a node that attaches again must not find its old names valid again */
+	lc_nic_name_drop_all(nic);
 	/* release (R10): pairs with lc_seg_node_state (A10); a node marked dead stays dead */
 	atomic_compare_exchange_strong_explicit(&nic->hdr->node[nic->node].state, &st, LC_NODE_EXITED,
 						memory_order_release, memory_order_relaxed);

@@ -18,7 +18,7 @@
 
 #define LC_MAX_NODES 256
 #define LC_DMA_CHAINS 4         /* chain 0 = Rx (highest priority), 1 = Tx, 2..3 spare */
-#define LC_SEG_LAYOUT_VERSION 3
+#define LC_SEG_LAYOUT_VERSION 4
 
 enum lc_nic_stat {
 #define LC_X_ENUM(name, ...) LC_NIC_STAT_##name,
@@ -215,6 +215,23 @@ int lc_nic_group_members(const struct lc_nic *nic, uint32_t gid, uint64_t out[LC
  * counted as drops to them), LC_DROP for an unknown group.
  */
 int lc_nic_mcast_tx(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t gid);
+
+/*
+ * ---- the job's name table (nic/names.c) ----
+ *
+ * LC_NAME_ENTRIES(nodes) entries in the job segment: name -> (node, port).
+ * An entry counts while its node is attached (a node that detached or died
+ * holds no name).  Names are NUL-terminated, shorter than LC_NAME_MAX
+ * (lc_names.h); the framework checks their characters.
+ */
+/* Register name -> (this node, port).  0, LC_ERR_BUSY (*holder: the node holding it), LC_ERR_AGAIN (full). */
+int lc_nic_name_set(struct lc_nic *nic, const char *name, uint32_t port, uint32_t *holder);
+/* Find name: 0 and *node, *port (either may be NULL), or LC_ERR_AGAIN when no attached node holds it. */
+int lc_nic_name_get(struct lc_nic *nic, const char *name, uint32_t *node, uint32_t *port);
+/* Remove name, which this node holds.  0, or LC_ERR_INVAL (*holder: its node, UINT32_MAX: none). */
+int lc_nic_name_del(struct lc_nic *nic, const char *name, uint32_t *holder);
+/* Remove every name of this node (lc_nic_detach does it too). */
+void lc_nic_name_drop_all(struct lc_nic *nic);
 
 /*
  * Stamp tables (LC_STAMPED): one table of LC_NIC_STAMP_BYTES per Send Ring

@@ -138,6 +138,7 @@
 #include "faults.h"
 #include "lc_errors.h"
 #include "lc_frame_hdr.h"
+#include "lc_names.h"
 #include "nic.h"
 
 #define LC_NIC_FUNC __attribute__((visibility("hidden"))) extern
@@ -276,7 +277,28 @@ struct lc_seg_hdr {
 	uint32_t net_ports;
 	uint32_t net_switches;
 	struct lc_fault_cfg faults;  /* the run's fault injector (faults.h); set before nodes attach */
+	uint64_t off_names;        /* the name table (nic/names.c), after the group table */
+	uint32_t names;            /* its entries, LC_NAME_ENTRIES(nodes) */
 	struct lc_seg_node node[LC_MAX_NODES];
+};
+
+/*
+ * The job's name table (nic/names.c): a process-shared robust mutex, then
+ * `names` entries.  Every access holds the mutex (lookups are rare: they
+ * poll with sleeps), so the entries need no atomics; a holder that dies
+ * with it leaves the table consistent for the next (EOWNERDEAD), because an
+ * entry counts only while its node is attached: a dead node's half-written
+ * entry is ignored like its finished ones.
+ */
+struct lc_seg_names {
+	pthread_mutex_t lock;
+};
+struct lc_seg_name {
+	uint32_t used;             /* 1: node registered name (valid while node is attached) */
+	uint32_t node;
+	uint32_t port;
+	uint32_t pad;
+	char name[LC_NAME_MAX];
 };
 
 /* Offsets inside one node area. */
@@ -411,6 +433,13 @@ LC_NIC_FUNC int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t err
 /* Layout of a segment for g: per-node areas and switch ports. */
 LC_NIC_FUNC void lc_seg_layout(const struct lc_nic_geom *g, struct lc_seg_node_layout *nl,
 			       uint64_t *off_nodes, uint64_t *off_net, uint64_t *total);
+/* Where the name table starts, given the end of what precedes it. */
+static inline uint64_t lc_seg_names_off(uint64_t end)
+{
+	return (end + LC_LINE - 1) / LC_LINE * LC_LINE;
+}
+/* nic/names.c: initialise the table's process-shared robust mutex.  0 or LC_ERR_SYS with a message. */
+LC_NIC_FUNC int lc_seg_names_init(struct lc_seg_names *t, char *err, size_t errlen);
 /* Map the segment and verify it was made for g. 0 or negative lc_err with a message. */
 LC_NIC_FUNC int lc_seg_map(const char *name, const struct lc_nic_geom *g, uint8_t **base,
 			   size_t *bytes, char *err, size_t errlen);

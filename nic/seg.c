@@ -123,6 +123,9 @@ void lc_seg_layout(const struct lc_nic_geom *g, struct lc_seg_node_layout *nl,
 	/* the group table (nic/mcast.c) follows the ports; none when no protocol declares one */
 	*total = *off_net + (uint64_t)lc_net_ports(g) * sizeof(struct lc_net_port) +
 		 (uint64_t)g->groups * sizeof(struct lc_nic_group);
+	/* then the name table (nic/names.c) */
+	*total = lc_seg_names_off(*total) + sizeof(struct lc_seg_names) +
+		 (uint64_t)LC_NAME_ENTRIES(g->nodes) * sizeof(struct lc_seg_name);
 }
 
 int lc_seg_create(const char *name, const struct lc_nic_geom *g, char *err, size_t errlen)
@@ -176,6 +179,15 @@ int lc_seg_create(const char *name, const struct lc_nic_geom *g, char *err, size
 	h->net_ports = lc_net_ports(g);
 	h->net_switches = lc_net_switches(g);
 	h->faults = faults;
+	h->off_names = lc_seg_names_off(off_net + (uint64_t)lc_net_ports(g) * sizeof(struct lc_net_port) +
+					(uint64_t)g->groups * sizeof(struct lc_nic_group));
+	h->names = LC_NAME_ENTRIES(g->nodes);
+	rc = lc_seg_names_init((struct lc_seg_names *)((uint8_t *)p + h->off_names), err, errlen);
+	if (rc) {
+		munmap(p, (size_t)total);
+		shm_unlink(name);
+		return rc;
+	}
 	/* release: pairs with the acquire of magic in lc_seg_map (header complete) */
 	atomic_store_explicit(&h->magic, LC_SEG_MAGIC, memory_order_release);
 	munmap(p, (size_t)total);

@@ -27,6 +27,11 @@ struct lc_nic {
 	int waiting;                          /* lc_nic_tx_waiting */
 	uint32_t drops[LC_MAX_NODES];
 	int held[LC_MAX_NODES];               /* lc_nic_rx_hold */
+	struct lc_fake_name {                 /* the name table: valid while its node is alive */
+		int used;
+		uint32_t node, port;
+		char name[LC_NAME_MAX];
+	} names[64];
 	_Atomic uint64_t nic_stats[LC_NIC_STAT_COUNT];
 	_Atomic uint64_t host_stats[LC_HOST_STATS_MAX];
 };
@@ -155,6 +160,75 @@ void lc_nic_rx_hold(struct lc_nic *nic, uint32_t src, int on)
 int lc_fake_held(uint32_t src)
 {
 	return lc_fake && lc_fake->held[src];
+}
+
+/* The fake's name table: 64 entries, an entry counts while its node is this one or alive. */
+static struct lc_fake_name *lc_fake_name_find(struct lc_nic *nic, const char *name)
+{
+	for (uint32_t i = 0; i < 64; i++) {
+		struct lc_fake_name *e = &nic->names[i];
+		if (e->used && (e->node == nic->node || nic->alive[e->node]) &&
+		    strcmp(e->name, name) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+int lc_fake_name_put(uint32_t node, const char *name, uint32_t port)
+{
+	for (uint32_t i = 0; i < 64; i++) {
+		struct lc_fake_name *e = &lc_fake->names[i];
+		if (!e->used || (e->node != lc_fake->node && !lc_fake->alive[e->node])) {
+			e->used = 1;
+			e->node = node;
+			e->port = port;
+			strncpy(e->name, name, LC_NAME_MAX - 1);
+			return 0;
+		}
+	}
+	return LC_ERR_AGAIN;
+}
+
+int lc_nic_name_set(struct lc_nic *nic, const char *name, uint32_t port, uint32_t *holder)
+{
+	struct lc_fake_name *e = lc_fake_name_find(nic, name);
+
+	if (e) {
+		*holder = e->node;
+		return LC_ERR_BUSY;
+	}
+	return lc_fake_name_put(nic->node, name, port);
+}
+
+int lc_nic_name_get(struct lc_nic *nic, const char *name, uint32_t *node, uint32_t *port)
+{
+	struct lc_fake_name *e = lc_fake_name_find(nic, name);
+
+	if (!e)
+		return LC_ERR_AGAIN;
+	if (node)
+		*node = e->node;
+	if (port)
+		*port = e->port;
+	return 0;
+}
+
+int lc_nic_name_del(struct lc_nic *nic, const char *name, uint32_t *holder)
+{
+	struct lc_fake_name *e = lc_fake_name_find(nic, name);
+
+	*holder = e ? e->node : UINT32_MAX;
+	if (!e || e->node != nic->node)
+		return LC_ERR_INVAL;
+	e->used = 0;
+	return 0;
+}
+
+void lc_nic_name_drop_all(struct lc_nic *nic)
+{
+	for (uint32_t i = 0; i < 64; i++)
+		if (nic->names[i].node == nic->node)
+			nic->names[i].used = 0;
 }
 
 uint32_t lc_nic_dst_drops(const struct lc_nic *nic, uint32_t peer)

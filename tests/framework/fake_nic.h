@@ -42,5 +42,7 @@ void lc_fake_add_drops(uint32_t peer, uint32_t n);
 int lc_fake_held(uint32_t src);
 /* 1 after lc_nic_attach, 0 after lc_nic_detach. */
 int lc_fake_attached(void);
+/* Register name -> (node, port) in the fake's name table as if node had (0 or LC_ERR_AGAIN). */
+int lc_fake_name_put(uint32_t node, const char *name, uint32_t port);
 
 #endif /* LC_FAKE_NIC_H */

@@ -180,3 +180,54 @@ Test(api, geometry_from_config)
 	cr_expect_eq(lc_geom_from_config(&g, LC_MAX_NODES + 1), LC_ERR_RANGE);
 	cr_expect_eq(lc_geom_from_config(NULL, 2), LC_ERR_INVAL);
 }
+
+/* The name service's checks and answers, on the fake NIC's table. */
+Test(api, names_register_lookup_and_errors)
+{
+	lc_node *n;
+	int at = -1;
+	uint32_t port = 0;
+	char longname[LC_NAME_MAX + 1];
+
+	env_fake("1", "3");
+	cr_assert_eq(lc_open(&n), 0, "%s", lc_last_error(NULL));
+	cr_expect_eq(lc_name_register(n, "sink", 7), 0, "%s", lc_last_error(n));
+	cr_expect_eq(lc_name_lookup(n, "sink", 0, &at, &port), 0, "%s", lc_last_error(n));
+	cr_expect_eq(at, 1);
+	cr_expect_eq(port, 7u);
+	/* a duplicate, ours or another node's */
+	cr_expect_eq(lc_name_register(n, "sink", 8), LC_ERR_BUSY);
+	cr_expect_str_eq(lc_last_error(n), "lc_name_register: \"sink\" is registered already, by node 1");
+	cr_expect_eq(lc_fake_name_put(2, "filter", 3), 0);
+	cr_expect_eq(lc_name_register(n, "filter", 1), LC_ERR_BUSY);
+	cr_expect_eq(lc_name_unregister(n, "filter"), LC_ERR_INVAL);
+	cr_expect_not_null(strstr(lc_last_error(n), "belongs to node 2"), "%s", lc_last_error(n));
+	cr_expect_eq(lc_name_unregister(n, "nobody"), LC_ERR_INVAL);
+	cr_expect_not_null(strstr(lc_last_error(n), "not registered"), "%s", lc_last_error(n));
+	/* bad names: NULL, empty, a space, a control byte, LC_NAME_MAX bytes */
+	cr_expect_eq(lc_name_register(n, NULL, 0), LC_ERR_INVAL);
+	cr_expect_eq(lc_name_register(n, "", 0), LC_ERR_INVAL);
+	cr_expect_eq(lc_name_register(n, "a b", 0), LC_ERR_INVAL);
+	cr_expect_eq(lc_name_lookup(n, "a\tb", 0, NULL, NULL), LC_ERR_INVAL);
+	memset(longname, 'x', LC_NAME_MAX);
+	longname[LC_NAME_MAX] = '\0';
+	cr_expect_eq(lc_name_register(n, longname, 0), LC_ERR_INVAL);
+	longname[LC_NAME_MAX - 1] = '\0';       /* LC_NAME_MAX - 1 characters: the longest name */
+	cr_expect_eq(lc_name_register(n, longname, 0), 0, "%s", lc_last_error(n));
+	/* unknown: polled, then with a short timeout (it waits, then says so) */
+	cr_expect_eq(lc_name_lookup(n, "nobody", 0, &at, NULL), LC_ERR_TIMEOUT);
+	cr_expect_eq(lc_name_lookup(n, "nobody", 30000, &at, NULL), LC_ERR_TIMEOUT);
+	cr_expect_not_null(strstr(lc_last_error(n), "within 30000 us"), "%s", lc_last_error(n));
+	/* unregister, then the name is free again */
+	cr_expect_eq(lc_name_unregister(n, "sink"), 0, "%s", lc_last_error(n));
+	cr_expect_eq(lc_name_lookup(n, "sink", 0, NULL, NULL), LC_ERR_TIMEOUT);
+	/* a dead node's names go with it; with every peer gone a wait for ever ends */
+	lc_fake_set_alive(2, 0);
+	cr_expect_eq(lc_name_lookup(n, "filter", 0, NULL, NULL), LC_ERR_TIMEOUT);
+	cr_expect_eq(lc_name_register(n, "filter", 9), 0, "%s", lc_last_error(n));
+	lc_fake_set_alive(0, 0);
+	cr_expect_eq(lc_name_lookup(n, "nobody", LC_NAME_FOREVER, NULL, NULL), LC_ERR_PEER_DEAD);
+	cr_expect_eq(lc_close(n), 0);
+	cr_expect_eq(lc_name_register(n, "late", 0), LC_ERR_CLOSED);
+	cr_expect_eq(lc_name_lookup(n, "filter", 0, NULL, NULL), LC_ERR_CLOSED);
+}

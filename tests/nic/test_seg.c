@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "nic_test.h"
 
@@ -216,4 +217,69 @@ Test(seg, read_stats_after_detach)
 	cr_assert_eq(lc_seg_read_stats(lct_name, 1, nic, NULL), 0);
 	cr_assert_eq(nic[LC_NIC_STAT_net_rx_frames], 1);
 	cr_assert_eq(lc_seg_read_stats(lct_name, 2, nic, host), LC_ERR_RANGE);
+}
+
+/* The name table: shared by the nodes, one holder per name, names go with their node, full table. */
+Test(seg, name_table)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 4 });
+	uint32_t node = 99, port = 0, holder = 0;
+	char name[32];
+
+	lct_create(&g, "names");
+	lct_attach(&g, 0);
+	lct_attach(&g, 1);
+	lct_attach(&g, 2);
+	cr_assert_eq(lc_nic_name_get(lct_nic[1], "sink", &node, &port), LC_ERR_AGAIN);
+	cr_assert_eq(lc_nic_name_set(lct_nic[0], "sink", 5, &holder), 0);
+	cr_assert_eq(lc_nic_name_get(lct_nic[1], "sink", &node, &port), 0);
+	cr_assert_eq(node, 0);
+	cr_assert_eq(port, 5);
+	cr_assert_eq(lc_nic_name_set(lct_nic[1], "sink", 6, &holder), LC_ERR_BUSY);
+	cr_assert_eq(holder, 0);
+	cr_assert_eq(lc_nic_name_del(lct_nic[1], "sink", &holder), LC_ERR_INVAL);
+	cr_assert_eq(holder, 0);
+	/* a node that detaches takes its names: the name is free for another */
+	lc_nic_detach(lct_nic[0]);
+	lct_nic[0] = NULL;
+	cr_assert_eq(lc_nic_name_get(lct_nic[1], "sink", &node, &port), LC_ERR_AGAIN);
+	cr_assert_eq(lc_nic_name_set(lct_nic[1], "sink", 6, &holder), 0);
+	/* so does a node that dies, without cleaning anything */
+	cr_assert_eq(lc_nic_name_set(lct_nic[2], "filter", 1, &holder), 0);
+	lc_seg_mark_dead(lct_name, 2);
+	cr_assert_eq(lc_nic_name_get(lct_nic[1], "filter", &node, &port), LC_ERR_AGAIN);
+	/* the table holds LC_NAME_ENTRIES(4) = 64 names: 63 more fit beside "sink", then it is full */
+	for (uint32_t i = 0; i < LC_NAME_ENTRIES(4) - 1; i++) {
+		snprintf(name, sizeof name, "n%u", i);
+		cr_assert_eq(lc_nic_name_set(lct_nic[1], name, i, &holder), 0, "entry %u", i);
+	}
+	cr_assert_eq(lc_nic_name_set(lct_nic[1], "one-too-many", 0, &holder), LC_ERR_AGAIN);
+	cr_assert_eq(lc_nic_name_del(lct_nic[1], "n7", &holder), 0);
+	cr_assert_eq(lc_nic_name_set(lct_nic[1], "one-too-many", 0, &holder), 0);
+	cr_assert_eq(lc_nic_name_get(lct_nic[1], "n62", &node, &port), 0);
+	cr_assert_eq(port, 62);
+}
+
+/* A process killed while it holds the table's mutex does not wedge the table (robust mutex). */
+Test(seg, name_table_survives_a_holder_killed_inside)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 2 });
+	uint32_t holder = 0, node = 9;
+	int status;
+
+	lct_create(&g, "namelock");
+	lct_attach(&g, 0);
+	cr_assert_eq(lc_nic_name_set(lct_nic[0], "before", 1, &holder), 0);
+	pid_t pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		struct lc_seg_names *t =
+			(struct lc_seg_names *)(void *)((uint8_t *)lct_nic[0]->hdr + lct_nic[0]->hdr->off_names);
+		pthread_mutex_lock(&t->lock);
+		_exit(0);       /* dies holding it */
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(lc_nic_name_get(lct_nic[0], "before", &node, NULL), 0);
+	cr_assert_eq(node, 0);
+	cr_assert_eq(lc_nic_name_set(lct_nic[0], "after", 2, &holder), 0);
 }
