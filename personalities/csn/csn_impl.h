@@ -24,6 +24,8 @@ static inline uint64_t csn_match(uint32_t dst_id, uint32_t src_id)
 	return (uint64_t)dst_id | (uint64_t)src_id << 32;
 }
 
+_Static_assert(CSN_NAME_MAX == LC_NAME_MAX, "csn.h's name limit is the name service's");
+
 /* Outstanding operations per transport (libcomm's request pool bounds them first). */
 #define CSN_MAX_PENDING 256
 /* Names one transport may hold. */

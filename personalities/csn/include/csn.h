@@ -74,6 +74,8 @@ typedef unsigned int csn_flags;
 #define debugf(X) printf("%s:%d in function %s %s\n", __FILE__, __LINE__, __FUNCTION__, X)
 #define csn_nullnetid ((netid){ 0, 0 })
 
+/* Longest name + 1 (the job's name service, LC_NAME_MAX). */
+#define CSN_NAME_MAX 64
 /* Transports of one process open at once. */
 #define CSN_MAX_TRANSPORTS 64
 
@@ -102,7 +104,7 @@ csn_status csn_open(transport *t);
 csn_status csn_close(transport *t);
 
 /*
- * Register name (1..63 printable characters, no space) for transport t in
+ * Register name (1..CSN_NAME_MAX-1 printable characters, no space) for transport t in
  * the job's name service.  A transport may hold several names.  CsnOk,
  * CsnNetIdAlreadyRegistered (a live process holds it), CsnNoHeap (the
  * job's table is full), CsnBadArgument, CsnUnitializedTransport.
