@@ -17,7 +17,9 @@
  * Life of a job:
  *   1. parse the arguments, compute the geometry of this build's config for
  *      N nodes, create the segment /lc.<pid>.<counter> (mode 0600);
- *   2. fork+exec N nodes with LC_JOB, LC_NODE, LC_NODES set, stdout and
+ *   2. fork+exec N nodes -- one program on all, several programs given
+ *      with ':' or a specification file (jobspec.c) -- with LC_JOB,
+ *      LC_NODE, LC_NODES set, stdout and
  *      stderr on pipes; every whole line they write is copied to ours with
  *      the prefix "[i] " in one writev(2), so lines of different nodes never
  *      interleave;
@@ -123,8 +125,10 @@ int main(int argc, char **argv)
 
 	/* the handlers first: a signal from the moment the segment exists must not leave it behind */
 	if (lc_run_signals_install() != 0 || lc_run_segment_create(&job, &opt) != 0 ||
-	    lc_run_spawn(&job, opt.prog) != 0)
+	    lc_run_spawn(&job, opt.node_argv) != 0)
 		return LC_RUN_EXIT_FAIL;        /* said why; no segment is left */
 	lc_run_wait(&job);
-	return lc_run_finish(&job, opt.stats);
+	rc = lc_run_finish(&job, opt.stats);
+	free(opt.node_argv);            /* the words themselves are argv's or the spec file's */
+	return rc;
 }

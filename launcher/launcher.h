@@ -31,7 +31,9 @@ struct lc_run_opts {
 	const char *groups[LC_RUN_MAX_GROUPS];  /* --group LISTs, in command-line order */
 	uint32_t n_groups;
 	uint64_t timeout_ns;            /* --timeout, 0: none */
-	char **prog;                    /* PROG ARGS..., NULL-terminated (argv's tail) */
+	const char *spec;               /* --spec FILE, NULL: the programs are on the command line */
+	uint32_t apps;                  /* programs (lines of a spec file) */
+	char ***node_argv;              /* [nodes]: what node i runs, NULL-terminated (jobspec.c) */
 };
 
 /* One output stream of a node: its bytes are copied to ours a whole line at a time. */
@@ -85,6 +87,16 @@ LC_RUN_FUNC uint64_t lc_run_now_ns(void);
 LC_RUN_FUNC int lc_run_parse_options(int argc, char **argv, struct lc_run_opts *o);
 
 /*
+ * jobspec.c: the programs of the command line (tail: argv after the
+ * options, "PROG ARGS [: -n N PROG ARGS]..."; the first runs on o->nodes)
+ * into o->node_argv, o->nodes (the total) and o->apps.  The ':' words of
+ * tail become NULLs.  LC_RUN_GO, or an exit status after a message.
+ */
+LC_RUN_FUNC int lc_run_apps_from_argv(struct lc_run_opts *o, char **tail);
+/* jobspec.c: the same from a specification file (--spec); errors name its file and line. */
+LC_RUN_FUNC int lc_run_spec_load(struct lc_run_opts *o, const char *file);
+
+/*
  * segment.c: create the job segment for o->nodes nodes with the fault spec
  * and the static groups in it; name and geometry in *j.  0, or -1 with a
  * message and no segment left.
@@ -94,11 +106,11 @@ LC_RUN_FUNC int lc_run_segment_create(struct lc_run_job *j, const struct lc_run_
 /* spawn.c: route SIGCHLD, SIGINT, SIGTERM, SIGHUP to the wait loop.  0, or -1 with a message. */
 LC_RUN_FUNC int lc_run_signals_install(void);
 /*
- * spawn.c: start the nodes running prog.  0 (a node that could not start
+ * spawn.c: start the nodes, node i running node_argv[i].  0 (a node that could not start
  * stops the job like an interrupt), or -1 out of memory with a message and
  * the segment removed.
  */
-LC_RUN_FUNC int lc_run_spawn(struct lc_run_job *j, char **prog);
+LC_RUN_FUNC int lc_run_spawn(struct lc_run_job *j, char ***node_argv);
 /* spawn.c: forward the nodes' output and our signals to them until every node is reaped. */
 LC_RUN_FUNC void lc_run_wait(struct lc_run_job *j);
 

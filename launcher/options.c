@@ -23,12 +23,19 @@
  * a case is a -Wswitch error).
  *   X(id, long name, short letter or 0, argument name or "", usage, help)
  * usage, the option in the usage line: NEEDED "-n N", ONCE "[--stats]",
- * MANY "[--group LIST]...", ALONE a usage line of its own ("commrun -h").
+ * MANY "[--group LIST]...", ALONE a usage line of its own ("commrun -h"),
+ * INSTEAD a usage line of its own that replaces the NEEDED options and the
+ * programs, with the ONCE and MANY options ("commrun [--stats]... --spec FILE").
  * help: one line; a '\n' goes on below it, indented.
  */
 #define LC_RUN_OPTION_LIST(X) \
 	X(NODES, "nodes", 'n', "N", NEEDED, \
-	  "number of node processes (1.." LC_RUN_STR(LC_MAX_NODES) ")") \
+	  "number of node processes (1.." LC_RUN_STR(LC_MAX_NODES) ") running PROG") \
+	X(SPEC, "spec", 0, "FILE", INSTEAD, \
+	  "run the processes of a specification file instead of -n N PROG:\n" \
+	  "one line per process, 'NODE PROGRAM [ARGS...]', NODE 0..N-1 each once;\n" \
+	  "'#' comments; words split as by the shell (quotes, $VAR); a relative\n" \
+	  "PROGRAM with a '/' is found from the file's directory") \
 	X(STATS, "stats", 0, "", ONCE, \
 	  "print every NIC and pipeline counter of every node at exit") \
 	X(FAULTS, "faults", 0, "SPEC", ONCE, \
@@ -52,7 +59,9 @@ enum lc_run_opt_id {
 	LC_RUN_OPT_COUNT
 };
 
-enum lc_run_use { LC_RUN_USE_NEEDED, LC_RUN_USE_ONCE, LC_RUN_USE_MANY, LC_RUN_USE_ALONE };
+enum lc_run_use {
+	LC_RUN_USE_NEEDED, LC_RUN_USE_ONCE, LC_RUN_USE_MANY, LC_RUN_USE_ALONE, LC_RUN_USE_INSTEAD
+};
 
 /* getopt_long returns an option's short letter, or this plus its id for a long-only one. */
 #define LC_RUN_LONG_ONLY 256
@@ -102,26 +111,39 @@ static void lc_run_put_form(FILE *f, int id)
 		fprintf(f, " %s", d->arg);
 }
 
-/* The usage line(s). */
-static void lc_run_usage(FILE *f)
+/* The options of the usage line: the NEEDED ones (needed != 0), then the optional ones. */
+static void lc_run_usage_options(FILE *f, int needed)
 {
-	fprintf(f, "usage: commrun");
 	for (int id = 0; id < LC_RUN_OPT_COUNT; id++) {
 		enum lc_run_use use = lc_run_docs[id].use;
 
-		if (use == LC_RUN_USE_ALONE)
+		if (use == LC_RUN_USE_ALONE || use == LC_RUN_USE_INSTEAD ||
+		    (!needed && use == LC_RUN_USE_NEEDED))
 			continue;
 		fprintf(f, use == LC_RUN_USE_NEEDED ? " " : " [");
 		lc_run_put_form(f, id);
 		fprintf(f, "%s", use == LC_RUN_USE_NEEDED ? "" : use == LC_RUN_USE_MANY ? "]..." : "]");
 	}
-	fprintf(f, " [--] PROG [ARGS...]\n");
-	for (int id = 0; id < LC_RUN_OPT_COUNT; id++)
-		if (lc_run_docs[id].use == LC_RUN_USE_ALONE) {
-			fprintf(f, "       commrun ");
-			lc_run_put_form(f, id);
-			fprintf(f, "\n");
-		}
+}
+
+/* The usage line(s). */
+static void lc_run_usage(FILE *f)
+{
+	fprintf(f, "usage: commrun");
+	lc_run_usage_options(f, 1);
+	fprintf(f, " [--] PROG [ARGS...] [: -n N PROG [ARGS...]]...\n");
+	for (int id = 0; id < LC_RUN_OPT_COUNT; id++) {
+		enum lc_run_use use = lc_run_docs[id].use;
+
+		if (use != LC_RUN_USE_ALONE && use != LC_RUN_USE_INSTEAD)
+			continue;
+		fprintf(f, "       commrun");
+		if (use == LC_RUN_USE_INSTEAD)
+			lc_run_usage_options(f, 0);
+		fprintf(f, " ");
+		lc_run_put_form(f, id);
+		fprintf(f, "\n");
+	}
 }
 
 /* "-n, --nodes N" or "    --stats": the left column of --help.  Its length. */
@@ -159,7 +181,9 @@ static void lc_run_help(FILE *f)
 		fputc('\n', f);
 	}
 	fprintf(f,
-		"Options end at PROG (or after --): the program's own arguments are passed untouched.\n"
+		"Options end at PROG (or after --): the program's own arguments are passed untouched,\n"
+		"up to a ':' word, which starts the next program of a multi-program job: its -n N\n"
+		"nodes come after the previous program's (node numbers follow the command line).\n"
 		"Each node gets LC_JOB, LC_NODE and LC_NODES; its output lines are prefixed with \"[i] \".\n"
 		"The exit status is the worst node's (128+signal for a signal death).\n");
 }
@@ -251,6 +275,13 @@ static int lc_run_apply(struct lc_run_opts *o, enum lc_run_opt_id id, const char
 			return LC_RUN_EXIT_USAGE;
 		}
 		break;
+	case LC_RUN_OPT_SPEC:
+		if (!arg) {
+			lc_run_msg("--spec needs a specification file");
+			return LC_RUN_EXIT_USAGE;
+		}
+		o->spec = arg;
+		break;
 	case LC_RUN_OPT_SHOW_JOB:
 		o->show_job = 1;
 		break;
@@ -323,6 +354,14 @@ int lc_run_parse_options(int argc, char **argv, struct lc_run_opts *o)
 		if (rc != LC_RUN_GO)
 			return rc;
 	}
+	if (o->spec) {
+		if (o->nodes || optind < argc) {
+			lc_run_msg("--spec %s names every process: no -n N and no program with it",
+				   o->spec);
+			return lc_run_usage_error();
+		}
+		return lc_run_spec_load(o, o->spec);
+	}
 	if (o->nodes == 0) {
 		lc_run_msg("missing -n N (the number of nodes)");
 		return lc_run_usage_error();
@@ -331,6 +370,6 @@ int lc_run_parse_options(int argc, char **argv, struct lc_run_opts *o)
 		lc_run_msg("missing the program to run");
 		return lc_run_usage_error();
 	}
-	o->prog = argv + optind;
-	return LC_RUN_GO;
+	rc = lc_run_apps_from_argv(o, argv + optind);
+	return rc == LC_RUN_EXIT_USAGE ? lc_run_usage_error() : rc;
 }

@@ -112,7 +112,7 @@ static void lc_run_exec_node(char **argv, const char *job, uint32_t node, uint32
  * ours.  A pipe or fork that fails stops the job like an interrupt: the
  * nodes already started get SIGTERM, then SIGKILL after the grace period.
  */
-int lc_run_spawn(struct lc_run_job *j, char **prog)
+int lc_run_spawn(struct lc_run_job *j, char ***node_argv)
 {
 	const uint32_t nodes = j->nodes;
 	const pid_t launcher = getpid();
@@ -147,7 +147,7 @@ int lc_run_spawn(struct lc_run_job *j, char **prog)
 		}
 		if (pid == 0) {
 			/* O_CLOEXEC closes the other nodes' pipes at exec */
-			lc_run_exec_node(prog, j->name, i, nodes, po[1], pe[1], launcher);
+			lc_run_exec_node(node_argv[i], j->name, i, nodes, po[1], pe[1], launcher);
 		}
 		close(po[1]);
 		close(pe[1]);

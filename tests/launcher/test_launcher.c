@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Launcher tests: commrun's options, --help, usage errors, and the program's arguments left alone. */
+/* Launcher tests: commrun's options, --help, usage errors, arguments left alone, multi-program jobs, spec files, names. */
 #include "../pipeline/lc_run.h"
 
 TestSuite(launcher, .timeout = 60);
@@ -16,6 +16,7 @@ static const struct {
 	int arg;                /* takes an argument */
 } lc_t_options[] = {
 	{ "nodes", 'n', 1 },
+	{ "spec", 0, 1 },
 	{ "stats", 0, 0 },
 	{ "faults", 0, 1 },
 	{ "group", 0, 1 },
@@ -161,7 +162,7 @@ Test(launcher, unknown_option_is_a_usage_error_naming_it)
 		{ { "--frobnicate=3", "-n", "2", "/bin/true" }, "unknown option '--frobnicate=3'" },
 		{ { "-n", "2", "-x", "/bin/true" }, "unknown option '-x'" },
 		{ { "-n", "2", "--stats=yes", "/bin/true" }, "option '--stats' takes no argument" },
-		{ { "-n", "2", "--s", "/bin/true" }, "ambiguous option '--s': --stats, --show-job" },
+		{ { "-n", "2", "--s", "/bin/true" }, "ambiguous option '--s': --spec, --stats, --show-job" },
 	};
 
 	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
@@ -252,4 +253,235 @@ Test(launcher, node_count_short_attached_long_and_long_with_equals)
 			  "%s; output:\n%s", forms[f][0], o.text);
 		free(o.text);
 	}
+}
+
+/* ---- multi-program jobs, specification files, the name service ---- */
+
+/* commrun --show-job --timeout 30 ARGS...: no segment left, not timed out. */
+static void lc_t_job(struct lc_t_out *o, char **args)
+{
+	char crun[512];
+	char *argv[40] = { crun, "--show-job", "--timeout", "30" };
+	int a = 4;
+
+	lc_t_path(crun, sizeof crun, "bin/commrun");
+	for (; *args && a < 39; args++)
+		argv[a++] = *args;
+	argv[a] = NULL;
+	lc_t_exec(o, argv, NULL);
+	cr_assert_neq(o->status, 124, "the job hung; output:\n%s", o->text);
+	if (o->job[0])
+		cr_assert(!lc_t_seg_exists(o->job), "segment %s left behind", o->job);
+}
+
+/* Node i's line is exactly want. */
+static void lc_t_expect_node_line(const struct lc_t_out *o, int node, const char *want)
+{
+	char lines[1024];
+
+	lc_t_node_lines(o, node, lines, sizeof lines);
+	cr_assert_str_eq(lines, want, "node %d; output:\n%s", node, o->text);
+}
+
+Test(launcher, programs_separated_by_colons_share_one_job_numbered_in_order)
+{
+	struct lc_t_out o;
+	char p[512];
+
+	lc_t_path(p, sizeof p, "tests/progs/jobprog");
+	char *args[] = { "-n", "1", p, "argv", "a", ":", "-n", "2", p, "argv", "b", "c d", ":",
+			 "-n1", p, "argv", "8:8", ":", "--nodes=1", p, "argv", "e", NULL };
+	lc_t_job(&o, args);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	lc_t_expect_node_line(&o, 0, "jobprog ok: node 0 of 5 argv: argv a\n");
+	lc_t_expect_node_line(&o, 1, "jobprog ok: node 1 of 5 argv: argv b c d\n");
+	lc_t_expect_node_line(&o, 2, "jobprog ok: node 2 of 5 argv: argv b c d\n");
+	/* a word with a colon in it is an argument, only a lone ':' separates */
+	lc_t_expect_node_line(&o, 3, "jobprog ok: node 3 of 5 argv: argv 8:8\n");
+	lc_t_expect_node_line(&o, 4, "jobprog ok: node 4 of 5 argv: argv e\n");
+	free(o.text);
+}
+
+Test(launcher, colon_without_a_node_count_or_program_is_a_usage_error)
+{
+	static const struct {
+		const char *args[8];
+		const char *msg;
+	} rows[] = {
+		{ { "-n", "1", "/bin/true", ":", "/bin/true" }, "program 2: ':' must be followed by -n N" },
+		{ { "-n", "1", "/bin/true", ":" }, "program 2: ':' must be followed by -n N" },
+		{ { "-n", "1", "/bin/true", ":", "-n", "0", "/bin/true" }, "program 2: bad node count '0'" },
+		{ { "-n", "1", "/bin/true", ":", "-n", "1" }, "program 2: missing the program to run" },
+		{ { "-n", "200", "/bin/true", ":", "-n", "100", "/bin/true" }, "300 nodes in all: at most 256" },
+	};
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		struct lc_t_out o;
+		char *args[10];
+		size_t a = 0;
+
+		for (; a < 8 && rows[r].args[a]; a++)
+			args[a] = (char *)rows[r].args[a];
+		args[a] = NULL;
+		lc_t_job(&o, args);
+		lc_t_expect_usage_error(&o, rows[r].msg);
+		cr_assert_eq(o.job[0], '\0', "a job was started; output:\n%s", o.text);
+		free(o.text);
+	}
+}
+
+/* A scratch directory with jobprog linked in as ./jp and a spec file of text; its path in file. */
+static void lc_t_spec_dir(char *dir, size_t dcap, char *file, size_t fcap, const char *text)
+{
+	char prog[512], link[600];
+	FILE *f;
+
+	lc_t_path(prog, sizeof prog, "tests/progs/jobprog");
+	snprintf(dir, dcap, "/tmp/lc_t_spec.%d", (int)getpid());
+	mkdir(dir, 0700);
+	snprintf(link, sizeof link, "%s/jp", dir);
+	unlink(link);
+	cr_assert_eq(symlink(prog, link), 0, "symlink %s: %s", link, strerror(errno));
+	snprintf(file, fcap, "%s/job.spec", dir);
+	f = fopen(file, "w");
+	cr_assert(f, "%s: %s", file, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+}
+
+static void lc_t_spec_clean(const char *dir, const char *file)
+{
+	char link[600];
+
+	snprintf(link, sizeof link, "%s/jp", dir);
+	unlink(link);
+	unlink(file);
+	rmdir(dir);
+}
+
+Test(launcher, spec_file_places_each_program_on_its_node)
+{
+	char dir[128], file[160], cwd_spec[200];
+	struct lc_t_out o;
+
+	setenv("LC_T_SPEC_WORD", "from-env", 1);
+	lc_t_spec_dir(dir, sizeof dir, file, sizeof file,
+		      "# a comment line, then the nodes out of order\n"
+		      "2 ./jp argv \"two words\" $LC_T_SPEC_WORD   # a trailing comment\n"
+		      "\n"
+		      "   0   ./jp   argv zero 'a#b' \\#c\n"
+		      "1 ./jp argv one\n");
+	/* from another directory: ./jp is found beside the file */
+	cr_assert_eq(chdir("/"), 0);
+	snprintf(cwd_spec, sizeof cwd_spec, "%s", file);
+	char *args[] = { "--spec", cwd_spec, NULL };
+	lc_t_job(&o, args);
+	lc_t_spec_clean(dir, file);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	lc_t_expect_node_line(&o, 0, "jobprog ok: node 0 of 3 argv: argv zero a#b #c\n");
+	lc_t_expect_node_line(&o, 1, "jobprog ok: node 1 of 3 argv: argv one\n");
+	lc_t_expect_node_line(&o, 2, "jobprog ok: node 2 of 3 argv: argv two words from-env\n");
+	free(o.text);
+}
+
+/* Every mistake in a spec file names the file and line, and starts nothing. */
+Test(launcher, spec_file_errors_name_file_and_line_and_start_nothing)
+{
+	static const struct {
+		const char *text;
+		const char *msg;        /* after "<file>:" */
+	} rows[] = {
+		{ "0 ./jp argv\n# c\n0 ./jp argv\n", "3: node 0 again (first at line 1)" },
+		{ "0 ./jp argv\n2 ./jp argv\n", "2: node 2, but the file has 2 processes (nodes 0..1): node 1 has no line" },
+		{ "x ./jp argv\n", "1: expected 'NODE PROGRAM [ARGS...]' with NODE 0..255, got 'x ./jp argv'" },
+		{ "\n0\n", "2: expected 'NODE PROGRAM [ARGS...]'" },
+		{ "-1 ./jp\n", "1: expected 'NODE PROGRAM [ARGS...]'" },
+		{ "0 ./jp 'unbalanced\n", "1: syntax error (an unbalanced quote?)" },
+		{ "0 ./jp argv\n1 ./missing\n", "2: program './missing' (" },
+		{ "0 ./jp $LC_T_NOT_SET_ANYWHERE\n", "1: a variable that is not set" },
+		{ "0 ./jp a | b\n", "1: a character among | & ; < > ( ) { } needs quoting" },
+		{ "0 ./jp $(touch /tmp/lc_t_never)\n", "1: command substitution is not allowed" },
+		{ "# nothing but a comment\n\n", " no process" },
+	};
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		char dir[128], file[160], want[256];
+		struct lc_t_out o;
+
+		lc_t_spec_dir(dir, sizeof dir, file, sizeof file, rows[r].text);
+		char *args[] = { "--spec", file, NULL };
+		lc_t_job(&o, args);
+		lc_t_spec_clean(dir, file);
+		snprintf(want, sizeof want, "commrun: %s:%s", file, rows[r].msg);
+		cr_assert_eq(o.status, 2, "row %zu: exit %d; output:\n%s", r, o.status, o.text);
+		cr_assert(strstr(o.text, want), "row %zu: missing \"%s\"; output:\n%s", r, want, o.text);
+		cr_assert_eq(o.job[0], '\0', "row %zu: a job was started; output:\n%s", r, o.text);
+		cr_assert_null(strstr(o.text, "jobprog"), "row %zu: a node ran; output:\n%s", r, o.text);
+		free(o.text);
+	}
+	cr_assert_neq(access("/tmp/lc_t_never", F_OK), 0, "a spec file ran a command");
+	/* and the command line: --spec names every process */
+	struct lc_t_out o;
+	char *args[] = { "--spec", "/nonexistent.spec", NULL };
+	lc_t_job(&o, args);
+	cr_assert_eq(o.status, 2);
+	cr_assert(strstr(o.text, "--spec /nonexistent.spec: No such file"), "output:\n%s", o.text);
+	free(o.text);
+	char *args2[] = { "--spec", "x.spec", "-n", "2", NULL };
+	lc_t_job(&o, args2);
+	lc_t_expect_usage_error(&o, "names every process: no -n N and no program with it");
+	free(o.text);
+}
+
+/* Lookup blocks until another program registers the name, then reaches it. */
+Test(launcher, lookup_waits_for_the_registration_of_another_program)
+{
+	struct lc_t_out o;
+	char p[512];
+
+	lc_t_path(p, sizeof p, "tests/progs/jobprog");
+	/* the server registers 300 ms late: the askers wait, then their messages reach it */
+	char *args[] = { "-n", "2", p, "ask", "sink", ":", "-n", "1", p, "serve", "sink", "300", "2",
+			 NULL };
+	lc_t_job(&o, args);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	lc_t_expect_node_line(&o, 0, "jobprog ok: sink at node 2 port 102\n");
+	lc_t_expect_node_line(&o, 1, "jobprog ok: sink at node 2 port 102\n");
+	cr_assert_eq(lc_t_count(&o, "jobprog ok: served sink: hello from "), 2, "output:\n%s", o.text);
+	free(o.text);
+}
+
+Test(launcher, lookup_times_out_or_fails_when_no_one_is_left)
+{
+	struct lc_t_out o;
+	char p[512];
+
+	lc_t_path(p, sizeof p, "tests/progs/jobprog");
+	char *args[] = { "-n", "2", p, "ask", "nobody", "100000", NULL };
+	lc_t_job(&o, args);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, "jobprog ok: lookup nobody: LC_ERR_TIMEOUT: lc_name_lookup: "
+			      "\"nobody\" was not registered within 100000 us"), 2, "output:\n%s", o.text);
+	free(o.text);
+	/* waiting for ever ends when every other node has left: no one can register it */
+	char *args2[] = { "-n", "1", p, "ask", "never", ":", "-n", "2", p, "leave", NULL };
+	lc_t_job(&o, args2);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	lc_t_expect_node_line(&o, 0, "jobprog ok: lookup never: LC_ERR_PEER_DEAD: lc_name_lookup: "
+			      "\"never\" is not registered and every other node of the job has exited or died\n");
+	free(o.text);
+}
+
+Test(launcher, a_name_has_one_holder_in_the_job)
+{
+	struct lc_t_out o;
+	char p[512];
+
+	lc_t_path(p, sizeof p, "tests/progs/jobprog");
+	char *args[] = { "-n", "1", p, "claim", "x", ":", "-n", "2", p, "claim", "x", NULL };
+	lc_t_job(&o, args);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	lc_t_expect_node_line(&o, 0, "jobprog ok: claim x: LC_OK: \n");
+	for (int i = 1; i < 3; i++)
+		lc_t_expect_node_line(&o, i, "jobprog ok: claim x: LC_ERR_BUSY: lc_name_register: \"x\" "
+				      "is registered already, by node 0\n");
+	free(o.text);
 }
