@@ -84,9 +84,9 @@ static void csn_complete(struct csn_tr *tr, struct csn_desc *d, int rc, const st
 	d->req = NULL;
 	d->done = 1;
 	d->status = csn_from_lc(rc);
-	if (d->status == CsnFailed)
-		csn_fail(CsnFailed, "%s: %s", d->kind == CsnTxReady ? "csn tx" : "csn rx",
-			 lc_strerror(rc));
+	if (d->status != CsnOk && d->status != CsnOverrun)
+		csn_fail(d->status, "%s%s {%u,%u}: %s", d->kind == CsnTxReady ? "csn_tx" : "csn_rx",
+			 d->blocking ? "" : "nb", d->peer.ip, d->peer.port, lc_strerror(rc));
 	if (d->kind == CsnRxReady) {
 		if (rc == 0 || rc == LC_ERR_TRUNC) {
 			d->peer = (netid){ (unsigned)st->src + 1, (unsigned)(st->match >> 32) + 1 };
