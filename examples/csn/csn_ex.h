@@ -59,4 +59,35 @@ static inline unsigned csn_ex_arg(int argc, char **argv, int i, unsigned def, co
 	return (unsigned)v;
 }
 
+/*
+ * Two copies of one program find their roles through the name service: the
+ * first to register `first` plays role 0, the other registers `second`;
+ * each looks the other up.  Returns the role.
+ */
+static inline int csn_ex_pair(transport t, char *first, char *second, netid *peer)
+{
+	csn_status s = csn_registername(t, first);
+	if (s == CsnNetIdAlreadyRegistered) {
+		CSN_EX_OK(csn_registername(t, second));
+		CSN_EX_OK(csn_lookupname(peer, first));
+		return 1;
+	}
+	CSN_EX_OK(s);
+	CSN_EX_OK(csn_lookupname(peer, second));
+	return 0;
+}
+
+/* The benchmarks' payload: byte j of message i of size n. */
+static inline uint8_t csn_ex_payload(uint32_t n, uint32_t i, uint32_t j)
+{
+	return (uint8_t)(n * 3u + i * 251u + j * 7u + 1u);
+}
+
+/* The transmit mode, for the header line (CSN_TX=eager: the library's extension). */
+static inline const char *csn_ex_txmode(void)
+{
+	const char *m = getenv("CSN_TX");
+	return m && m[0] == 'e' ? "eager" : "synchronous";
+}
+
 #endif /* CSN_EX_H */

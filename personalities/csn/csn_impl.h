@@ -60,6 +60,12 @@ struct csn_tr {
 
 /* The process-wide state: the node, shared by every transport. */
 CSN_FUNC lc_node *csn_node;
+/*
+ * Extension, for measurements: CSN_TX=eager in the environment (read when
+ * the node opens) makes transmits complete when the buffer may be reused
+ * (lc_isend_match), not once received (lc_issend, the seed's semantics).
+ */
+CSN_FUNC int csn_tx_eager;
 
 /* Record this thread's error text (printf-style) and return s. */
 CSN_FUNC csn_status csn_fail(csn_status s, const char *fmt, ...)

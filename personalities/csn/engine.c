@@ -63,8 +63,10 @@ csn_status csn_post_tx(struct csn_tr *tr, struct csn_desc *d, const char *fn)
 	if (csn_full(tr, d, fn))
 		return CsnNoHeap;
 	d->kind = CsnTxReady;
-	int rc = lc_issend(csn_node, (int)d->peer.ip - 1, csn_match(d->peer.port - 1, tr->id), d->buf,
-			   d->len, &d->req);
+	int dst = (int)d->peer.ip - 1;
+	uint64_t match = csn_match(d->peer.port - 1, tr->id);
+	int rc = csn_tx_eager ? lc_isend_match(csn_node, dst, match, d->buf, d->len, &d->req)
+			      : lc_issend(csn_node, dst, match, d->buf, d->len, &d->req);
 	return csn_pend(tr, d, rc, fn);
 }
 

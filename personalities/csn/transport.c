@@ -15,6 +15,7 @@
 _Static_assert(CSN_MAX_TRANSPORTS < (1 << CSN_SLOT_BITS), "slot + 1 must fit the handle's low bits");
 
 lc_node *csn_node;                      /* open while csn_refs > 0 */
+int csn_tx_eager;
 static int csn_refs;
 static struct csn_tr csn_trs[CSN_MAX_TRANSPORTS];
 static pthread_mutex_t csn_lock = PTHREAD_MUTEX_INITIALIZER;    /* the table, csn_node, csn_refs */
@@ -99,6 +100,8 @@ csn_status csn_open(transport *t)
 		return csn_fail(CsnNoHeap, "csn_open: %d transports open already", CSN_MAX_TRANSPORTS);
 	}
 	if (csn_refs == 0) {
+		const char *tx = getenv("CSN_TX");
+		csn_tx_eager = tx && strcmp(tx, "eager") == 0;
 		int rc = lc_open(&csn_node);
 		if (rc != 0) {
 			pthread_mutex_unlock(&csn_lock);
