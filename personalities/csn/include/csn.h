@@ -126,7 +126,10 @@ csn_status csn_resolvconf(char *file);
 /*
  * Blocking transmit of l bytes at a to n.  Returns once the data has been
  * received by the other process (matched by a receive of transport n:
- * libcomm's synchronous send), so a at once reusable.  CsnOk,
+ * libcomm's synchronous send), so a at once reusable.  (Extension, for
+ * measurements: CSN_TX=eager in the environment when the first transport
+ * opens makes transmits complete once a may be reused instead, received or
+ * not.)  CsnOk,
  * CsnIllegalNetId (n out of the job, or its node died before receiving),
  * CsnUnitializedTransport, CsnBadArgument (a NULL with l > 0), CsnNoHeap,
  * CsnFailed.  A transmit to a transport that never receives waits for ever.
@@ -160,8 +163,9 @@ csn_status csn_rxnb(transport t, void *a, unsigned int l, unsigned int *actualRe
  * CSN_WAIT_FOREVER waits for ever).  Returns CsnTxReady or CsnRxReady and
  * fills *n (peer), *a (the operation's buffer), *s (CsnOk, CsnOverrun,
  * CsnIllegalNetId: peer gone, CsnFailed); n, a and s may be NULL.  Returns
- * CsnTimeout when none came in time; completed operations of other kinds
- * stay queued for a later test.  Blocking csn_tx/csn_rx never take
+ * CsnTimeout when none came in time -- at once, whatever the timeout, when
+ * no operation of those kinds is outstanding (none could come); completed
+ * operations of other kinds stay queued for a later test.  Blocking csn_tx/csn_rx never take
  * completions of non-blocking operations.
  * Differs from libcsn, whose csn_test takes n, a and s by value (so the
  * caller never sees them): here they are pointers, as in the seed's
