@@ -7,7 +7,8 @@
  * usage: commrun -n 2 csn_stream [MIN [MAX [WINDOW]]]   (default 8 1M 16)
  * The first process to register "csn_src" keeps WINDOW csn_txnb in flight
  * (fewer when the library says CsnNoHeap: it tests one and retries), the
- * other ("csn_dst") keeps WINDOW csn_rxnb posted and checks each message's
+ * other ("csn_dst") keeps WINDOW csn_rxnb posted (fewer at CsnNoHeap: a
+ * config's small request pool) and checks each message's
  * size, first 8 bytes and last byte (they carry its number); after each size
  * the receiver answers 1 byte, which stops the clock.  MB/s = 10^6 bytes/s.
  */
@@ -71,8 +72,14 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		} else {
 			unsigned posted = 0;
-			for (; posted < win && posted < count; posted++)
-				CSN_EX_OK(csn_rxnb(t, bufs + (size_t)posted * size, size, &act[posted]));
+			for (; posted < win && posted < count; posted++) {
+				s = csn_rxnb(t, bufs + (size_t)posted * size, size, &act[posted]);
+				if (s == CsnNoHeap && posted > 1) {
+					win = posted;   /* the library's limit */
+					break;
+				}
+				CSN_EX_OK(s);
+			}
 			for (unsigned i = 0; i < count; i++) {
 				r = csn_test(t, CsnRxReadyFlag, CSN_WAIT_FOREVER, &n, &a, &s);
 				if (r != CsnRxReady)

@@ -86,7 +86,7 @@ static void csn_complete(struct csn_tr *tr, struct csn_desc *d, int rc, const st
 	d->req = NULL;
 	d->done = 1;
 	d->status = csn_from_lc(rc);
-	if (d->status != CsnOk && d->status != CsnOverrun)
+	if (d->status != CsnOk && d->status != CsnOverrun && rc != LC_ERR_CANCELED)
 		csn_fail(d->status, "%s%s {%u,%u}: %s", d->kind == CsnTxReady ? "csn_tx" : "csn_rx",
 			 d->blocking ? "" : "nb", d->peer.ip, d->peer.port, lc_strerror(rc));
 	if (d->kind == CsnRxReady) {
