@@ -4,7 +4,8 @@
 #include "csn_ex.h"
 
 /*
- * usage: commrun -n 2 csn_stream [MIN [MAX [WINDOW]]]   (default 8 1M 16)
+ * usage: commrun -n 2 csn_stream [MIN [MAX [WINDOW [MBYTES]]]]   (default 8 1M 16 64)
+ * MBYTES (MiB) per size, at most 20000 messages and at least 4 windows.
  * The first process to register "csn_src" keeps WINDOW csn_txnb in flight
  * (fewer when the library says CsnNoHeap: it tests one and retries), the
  * other ("csn_dst") keeps WINDOW csn_rxnb posted (fewer at CsnNoHeap: a
@@ -12,12 +13,13 @@
  * size, first 8 bytes and last byte (they carry its number); after each size
  * the receiver answers 1 byte, which stops the clock.  MB/s = 10^6 bytes/s.
  */
-static const char usage[] = "usage: commrun -n 2 csn_stream [MIN [MAX [WINDOW]]]\n";
+static const char usage[] = "usage: commrun -n 2 csn_stream [MIN [MAX [WINDOW [MBYTES]]]]\n";
 
 int main(int argc, char **argv)
 {
 	unsigned lo = csn_ex_arg(argc, argv, 1, 8, usage), hi = csn_ex_arg(argc, argv, 2, 1 << 20, usage);
 	unsigned win = csn_ex_arg(argc, argv, 3, 16, usage);
+	unsigned mbytes = csn_ex_arg(argc, argv, 4, 64, usage);
 	transport t;
 	netid peer, n;
 	void *a;
@@ -33,7 +35,7 @@ int main(int argc, char **argv)
 		printf("# libcomm csn_stream (CSN personality, Tx %s, window %u)\n# Size  MB/s\n",
 		       csn_ex_txmode(), win);
 	for (unsigned size = lo; size <= hi; size *= 2) {
-		uint64_t total = 64u << 20;
+		uint64_t total = (uint64_t)mbytes << 20;
 		unsigned count = (unsigned)(total / size);
 		if (count > 20000)
 			count = 20000;

@@ -5,7 +5,7 @@
 #include "lc_coop.h"
 
 /*
- * Time budget: the whole set runs on baseline, reliable and all (about 3 s);
+ * Time budget: the whole set runs on baseline, reliable and all (about 1 s);
  * elsewhere a smoke subset (hello, the 2-buffer pipeline, csn_test's flags)
  * and the rest is skipped with the configs where it runs in full.
  */
@@ -179,6 +179,25 @@ Test(csn, manager_worker_built_with_csncc_from_a_spec_file)
 		snprintf(w, sizeof w, "worker%d of 3 ok", i);
 		lc_t_expect_ok(&o, w, 1);
 	}
+	free(o.text);
+}
+
+/* the benchmarks, short: each checks what it receives and says ok */
+Test(csn, pingpong_and_stream_benchmarks_check_their_data)
+{
+	CSN_T_FULL_ONLY();
+	struct lc_t_out o;
+	char pp[512], st[512];
+	lc_t_path(pp, sizeof pp, "examples/csn/csn_pingpong");
+	lc_t_path(st, sizeof st, "examples/csn/csn_stream");
+	lc_t_commrun(&o, 2, 30, pp, "8", "16384", "50", NULL);
+	lc_t_expect_ok(&o, "csn_pingpong ok:", 2);
+	cr_assert(strstr(o.text, "# Size  Latency (us)") && strstr(o.text, "16384 "), "output:\n%s",
+		  o.text);
+	free(o.text);
+	lc_t_commrun(&o, 2, 30, st, "8", "16384", "16", "2", NULL);
+	lc_t_expect_ok(&o, "csn_stream ok:", 2);
+	cr_assert(strstr(o.text, "# Size  MB/s") && strstr(o.text, "16384 "), "output:\n%s", o.text);
 	free(o.text);
 }
 
