@@ -155,7 +155,12 @@ Test(csn, manager_worker_built_with_csncc_from_a_spec_file)
 		snprintf(src[i], sizeof src[i], "%s/../../personalities/csn/legacy/%s.c",
 			 lc_t_build_dir(), prog[i]);
 		snprintf(exe[i], sizeof exe[i], "%s/%s", dir, prog[i]);
+		/* a debug build's libraries are sanitized: the program must link the runtimes */
+#ifdef __SANITIZE_ADDRESS__
+		char *cargv[] = { cc, "-O2", "-fsanitize=address,undefined", "-o", exe[i], src[i], NULL };
+#else
 		char *cargv[] = { cc, "-O2", "-o", exe[i], src[i], NULL };
+#endif
 		lc_t_exec(&o, cargv, NULL);
 		cr_assert_eq(o.status, 0, "csncc %s failed:\n%s", prog[i], o.text);
 		free(o.text);
