@@ -11,10 +11,11 @@
  *   argv ...         prints "jobprog ok: node R of N argv: <its argv after argv[0]>"
  *   serve NAME [MS [K]]  after MS ms registers NAME (port 100 + R), receives K messages
  *                    (default 1), printing "jobprog ok: served NAME: <message>" for each
- *   ask NAME [US]    looks NAME up (timeout US microseconds, default for ever), sends
- *                    "hello from R" there; prints "jobprog ok: NAME at node X port P",
+ *   ask NAME [US [THEN]]  looks NAME up (timeout US microseconds, negative: for ever),
+ *                    sends "hello from R" there; prints "jobprog ok: NAME at node X port P",
  *                    or "jobprog ok: lookup NAME: <LC_ERR_...>: <lc_last_error>" when it
- *                    fails (the driver tells which it expects)
+ *                    fails (the driver tells which it expects); then, with THEN, asks
+ *                    THEN the same way (e.g. to release a server that keeps the job alive)
  *   claim NAME       registers NAME, then tells node 0 it has tried (node 0 goes first);
  *                    prints the outcome as ask does
  *   leave            opens, closes, exits 0
@@ -102,6 +103,8 @@ int main(int argc, char **argv)
 		rc = jp_serve(n, argv[2], argc > 3 ? atol(argv[3]) : 0, argc > 4 ? atol(argv[4]) : 1);
 	} else if (strcmp(mode, "ask") == 0 && argc >= 3) {
 		rc = jp_ask(n, argv[2], argc > 3 ? atoll(argv[3]) : LC_NAME_FOREVER);
+		if (rc == 0 && argc > 4)
+			rc = jp_ask(n, argv[4], LC_NAME_FOREVER);
 	} else if (strcmp(mode, "claim") == 0 && argc >= 3) {
 		rc = jp_claim(n, argv[2]);
 	} else if (strcmp(mode, "leave") != 0) {
