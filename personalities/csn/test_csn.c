@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/* The CSN personality end to end: every call, the seed's examples from their spec files, libcsn programs. */
+#include "../../tests/pipeline/lc_run.h"
+#include "lc_config.h"
+#include "lc_coop.h"
+
+/*
+ * Time budget: the whole set runs on baseline, reliable and all (about 1 s);
+ * elsewhere a smoke subset (hello, the 2-buffer pipeline, csn_test's flags)
+ * and the rest is skipped with the configs where it runs in full.
+ */
+TestSuite(csn, .timeout = 60);
+
+static int csn_t_full(void)
+{
+	static const char *const full[] = { "baseline", "reliable", "all" };
+	for (unsigned i = 0; i < sizeof full / sizeof full[0]; i++)
+		if (strcmp(LC_CONFIG_NAME, full[i]) == 0)
+			return 1;
+	return 0;
+}
+
+#define CSN_T_FULL_ONLY()                                                                     \
+	do {                                                                                  \
+		if (!csn_t_full())                                                            \
+			cr_skip_test("runs in full on configs baseline, reliable and all only "  \
+				     "(the suite's time budget): smoke subset on %s", LC_CONFIG_NAME); \
+	} while (0)
+
+/* Run commrun --show-job --timeout T [extra...] (argv of the job after it); check it ended and left nothing. */
+static void csn_t_run(struct lc_t_out *o, int timeout_s, const char *const *extra)
+{
+	char crun[512], t[16];
+	char *argv[40];
+	int a = 0;
+	lc_t_path(crun, sizeof crun, "bin/commrun");
+	snprintf(t, sizeof t, "%d", timeout_s);
+	argv[a++] = crun;
+	argv[a++] = "--show-job";
+	argv[a++] = "--timeout";
+	argv[a++] = t;
+	for (; *extra && a < 39; extra++)
+		argv[a++] = (char *)*extra;
+	argv[a] = NULL;
+	lc_t_exec(o, argv, NULL);
+	cr_assert(o->job[0] == '/', "commrun did not name its job; output:\n%s", o->text);
+	cr_assert(!lc_t_seg_exists(o->job), "segment /dev/shm%s left behind after the job", o->job);
+	cr_assert(o->status != 124, "the job hung: commrun --timeout %d killed it; output:\n%s",
+		  timeout_s, o->text);
+}
+
+/* commrun [--faults F] --spec <build>/<spec>; the job prints each of want[] once. */
+static void csn_t_spec(const char *spec, const char *faults, const char *const *want)
+{
+	char path[512];
+	struct lc_t_out o;
+	snprintf(path, sizeof path, "%s/%s", lc_t_build_dir(), spec);
+	cr_assert(access(path, R_OK) == 0, "%s is missing: build it first (scons)", path);
+	const char *extra[] = { faults ? "--faults" : "--spec", faults ? faults : path,
+				"--spec", path, NULL };
+	csn_t_run(&o, 60, faults ? extra : extra + 2);
+	for (; *want; want++)
+		lc_t_expect_ok(&o, *want, 1);
+	free(o.text);
+}
+
+/* commrun -n 2 csn_calls MODE: both nodes end with "csn_calls ok: MODE". */
+static void csn_t_calls(const char *mode)
+{
+	struct lc_t_out o;
+	char ok[64];
+	lc_t_commrun(&o, 2, 30, "csn_calls", mode, NULL);
+	snprintf(ok, sizeof ok, "csn_calls ok: %s", mode);
+	lc_t_expect_ok(&o, ok, 2);
+	free(o.text);
+}
+
+Test(csn, hello_world_from_hello_spec)
+{
+	static const char *const want[] = { "sink received string: Hello world",
+					     "hello_sink ok: 12 bytes from {2,1}",
+					     "hello_source ok:", NULL };
+	csn_t_spec("examples/csn/hello.spec", NULL, want);
+}
+
+static const char *const csn_t_pipe_ok[] = {
+	"source ok: 500 messages of 16384 bytes sent",
+	"sink ok: 500 messages of 16384 bytes, every byte checked", NULL
+};
+
+Test(csn, filter_pipeline_1_buffer_every_byte)
+{
+	CSN_T_FULL_ONLY();
+	csn_t_spec("examples/csn/filter1.spec", NULL, csn_t_pipe_ok);
+}
+
+Test(csn, filter_pipeline_2_buffers_every_byte)
+{
+	csn_t_spec("examples/csn/filter2.spec", NULL, csn_t_pipe_ok);
+}
+
+Test(csn, filter_pipeline_4_buffers_every_byte)
+{
+	CSN_T_FULL_ONLY();
+	csn_t_spec("examples/csn/filter4.spec", NULL, csn_t_pipe_ok);
+}
+
+/* csn_test per flag, order, timeouts 0 / 30 ms / infinite; netid receives; overrun; loopback */
+Test(csn, test_flags_order_timeouts_and_rx_by_netid)
+{
+	csn_t_calls("flags");
+}
+
+/* lookups waiting for a registration and timing out; duplicates; names going with transports */
+Test(csn, names_wait_time_out_duplicate_and_gone)
+{
+	CSN_T_FULL_ONLY();
+	csn_t_calls("names");
+}
+
+Test(csn, bad_transports_netids_and_arguments)
+{
+	CSN_T_FULL_ONLY();
+	csn_t_calls("errors");
+}
+
+/* progs/libcsn_sink (written for libcsn) with the hello source, a two-program job */
+Test(csn, libcsn_sink_in_a_two_program_job)
+{
+	CSN_T_FULL_ONLY();
+	char sink[512], src[512];
+	struct lc_t_out o;
+	lc_t_path(sink, sizeof sink, "tests/progs/libcsn_sink");
+	lc_t_path(src, sizeof src, "examples/csn/hello_source");
+	const char *extra[] = { "-n", "1", sink, ":", "-n", "1", src, NULL };
+	csn_t_run(&o, 30, extra);
+	lc_t_expect_ok(&o, "sink has received: Hello world (12 bytes)", 1);
+	free(o.text);
+}
+
+/*
+ * legacy/manager.c and worker.c (written for libcsn; int * for
+ * actualReceived) built from source with bin/csncc, run by their spec file.
+ */
+Test(csn, manager_worker_built_with_csncc_from_a_spec_file)
+{
+	CSN_T_FULL_ONLY();
+	char cc[512], dir[64], exe[2][128], src[2][600], spec[128], from[600];
+	static const char *const prog[] = { "manager", "worker" };
+	struct lc_t_out o;
+	lc_t_path(cc, sizeof cc, "bin/csncc");
+	snprintf(dir, sizeof dir, "/tmp/lc_t_csn.%d", (int)getpid());
+	cr_assert(mkdir(dir, 0700) == 0, "mkdir %s: %s", dir, strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		snprintf(src[i], sizeof src[i], "%s/../../personalities/csn/legacy/%s.c",
+			 lc_t_build_dir(), prog[i]);
+		snprintf(exe[i], sizeof exe[i], "%s/%s", dir, prog[i]);
+		/* a debug build's libraries are sanitized: the program must link the runtimes */
+#ifdef __SANITIZE_ADDRESS__
+		char *cargv[] = { cc, "-O2", "-fsanitize=address,undefined", "-o", exe[i], src[i], NULL };
+#else
+		char *cargv[] = { cc, "-O2", "-o", exe[i], src[i], NULL };
+#endif
+		lc_t_exec(&o, cargv, NULL);
+		cr_assert_eq(o.status, 0, "csncc %s failed:\n%s", prog[i], o.text);
+		free(o.text);
+	}
+	snprintf(from, sizeof from, "%s/../../personalities/csn/legacy/manager_worker.spec",
+		 lc_t_build_dir());
+	snprintf(spec, sizeof spec, "%s/manager_worker.spec", dir);
+	char *cp[] = { "/bin/cp", from, spec, NULL };
+	lc_t_exec(&o, cp, NULL);
+	cr_assert_eq(o.status, 0, "cp:\n%s", o.text);
+	free(o.text);
+	const char *extra[] = { "--spec", spec, NULL };
+	csn_t_run(&o, 30, extra);
+	unlink(exe[0]);
+	unlink(exe[1]);
+	unlink(spec);
+	rmdir(dir);
+	lc_t_expect_ok(&o, "manager ok: 3 workers answered", 1);
+	for (int i = 1; i <= 3; i++) {
+		char w[32];
+		snprintf(w, sizeof w, "worker%d of 3 ok", i);
+		lc_t_expect_ok(&o, w, 1);
+	}
+	free(o.text);
+}
+
+/* the benchmarks, short: each checks what it receives and says ok */
+Test(csn, pingpong_and_stream_benchmarks_check_their_data)
+{
+	CSN_T_FULL_ONLY();
+	struct lc_t_out o;
+	char pp[512], st[512];
+	lc_t_path(pp, sizeof pp, "examples/csn/csn_pingpong");
+	lc_t_path(st, sizeof st, "examples/csn/csn_stream");
+	lc_t_commrun(&o, 2, 30, pp, "8", "16384", "50", NULL);
+	lc_t_expect_ok(&o, "csn_pingpong ok:", 2);
+	cr_assert(strstr(o.text, "# Size  Latency (us)") && strstr(o.text, "16384 "), "output:\n%s",
+		  o.text);
+	free(o.text);
+	lc_t_commrun(&o, 2, 30, st, "8", "16384", "16", "2", NULL);
+	lc_t_expect_ok(&o, "csn_stream ok:", 2);
+	cr_assert(strstr(o.text, "# Size  MB/s") && strstr(o.text, "16384 "), "output:\n%s", o.text);
+	free(o.text);
+}
+
+#if LC_PC_EXACTLY_ONCE
+/* 2% of frames dropped on every link: the reliability protocol delivers every byte, in order */
+Test(csn, filter_pipeline_under_faults)
+{
+	CSN_T_FULL_ONLY();
+	csn_t_spec("examples/csn/filter2.spec", "drop=0.02,seed=11", csn_t_pipe_ok);
+}
+#else
+LC_T_SKIPPED(csn, filter_pipeline_under_faults,
+	     "needs a protocol that provides exactly_once (LC_PC_EXACTLY_ONCE)")
+#endif
