@@ -125,10 +125,12 @@ int main(int argc, char **argv)
 
 	/* the handlers first: a signal from the moment the segment exists must not leave it behind */
 	if (lc_run_signals_install() != 0 || lc_run_segment_create(&job, &opt) != 0 ||
-	    lc_run_spawn(&job, opt.node_argv) != 0)
+	    lc_run_spawn(&job, opt.node_argv) != 0) {
+		lc_run_apps_free(&opt);
 		return LC_RUN_EXIT_FAIL;        /* said why; no segment is left */
+	}
 	lc_run_wait(&job);
 	rc = lc_run_finish(&job, opt.stats);
-	free(opt.node_argv);            /* the words themselves are argv's or the spec file's */
+	lc_run_apps_free(&opt);
 	return rc;
 }

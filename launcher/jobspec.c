@@ -308,3 +308,15 @@ int lc_run_spec_load(struct lc_run_opts *o, const char *file)
 	free(lines);
 	return LC_RUN_GO;
 }
+
+void lc_run_apps_free(struct lc_run_opts *o)
+{
+	/* a spec file's words are ours (wordexp: each word and the vector malloc'ed); argv's are not */
+	for (uint32_t i = 0; o->spec && o->node_argv && i < o->nodes; i++) {
+		for (char **w = o->node_argv[i]; w && *w; w++)
+			free(*w);
+		free(o->node_argv[i]);
+	}
+	free(o->node_argv);
+	o->node_argv = NULL;
+}

@@ -95,6 +95,8 @@ LC_RUN_FUNC int lc_run_parse_options(int argc, char **argv, struct lc_run_opts *
 LC_RUN_FUNC int lc_run_apps_from_argv(struct lc_run_opts *o, char **tail);
 /* jobspec.c: the same from a specification file (--spec); errors name its file and line. */
 LC_RUN_FUNC int lc_run_spec_load(struct lc_run_opts *o, const char *file);
+/* jobspec.c: free what lc_run_apps_from_argv or lc_run_spec_load allocated. */
+LC_RUN_FUNC void lc_run_apps_free(struct lc_run_opts *o);
 
 /*
  * segment.c: create the job segment for o->nodes nodes with the fault spec

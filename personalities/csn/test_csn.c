@@ -5,26 +5,16 @@
 #include "lc_coop.h"
 
 /*
- * Time budget: the whole set runs on baseline, reliable and all (about 1 s);
- * elsewhere a smoke subset (hello, the 2-buffer pipeline, csn_test's flags)
- * and the rest is skipped with the configs where it runs in full.
+ * In full where LC_T_PERSONALITY_FULL (lc_run.h) says; elsewhere a smoke
+ * subset (hello, the 2-buffer pipeline, csn_test's flags), the rest skipped
+ * with the configs where it runs in full.
  */
 TestSuite(csn, .timeout = 60);
 
-static int csn_t_full(void)
-{
-	static const char *const full[] = { "baseline", "reliable", "all" };
-	for (unsigned i = 0; i < sizeof full / sizeof full[0]; i++)
-		if (strcmp(LC_CONFIG_NAME, full[i]) == 0)
-			return 1;
-	return 0;
-}
-
 #define CSN_T_FULL_ONLY()                                                                     \
 	do {                                                                                  \
-		if (!csn_t_full())                                                            \
-			cr_skip_test("runs in full on configs baseline, reliable and all only "  \
-				     "(the suite's time budget): smoke subset on %s", LC_CONFIG_NAME); \
+		if (!LC_T_PERSONALITY_FULL)                                                   \
+			cr_skip_test("%s", LC_T_PERSONALITY_WHY);                             \
 	} while (0)
 
 /* Run commrun --show-job --timeout T [extra...] (argv of the job after it); check it ended and left nothing. */
@@ -155,12 +145,8 @@ Test(csn, manager_worker_built_with_csncc_from_a_spec_file)
 		snprintf(src[i], sizeof src[i], "%s/../../personalities/csn/legacy/%s.c",
 			 lc_t_build_dir(), prog[i]);
 		snprintf(exe[i], sizeof exe[i], "%s/%s", dir, prog[i]);
-		/* a debug build's libraries are sanitized: the program must link the runtimes */
-#ifdef __SANITIZE_ADDRESS__
-		char *cargv[] = { cc, "-O2", "-fsanitize=address,undefined", "-o", exe[i], src[i], NULL };
-#else
+		/* csncc adds what a debug build's sanitized libraries need (csn.pc, @SANITIZE@) */
 		char *cargv[] = { cc, "-O2", "-o", exe[i], src[i], NULL };
-#endif
 		lc_t_exec(&o, cargv, NULL);
 		cr_assert_eq(o.status, 0, "csncc %s failed:\n%s", prog[i], o.text);
 		free(o.text);

@@ -532,7 +532,7 @@ static void mode_misuse(lc_node *node, int me)
 	struct lc_status st;
 	lc_req *r = NULL, *bad[2] = { NULL, NULL };
 	int flag, idx, done;
-	char b[4];
+	char b[4] = { 0 };
 
 	(void)me;
 	LC_TP_EXPECT(node, lc_issend(node, 5, 0, b, 1, &r), LC_ERR_RANGE);
