@@ -70,17 +70,80 @@ def is_mpi_target(target):
 
 
 def config_of(target):
-    """The config a target runs on: '<config>+mpi' -> '<config>'; a config or an anchor as is."""
-    return target[:-len(MPI_SUFFIX)] if is_mpi_target(target) else target
+    """The config a target runs on: '<config>+mpi' or '<config>+<personality>' -> '<config>';
+    a config or an anchor as is."""
+    return target.split('+', 1)[0]
+
+
+# The personality series: a personality's own ping-pong and stream, programs written for its
+# API (examples/<p>/<program>.c, built for every config into build/<cfg>/examples/<p>/), run
+# with the config's commrun; their rows carry the target <config>+<p>.  Columns: personality,
+# benchmark it stands beside, program, its arguments for the sizes lo..hi (quick: a short run),
+# largest size it is run at (the seeds' own tables stop at 8 KiB; above, the native series
+# says it all).  Each program prints '#' header lines, then "size value" rows.
+PERSONALITY_BENCH = [
+    dict(p='csn', bench='pingpong', program='csn_pingpong', max_size=65536,
+         args=lambda lo, hi, quick: [str(lo), str(hi), '100' if quick else '1000']),
+    dict(p='csn', bench='stream', program='csn_stream', max_size=65536,
+         args=lambda lo, hi, quick: [str(max(lo, 1)), str(hi), '16', '2' if quick else '16']),
+]
+
+
+# Seed 001's Table 1, the seed's own experiment: the CSN filter pipeline (source -> filter ->
+# sink, three programs of one commrun job; examples/csn/) delivering MBYTES at each buffer size,
+# with 1, 2 and 4 filter buffers; the sink's MB/s (10^6 B/s, every byte checked).  Rows:
+# config <config>+csn, benchmark csn_filter_<buffers>.  Run in every round, after the benchmarks.
+SEED_FILTER = dict(name='csn_filter', buffers=(1, 2, 4), sizes=(512, 4096, 32768, 131072),
+                   quick_sizes=(4096,), mbytes=4, unit='MB/s', personality='csn',
+                   programs=('source', 'filter', 'sink'))
+SEED_PROGRAMS = ['%s/%s' % (SEED_FILTER['personality'], x) for x in SEED_FILTER['programs']]
+
+
+def seed_filter_bench(buffers):
+    return '%s_%d' % (SEED_FILTER['name'], buffers)
+
+
+def personality_target(config, p):
+    return '%s+%s' % (config, p)
+
+
+def personality_of(target):
+    """'<config>+<p>' -> the PERSONALITY_BENCH personality p (not mpi); None otherwise."""
+    p = target.split('+', 1)[1] if '+' in target else None
+    return p if p and p != MPI_SUFFIX[1:] else None
+
+
+def personality_bench(target, bench_name):
+    """The PERSONALITY_BENCH row of a personality target's benchmark, or None."""
+    p = personality_of(target)
+    return next((r for r in PERSONALITY_BENCH if r['p'] == p and r['bench'] == bench_name), None)
+
+
+def personalities():
+    """The personalities with a series, in table order."""
+    out = []
+    for r in PERSONALITY_BENCH:
+        if r['p'] not in out:
+            out.append(r['p'])
+    return out
+
+
+def sizes_of(bench, target, sizes):
+    """The sizes of `sizes` that target is run at in benchmark bench."""
+    pb = personality_bench(target, bench['name'])
+    hi = pb['max_size'] if pb else bench['max_size']
+    return [s for s in sizes if s >= bench['min_size'] and (hi is None or s <= hi)]
 
 
 def targets_of(bench, configs, anchors):
-    """The targets of one benchmark in run order: each config then its MPI series, then the anchors."""
+    """The targets of one benchmark in run order: each config then its MPI series and its
+    personality series, then the anchors."""
     out = []
     for c in configs:
         out.append(c)
         if has_twin(bench):
             out.append(mpi_target(c))
+        out += [personality_target(c, r['p']) for r in PERSONALITY_BENCH if r['bench'] == bench['name']]
     return out + [a for a in anchors if a in bench['anchors']]
 
 

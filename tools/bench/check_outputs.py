@@ -62,6 +62,8 @@ def main(argv):
         units = {b['name']: b['unit'] for b in bl.BENCHMARKS}
         for pseudo in (bl.INSTR, bl.INSTR_API):
             units[pseudo['name']] = pseudo['unit']
+        for nbuf in bl.SEED_FILTER['buffers']:
+            units[bl.seed_filter_bench(nbuf)] = bl.SEED_FILTER['unit']
         bad = []
         for i, r in enumerate(raw, 2):
             if len(r) != len(bl.CSV_COLUMNS):
@@ -123,9 +125,8 @@ def main(argv):
         have = {(r['config'], r['benchmark'], r['size'], r['round']) for r in rows}
         missing = []
         for b in bl.BENCHMARKS:
-            sizes = [s for s in meta['sizes'] if s >= b['min_size'] and
-                     (b['max_size'] is None or s <= b['max_size'])]
             for t in bl.targets_of(b, configs, anchors):
+                sizes = bl.sizes_of(b, t, meta['sizes'])
                 rcj = (doc or {}).get('resolved_configs', {}).get(bl.config_of(t)) or {}
                 act = [p['name'] if isinstance(p, dict) else p for p in rcj.get('active_protocols', [])]
                 if bl.config_of(t) in configs and not bl.applies(b, act):
@@ -146,6 +147,17 @@ def main(argv):
         for t in mpi_targets:
             c.check(any((t, 'pingpong', s) in okv for s in meta['sizes']),
                     '%s has a pingpong row with a value (the MPI twin over the personality)' % t)
+        for t in meta.get('personality_targets', []):
+            c.check(any((t, 'pingpong', s) in okv for s in meta['sizes']),
+                    '%s has a pingpong row with a value (the personality\'s own program)' % t)
+        if os.path.isdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                      'personalities', bl.SEED_FILTER['personality'])):
+            for cfg in configs:
+                t = bl.personality_target(cfg, bl.SEED_FILTER['personality'])
+                c.check(all(any(k[0] == t and k[1] == bl.seed_filter_bench(nb) for k in okv)
+                            for nb in bl.SEED_FILTER['buffers']),
+                        '%s: seed 001\'s filter experiment measured with %s buffers'
+                        % (t, ', '.join(map(str, bl.SEED_FILTER['buffers']))))
         fails = sorted({'%s %s %s' % (r['config'], r['benchmark'], bl.fmt_size(r['size']))
                         for r in rows if r['status'] != 'ok'})
         c.check(not fails, 'every cell produced a figure%s'

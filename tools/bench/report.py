@@ -14,8 +14,16 @@ BW_POINTS = [65536, 1 << 20]
 SECTIONS = ['## Run', '## Fastest configuration per size range', '## Cost of each configuration '
             'and protocol against baseline', '## Peak bandwidth and n½',
             '## Distance to the shm floor and to Open MPI', '## Failed cells', '## Broadcast and fault sweep',
-            '## MPI personality vs native API']
+            '## MPI personality vs native API', '## The seeds\' personalities (CSN, ATLAS) vs native API',
+            '## The seeds\' own tables, reproduced']
 MPI_SECTION = SECTIONS[7]
+PERS_SECTION = SECTIONS[8]
+SEED_SECTION = SECTIONS[9]
+# Seed 000's Table 1 (the ATLAS message passing over SCI, 2000): size, bandwidth MB/s (streaming),
+# latency us (ping-pong / 2), as published.
+SEED000_TABLE1 = [(8, 0.7, 15), (16, 1.4, 15), (32, 3.0, 15), (64, 6.0, 15), (128, 9.8, 18),
+                  (256, 18, 19), (512, 28, 23), (1024, 39, 29), (2048, 49, 43), (4096, 56, 70),
+                  (8192, 60, 125)]
 # The size of the personality's latency figures, and its target: the MPI series' 8 B latency at
 # most this many times the native API's (median of the per-round ratios).
 MPI_SIZE = 8
@@ -101,6 +109,85 @@ def mpi_rows(rows, cells, configs):
             ir_mpi=med(cells, m, bl.INSTR_API['name'], 8),
             ir_range={t: cells.get((t, bl.INSTR_API['name'], 8)) for t in (c, m)}))
     return out
+
+
+def personality_rows(rows, cells, configs):
+    """The figures of the personalities' section: one dict per (config, personality)."""
+    out = []
+    for c in configs:
+        for p in bl.personalities():
+            t = bl.personality_target(c, p)
+            pk = {x: peak(cells, x, 'stream') for x in (t, c)}
+            out.append(dict(config=c, p=p, native=med(cells, c, 'pingpong', MPI_SIZE),
+                            lat=med(cells, t, 'pingpong', MPI_SIZE),
+                            ratios=bl.round_ratios(rows, t, c, 'pingpong', MPI_SIZE),
+                            peak=pk[t] and pk[t][1], native_peak=pk[c] and pk[c][1]))
+    return out
+
+
+def personality_section(rows, cells, configs):
+    sz = bl.fmt_size(MPI_SIZE)
+    progs = ', '.join('`examples/%s/%s.c`' % (r['p'], r['program']) for r in bl.PERSONALITY_BENCH)
+    L = [PERS_SECTION, '',
+         'The seeds\' message-passing APIs as personalities of each config: their own ping-pong and '
+         'stream programs (%s, the series `<config>+<personality>`), written for the API and run '
+         'with the config\'s commrun in the same rounds as the native examples.  Ratio = '
+         'personality / native %s latency of one round; median, IQR, [min max] (rounds).  '
+         'Target: a median of at most %.2f×.  CSN\'s Tx returns once the receiver has the data '
+         '(the seed\'s semantics: a synchronous send), so its ping-pong carries an ack the native '
+         'one does not.' % (progs, sz, MPI_TARGET), '',
+         '| config | personality | %s native | %s personality | personality / native, per round '
+         '| target ≤ %.2f× | stream peak (× native) |' % (sz, sz, MPI_TARGET),
+         '|---|---|---|---|---|---|---|']
+    for r in personality_rows(rows, cells, configs):
+        x = bl.summarise(r['ratios'])
+        verdict = 'n/a' if not x else ('met' if x['median'] <= MPI_TARGET else 'missed')
+        L.append('| %s | %s | %s | %s | %s | %s | %s (%s) |' % (
+            r['config'], r['p'], fmt(r['native'], 'us'), fmt(r['lat'], 'us'), spread(r['ratios']),
+            verdict, fmt(r['peak'], 'MB/s'), fx(ratio(r['peak'], r['native_peak']))))
+    L.append('')
+    return L
+
+
+def seed_section(cells, configs):
+    L = [SEED_SECTION, '']
+    at = 'atlas' if 'atlas' in bl.personalities() else None
+    L += ['Seed 000, Table 1: the ATLAS message passing over SCI (2000) as published, beside the '
+          'ATLAS personality of each config (`<config>+atlas`: bandwidth by streaming, latency = '
+          'ping-pong / 2, medians over the rounds).  Theirs crossed a PCI SCI adapter and a '
+          'switch; ours crosses the emulated NIC in shared memory: the comparison is of shape '
+          '(where bandwidth saturates, how latency grows with size), not of hardware.', '']
+    if not at:
+        L += ['(no ATLAS personality series in this run)', '']
+    else:
+        L += ['| size | seed MB/s | seed us | ' + ' | '.join('%s MB/s | %s us' % (c, c) for c in configs)
+              + ' |', '|---|---|---|' + '---|---|' * len(configs)]
+        for size, bw, lat in SEED000_TABLE1:
+            t = [bl.personality_target(c, at) for c in configs]
+            L.append('| %s | %g | %g | %s |' % (bl.fmt_size(size), bw, lat, ' | '.join(
+                '%s | %s' % (fmt(med(cells, x, 'stream', size)), fmt(med(cells, x, 'pingpong', size)))
+                for x in t)))
+        L.append('')
+    sf = bl.SEED_FILTER
+    L += ['Seed 001, Table 1: throughput of the CSN filter pipeline (source → filter → sink, three '
+          'programs of one job, `examples/csn/`) by buffer size, with 1, 2 and 4 filter buffers '
+          '(MaxFilterBuffers), %d MB per run, the sink\'s MB/s (10^6 B/s, every byte checked); '
+          'median over the rounds.  The seed\'s own figures were published as an image only '
+          '(a dual-core Opteron 175, sockets): no numbers to put beside ours.' % sf['mbytes'], '',
+          '| config | size | ' + ' | '.join('%d buffer%s' % (b, 's' if b > 1 else '')
+                                             for b in sf['buffers']) + ' |',
+          '|---|---|' + '---|' * len(sf['buffers'])]
+    any_row = False
+    for c in configs:
+        t = bl.personality_target(c, sf['personality'])
+        for size in sorted({s for (tt, b, s) in cells if tt == t and b.startswith(sf['name'])}):
+            any_row = True
+            L.append('| %s | %s | %s |' % (c, bl.fmt_size(size), ' | '.join(
+                fmt(med(cells, t, bl.seed_filter_bench(b), size), 'MB/s') for b in sf['buffers'])))
+    if not any_row:
+        L.append('| (not measured in this run) | | |' + ' |' * (len(sf['buffers']) - 1))
+    L.append('')
+    return L
 
 
 def write(outdir, csv_path, meta, cjs):
@@ -300,6 +387,10 @@ def write(outdir, csv_path, meta, cjs):
         if why:
             L.append('- `%s` not built: %s' % (k, why))
     L.append('')
+
+    # ---- the seeds' personalities
+    L += personality_section(rows, cells, configs)
+    L += seed_section(cells, configs)
 
     # ---- failures
     L += [SECTIONS[5], '']

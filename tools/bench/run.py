@@ -55,7 +55,8 @@ MPI_PERSONALITY = ['bin/mpicc', 'bin/mpirun', 'lib/libmpi.a', 'include/mpi.h', '
 # (<out>/cfg/<config>/bin), so that another scons in the same checkout cannot swap or
 # delete them mid-run.  Set by snapshot().
 CFG_BIN = {}
-LINE_RE = re.compile(r'^(?:\[0\]\s+)?(\d+)\s+([-+0-9.eE]+)(?:\s+([-+0-9.eE]+))?\s*$')
+# a row "size value [value]" of any node (a personality's measuring process need not be node 0)
+LINE_RE = re.compile(r'^(?:\[\d+\]\s+)?(\d+)\s+([-+0-9.eE]+)(?:\s+([-+0-9.eE]+))?\s*$')
 
 
 def say(msg):
@@ -188,6 +189,11 @@ def build_configs(names, build=True):
                 for c in names}
     # only what is measured: not the config's test suites
     extra = MPI_PERSONALITY if os.path.isdir(os.path.join(ROOT, 'personalities', 'mpi')) else []
+    # the personality series' programs, and the seed tables' (bl.SEED_PROGRAMS)
+    extra += ['examples/%s/%s' % (r['p'], r['program']) for r in bl.PERSONALITY_BENCH
+              if os.path.isdir(os.path.join(ROOT, 'personalities', r['p']))]
+    extra += ['examples/%s' % x for x in bl.SEED_PROGRAMS
+              if os.path.isdir(os.path.join(ROOT, 'personalities', x.split('/')[0]))]
     cmd = ['scons', '-Q', 'configs=' + ','.join(names)] + \
         ['build/%s/%s' % (c, t) for c in names for t in ['libcomm.a', 'config.json'] + extra +
          ['bin/' + p for p in need]]
@@ -219,13 +225,18 @@ def build_configs(names, build=True):
 
 
 def snapshot(name, outdir):
-    """Copy build/<name>/bin/* and config.json into <out>/cfg/<name>/; None or the reason it failed."""
+    """Copy build/<name>/bin/*, the personalities' measured examples (examples/<p>/) and
+    config.json into <out>/cfg/<name>/; None or the reason it failed."""
     src = os.path.join(ROOT, 'build', name)
     dst = os.path.join(outdir, 'cfg', name)
     try:
         os.makedirs(os.path.join(dst, 'bin'), exist_ok=True)
         for f in os.listdir(os.path.join(src, 'bin')):
             shutil.copy2(os.path.join(src, 'bin', f), os.path.join(dst, 'bin', f))
+        for p in bl.personalities():
+            if os.path.isdir(os.path.join(src, 'examples', p)):
+                shutil.copytree(os.path.join(src, 'examples', p), os.path.join(dst, 'examples', p),
+                                dirs_exist_ok=True)
         shutil.copy2(os.path.join(src, 'config.json'), os.path.join(dst, 'config.json'))
     except OSError as e:
         return 'cannot copy its programs out of build/%s: %s' % (name, e)
@@ -391,19 +402,58 @@ def run_sweep(cmd, sizes, column, timeout, on_size):
     return got, err
 
 
-def bench_cmd(target, bench, seg, args, bindir, timeout):
+def bench_cmd(target, bench, seg, args, bindir, timeout, quick=False):
     rng = ['-s', '%d:%d' % (seg[0], seg[-1])]
     if target == 'shm':
         return [os.path.join(bindir, 'shm_pingpong')] + rng + args
     if target == 'openmpi':
         return MPIRUN + [twin_path(bindir, target, bench['program'])] + rng + args
     b = cfg_bin(bl.config_of(target))
+    pb = bl.personality_bench(target, bench['name'])
+    if pb:
+        # a personality's own program: its own arguments for the sizes (the bench's -i/-w/--window
+        # are the native programs'), under the config's commrun
+        prog = os.path.join(os.path.dirname(b), 'examples', pb['p'], pb['program'])
+        return [os.path.join(b, 'commrun'), '-n', str(bench['nodes']), '--timeout', str(timeout),
+                prog] + pb['args'](seg[0], seg[-1], quick)
     if bl.is_mpi_target(target):
         # the config's own mpirun: -n N, then commrun's options (its --timeout) and the program
         return [os.path.join(b, 'mpirun'), '-n', str(bench['nodes']), '--timeout', str(timeout),
                 twin_path(bindir, target, bench['program'])] + rng + args
     return [os.path.join(b, 'commrun'), '-n', str(bench['nodes']), '--timeout', str(timeout),
             os.path.join(b, bench['program'])] + rng + args
+
+
+SINK_RE = re.compile(r'sink ok:.*checked, ([0-9.]+) MB/s')
+
+
+def seed_filter_round(configs, rnd, quick, rows):
+    """One round of seed 001's filter experiment (bl.SEED_FILTER) on every config."""
+    sf = bl.SEED_FILTER
+    for c in configs:
+        t = bl.personality_target(c, sf['personality'])
+        ex = os.path.join(os.path.dirname(cfg_bin(c)), 'examples', sf['personality'])
+        for size in (sf['quick_sizes'] if quick else sf['sizes']):
+            count = str(max(100, sf['mbytes'] * 1000000 // size))
+            for nbuf in sf['buffers']:
+                src, flt, snk = (os.path.join(ex, x) for x in sf['programs'])
+                cmd = [os.path.join(cfg_bin(c), 'commrun'), '--timeout', '60',
+                       '-n', '1', src, str(size), count, ':', '-n', '1', flt, str(nbuf), str(size),
+                       count, ':', '-n', '1', snk, str(size), count]
+                progress.show('round %d  %-16s %s %d buffer(s) %s' % (rnd, t, sf['name'], nbuf,
+                                                                     bl.fmt_size(size)), [], plain=False)
+                try:
+                    rc, out, err = run_cmd(cmd, timeout=90)
+                except subprocess.TimeoutExpired:
+                    rc, out, err = -1, '', 'timed out'
+                m = SINK_RE.search(out + err)
+                ok = rc == 0 and m is not None
+                why = 'exit %d: %s' % (rc, (out + err).strip().splitlines()[-1:] or '') if not ok else None
+                rows.append(dict(config=t, benchmark=bl.seed_filter_bench(nbuf), size=size, round=rnd,
+                                 value=float(m.group(1)) if ok else None, unit=sf['unit'],
+                                 status='ok' if ok else 'failed: %s' % why))
+                if not ok:
+                    say('bench: FAILED %s %s size %d: %s' % (t, bl.seed_filter_bench(nbuf), size, why))
 
 
 # ---------------------------------------------------------------- callgrind
@@ -706,6 +756,10 @@ def main(argv):
             c = bl.config_of(t)
             if c in configs and not bl.applies(b, active_protocols(cjs.get(c))):
                 continue
+            if bl.personality_of(t):
+                # its own program sizes its own window (bl.PERSONALITY_BENCH)
+                plan.append((b, t, bl.sizes_of(b, t, sizes), []))
+                continue
             mr = ((cjs.get(c) or {}).get('config') or {}).get('host', {}).get('max_requests')
             w = bl.window_for(b, mr, bl.is_mpi_target(t))
             if w is not None and w != bl.WINDOW:
@@ -743,7 +797,7 @@ def main(argv):
             for seg in segments(sizes):
                 got, err = {}, twins.get((t, b['name']))
                 if err is None:
-                    cmd = bench_cmd(t, b, seg, args, bindir, limit)
+                    cmd = bench_cmd(t, b, seg, args, bindir, limit, o['quick'])
                     got, err = run_sweep(cmd, seg, b['column'], limit,
                                          lambda s, lab=label, rem=remaining:
                                          progress.show('%s size %s' % (lab, bl.fmt_size(s)), rem,
@@ -758,6 +812,9 @@ def main(argv):
                         % (t, b['name'], rnd, seg[0], seg[-1], err))
             progress.spent.setdefault((b['name'], t), time.time() - start)
             progress.done += 1
+        # seed 001's own experiment, in the same round (the CSN personality over each config)
+        if os.path.isdir(os.path.join(ROOT, 'personalities', bl.SEED_FILTER['personality'])):
+            seed_filter_round(configs, rnd, o['quick'], rows)
 
     # broadcast latency: only where multicast is active (examples/bcast.c falls back to sends elsewhere)
     bcast = {}
@@ -779,12 +836,13 @@ def main(argv):
     # outputs
     csv_path = os.path.join(outdir, 'results.csv')
     write_csv(csv_path, rows)
-    write_tables(outdir, rows, configs + mpi_targets + live_anchors)
+    ptargets = [bl.personality_target(c, p) for c in configs for p in bl.personalities()]
+    write_tables(outdir, rows, configs + mpi_targets + ptargets + live_anchors)
     meta = dict(timestamp=stamp, rounds=rounds_done, quick=o['quick'], sizes=o['sizes'],
                 seconds_per_run={'%s %s' % k: round(v, 2) for k, v in progress.spent.items()},
                 host=os.uname().nodename, cpus=os.cpu_count(),
                 configs=configs, anchors={a: anchors.get(a) for a in bl.ANCHORS},
-                mpi_targets=mpi_targets,
+                mpi_targets=mpi_targets, personality_targets=ptargets,
                 mpi_twins={'%s %s' % k: v for k, v in sorted(twins.items())},
                 instr_api=dict(calls=API_CALLS, wait=API_WAIT, put_back=list(API_PUT_BACK)),
                 skipped=skipped, notes=note, mpirun=' '.join(MPIRUN),
