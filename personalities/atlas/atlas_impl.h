@@ -91,6 +91,8 @@ struct atlas_factory {
 
 /* errors.c: record err with its detail for atlas_last_error(); returns err. */
 ATLAS_FUNC int atlas_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* errors.c: the fast path's failure (back-pressure): err with a static text, nothing formatted. */
+ATLAS_FUNC int atlas_fail_fast(int err, const char *text);
 /* errors.c: a libcomm error of call `what` as an atlas_err (detail: lc_last_error). */
 ATLAS_FUNC int atlas_fail_lc(atlas_factory *f, int lrc, const char *what);
 /* params.c: p with the environment applied; 0 or ATLAS_ERR_PARAM naming the variable. */

@@ -7,6 +7,8 @@
 #include "atlas_impl.h"
 
 static _Thread_local char atlas_err_text[256];
+/* the fast path's error: a static text, no formatting (atlas_fail_fast) */
+static _Thread_local const char *atlas_err_static;
 
 const char *atlas_strerror(int err)
 {
@@ -20,12 +22,19 @@ const char *atlas_strerror(int err)
 
 const char *atlas_last_error(void)
 {
-	return atlas_err_text;
+	return atlas_err_static ? atlas_err_static : atlas_err_text;
+}
+
+int atlas_fail_fast(int err, const char *text)
+{
+	atlas_err_static = text;
+	return err;
 }
 
 int atlas_fail(int err, const char *fmt, ...)
 {
 	va_list ap;
+	atlas_err_static = NULL;
 	va_start(ap, fmt);
 	int n = vsnprintf(atlas_err_text, sizeof atlas_err_text, fmt, ap);
 	va_end(ap);

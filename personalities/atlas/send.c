@@ -128,8 +128,9 @@ int atlas_node_send(atlas_node *n, atlas_buffer *buf)
 	}
 	/* 3) behind the queue (or not transferable now): append, within the bound */
 	if (n->queued >= n->f->p.max_queued) {
-		rc = atlas_fail(ATLAS_ERR_AGAIN, "atlas_node_send: node %d: %u buffers queued "
-				"(max_queued)", n->id, n->queued);
+		/* back-pressure is the fast path: no formatting (STYLE 5) */
+		rc = atlas_fail_fast(ATLAS_ERR_AGAIN, "atlas_node_send: the node's send queue holds "
+				     "max_queued buffers (back-pressure)");
 		goto out;
 	}
 	atlas_queue_append_locked(n, buf);
