@@ -4,6 +4,7 @@
 #define ATLAS_BENCH_H
 
 #define _POSIX_C_SOURCE 200809L
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

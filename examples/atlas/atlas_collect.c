@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ATLAS data collection in C: sources send event fragments, one collector receives them from a group and checks each. */
 #define _POSIX_C_SOURCE 200809L
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,7 @@ static int source(atlas_factory *f, int me, uint32_t events)
 			d[sizeof h + i] = frag_byte(e, h.source, i);
 		/* non-blocking; a full send queue pushes back: the buffer stays ours, retry */
 		while ((rc = atlas_node_send(collector, b)) == ATLAS_ERR_AGAIN)
-			;
+			sched_yield();
 		if (rc)
 			return fail("send", rc);
 	}

@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 				memset(atlas_buffer_data(b), 0, size < 8 ? size : 8);
 				memcpy(atlas_buffer_data(b), &it, size < sizeof it ? size : sizeof it);
 				while ((rc = atlas_node_send(peer, b)) == ATLAS_ERR_AGAIN)
-					;
+					sched_yield();
 				if (rc)
 					return atlas_bench_fail("atlas_pingpong", "send", rc);
 			}
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 			}
 			if (me == 1) {
 				while ((rc = atlas_node_send(peer, b)) == ATLAS_ERR_AGAIN)
-					;
+					sched_yield();
 				if (rc)
 					return atlas_bench_fail("atlas_pingpong", "send", rc);
 			} else {

@@ -22,7 +22,7 @@ static int stream_round(atlas_factory *f, atlas_node *peer, int me, size_t size,
 				return atlas_bench_fail("atlas_stream", "create_buffer", rc);
 			memcpy(atlas_buffer_data(b), &s, size < sizeof s ? size : sizeof s);
 			while ((rc = atlas_node_send(peer, b)) == ATLAS_ERR_AGAIN)
-				;
+				sched_yield();
 			if (rc)
 				return atlas_bench_fail("atlas_stream", "send", rc);
 			continue;

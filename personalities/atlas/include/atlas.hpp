@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -98,8 +99,8 @@ public:
 	}
 	void send(Buffer &b)
 	{
-		while (!try_send(b)) {
-		}
+		while (!try_send(b))
+			std::this_thread::yield();      // the receiver may need this core
 	}
 	/* Blocking receive, and the non-blocking one (no value: nothing has arrived). */
 	Buffer receive()

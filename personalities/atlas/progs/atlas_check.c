@@ -2,6 +2,7 @@
 /* ATLAS personality test driver: one mode per property (order, fairness, join/leave, back-pressure, misuse). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,13 +103,19 @@ static struct msg check_msg(atlas_buffer *b, int src)
 	return h;
 }
 
-/* Send, retrying while the queue pushes back; returns the times it pushed back. */
+/*
+ * Send, retrying while the queue pushes back (yielding: on 2 cores a job of
+ * 5 spinning processes would otherwise starve its receiver); returns the
+ * times it pushed back.
+ */
 static unsigned send_retry(atlas_node *n, atlas_buffer *b)
 {
 	unsigned again = 0;
 	int rc;
-	while ((rc = atlas_node_send(n, b)) == ATLAS_ERR_AGAIN)
+	while ((rc = atlas_node_send(n, b)) == ATLAS_ERR_AGAIN) {
 		again++;
+		sched_yield();
+	}
 	CHECK(rc == 0, "send to %d: %s", atlas_node_id(n), atlas_strerror(rc));
 	return again;
 }
@@ -220,7 +227,7 @@ static void send_stream(atlas_factory *f, uint32_t m, uint32_t len, int flag)
 		printf("node %d: %u sends in %.1f ms\n", me, m, now_ms() - t0);
 	if (flag) {
 		while (atlas_factory_flush(f) > 0)
-			;
+			sched_yield();
 		char path[256];
 		flag_path(path, sizeof path, me);
 		FILE *fp = fopen(path, "w");
@@ -432,6 +439,7 @@ static void mode_backpressure(uint32_t m, unsigned q)
 				int qd = atlas_node_queued(to);
 				CHECK(qd == (int)q, "pushed back with %d queued, max_queued %u", qd, q);
 			}
+			sched_yield();
 		}
 		CHECK(rc == 0, "send: %s", atlas_strerror(rc));
 		int qd = atlas_node_queued(to);
