@@ -6,28 +6,34 @@
 #include "atlas_impl.h"
 
 /*
- * Reap the node's completed transfers (lock held): their buffers are
- * released; a transfer that failed leaves its error in n->err, reported
- * once by the next send or flush.  Requests complete in order per node in
- * practice, but each is tested, so an out-of-order completion is reaped too.
+ * Reap the node's completed transfers (lock held), oldest first, stopping at
+ * the first that is still pending: one lc_test (one progress step) per
+ * completed transfer plus one, not one per outstanding transfer.  Sends to
+ * one node complete in order in practice; one that completed early is
+ * reaped with the older ones.  Their buffers are released; a transfer that
+ * failed leaves its error in n->err, reported once by the next send or flush.
  */
 static void atlas_reap_locked(atlas_node *n)
 {
 	unsigned k = 0;
-	for (unsigned i = 0; i < n->outst; i++) {
+	while (k < n->outst) {
 		int done = 0;
-		int lrc = lc_test(n->f->lc, n->req[i], &done, NULL);
-		if (!done) {
-			n->req[k] = n->req[i];
-			n->rbuf[k++] = n->rbuf[i];
-			continue;
-		}
+		int lrc = lc_test(n->f->lc, n->req[k], &done, NULL);
+		if (!done)
+			break;
 		if (lrc != 0 && n->err == 0)
 			n->err = atlas_fail_lc(n->f, lrc, "atlas send: a transfer");
-		atlas_buffer_free(n->f, n->rbuf[i]);
+		atlas_buffer_free(n->f, n->rbuf[k]);
+		k++;
 	}
-	n->outst = k;
-	atomic_store_explicit(&n->outst_now, k, memory_order_relaxed);
+	if (k == 0)
+		return;
+	for (unsigned i = k; i < n->outst; i++) {
+		n->req[i - k] = n->req[i];
+		n->rbuf[i - k] = n->rbuf[i];
+	}
+	n->outst -= k;
+	atomic_store_explicit(&n->outst_now, n->outst, memory_order_relaxed);
 }
 
 /*
