@@ -6,34 +6,17 @@
 #include "lc_coop.h"
 
 /*
- * Budget: the project's suite runs 17 configs on 2 cores, so this suite
- * takes a few seconds per config.  The full set (larger counts, the Table 1
- * benchmarks, the compiler wrappers) runs where the pipeline is the
- * baseline's, with reliability alone (window mode) or with every protocol
- * (multicast on the host): baseline, reliable, all.  Elsewhere a smoke set:
- * every property with smaller counts.
+ * The full set (larger counts, the Table 1 benchmarks, the compiler
+ * wrappers) where LC_T_PERSONALITY_FULL (lc_run.h) says; elsewhere a smoke
+ * set: every property with smaller counts.
  */
-#if LC_PROTO_RELIABILITY
-#define ATLAS_T_REL_WINDOW LC_RELIABILITY_MODE_WINDOW
-#else
-#define ATLAS_T_REL_WINDOW 1
-#endif
-#if LC_PROTO_MULTICAST
-#define ATLAS_T_MC_HOST LC_MULTICAST_MODE_HOST
-#else
-#define ATLAS_T_MC_HOST 1
-#endif
-#define ATLAS_T_NONE (!LC_PROTO_CHECKSUM && !LC_PROTO_FLOW_CONTROL && !LC_PROTO_MULTICAST)
-#define ATLAS_T_EVERY (LC_PROTO_CHECKSUM && LC_PROTO_RELIABILITY && LC_PROTO_FLOW_CONTROL && \
-		       LC_PROTO_MULTICAST)
-#define ATLAS_T_FULL (LC_MTU == 8192 && !LC_NIC_MCP_THREAD && ATLAS_T_REL_WINDOW && \
-		      ATLAS_T_MC_HOST && (ATLAS_T_NONE || ATLAS_T_EVERY))
+#define ATLAS_T_FULL LC_T_PERSONALITY_FULL
 #if ATLAS_T_FULL
 #define ATLAS_T_SMOKE_SKIP() ((void)0)
 #define ATLAS_T_N(full, smoke) (full)
 #else
 #define ATLAS_T_SMOKE_SKIP() \
-	cr_skip_test("smoke set here; in full in baseline, reliable and all (ATLAS_T_FULL)")
+	cr_skip_test("%s", LC_T_PERSONALITY_WHY)
 #define ATLAS_T_N(full, smoke) (smoke)
 #endif
 

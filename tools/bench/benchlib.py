@@ -86,6 +86,10 @@ PERSONALITY_BENCH = [
          args=lambda lo, hi, quick: [str(lo), str(hi), '100' if quick else '1000']),
     dict(p='csn', bench='stream', program='csn_stream', max_size=65536,
          args=lambda lo, hi, quick: [str(max(lo, 1)), str(hi), '16', '2' if quick else '16']),
+    dict(p='atlas', bench='pingpong', program='atlas_pingpong', max_size=65536,
+         args=lambda lo, hi, quick: ['-s', '%d:%d' % (max(lo, 1), hi), '-i', '100' if quick else '1000']),
+    dict(p='atlas', bench='stream', program='atlas_stream', max_size=65536,
+         args=lambda lo, hi, quick: ['-s', '%d:%d' % (max(lo, 1), hi), '-i', '200' if quick else '2000']),
 ]
 
 
