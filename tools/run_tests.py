@@ -34,6 +34,8 @@ import time
 PLAIN = re.compile(r'(\d+) passed, (\d+) failed\s*$', re.M)
 SUITE_TIMEOUT = 300     # seconds for one suite; the tests set their own .timeout too
 NO_TEST = 'every test compiled out for this config (no LC_T_SKIPPED)'
+# what Criterion reports of a skip that gave no reason (a .disabled test, cr_skip_test(""))
+UNEXPLAINED = ('', 'The test was skipped.', 'Test is disabled')
 
 
 def timed_run(*args, **kw):
@@ -116,16 +118,19 @@ def criterion_report(path, listed=None):
     the suite::test names go into the set listed."""
     with open(path) as f:
         r = json.load(f)
-    reasons = []
+    reasons, unexplained = [], []
     for suite in r.get('test_suites', []):
         for test in suite.get('tests', []):
+            name = '%s::%s' % (suite.get('name'), test.get('name'))
             if listed is not None:
-                listed.add('%s::%s' % (suite.get('name'), test.get('name')))
+                listed.add(name)
             if test.get('status') == 'SKIPPED':
-                why = '; '.join(test.get('messages') or []) or 'no reason given'
-                if why not in reasons:
+                why = '; '.join(test.get('messages') or [])
+                if why in UNEXPLAINED:
+                    unexplained.append(name)
+                elif why not in reasons:
                     reasons.append(why)
-    return r['passed'], r['failed'], r['errored'], r['skipped'], reasons
+    return r['passed'], r['failed'], r['errored'], r['skipped'], reasons, unexplained
 
 
 def criterion_suite(t, name, exe, root, env):
@@ -147,10 +152,16 @@ def criterion_suite(t, name, exe, root, env):
     elif res is None:
         t.add(name, 0, 1, why, secs, tail_of(err + out))
     else:
-        passing, failing, errored, skipped, reasons = res
+        passing, failing, errored, skipped, reasons, unexplained = res
         bad = failing + errored
         note = ''
-        if rc != 0 and bad == 0:
+        if unexplained:
+            # a skip must say why (LC_T_SKIPPED, cr_skip_test(why)); .disabled says nothing
+            bad += len(unexplained)
+            skipped -= len(unexplained)
+            note = 'skipped without a reason (.disabled? skip with cr_skip_test(why)): ' + \
+                ', '.join(unexplained)
+        elif rc != 0 and bad == 0:
             bad, note = 1, 'exit %d' % rc
         elif passing + bad + skipped == 0:
             # a clean exit with every test compiled out for this config (#if on its

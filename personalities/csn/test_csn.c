@@ -5,9 +5,10 @@
 #include "lc_coop.h"
 
 /*
- * In full where LC_T_PERSONALITY_FULL (lc_run.h) says; elsewhere a smoke
- * subset (hello, the 2-buffer pipeline, csn_test's flags), the rest skipped
- * with the configs where it runs in full.
+ * The seed's programs and the libcsn ones (hello, the filter pipeline with
+ * 1, 2 and 4 buffers, the libcsn sink, manager/workers from a spec file)
+ * and csn_test's flags run on every config; the rest where
+ * LC_T_PERSONALITY_FULL (lc_run.h) says, skipped elsewhere with the reason.
  */
 TestSuite(csn, .timeout = 60);
 
@@ -80,7 +81,6 @@ static const char *const csn_t_pipe_ok[] = {
 
 Test(csn, filter_pipeline_1_buffer_every_byte)
 {
-	CSN_T_FULL_ONLY();
 	csn_t_spec("examples/csn/filter1.spec", NULL, csn_t_pipe_ok);
 }
 
@@ -91,7 +91,6 @@ Test(csn, filter_pipeline_2_buffers_every_byte)
 
 Test(csn, filter_pipeline_4_buffers_every_byte)
 {
-	CSN_T_FULL_ONLY();
 	csn_t_spec("examples/csn/filter4.spec", NULL, csn_t_pipe_ok);
 }
 
@@ -117,7 +116,6 @@ Test(csn, bad_transports_netids_and_arguments)
 /* progs/libcsn_sink (written for libcsn) with the hello source, a two-program job */
 Test(csn, libcsn_sink_in_a_two_program_job)
 {
-	CSN_T_FULL_ONLY();
 	char sink[512], src[512];
 	struct lc_t_out o;
 	lc_t_path(sink, sizeof sink, "tests/progs/libcsn_sink");
@@ -134,7 +132,6 @@ Test(csn, libcsn_sink_in_a_two_program_job)
  */
 Test(csn, manager_worker_built_with_csncc_from_a_spec_file)
 {
-	CSN_T_FULL_ONLY();
 	char cc[512], dir[64], exe[2][128], src[2][600], spec[128], from[600];
 	static const char *const prog[] = { "manager", "worker" };
 	struct lc_t_out o;

@@ -45,11 +45,14 @@ TestSuite(envelope, .init = setup, .fini = teardown, .timeout = 60);
 #else
 #define LC_T_SAW 0
 #endif
+#define LC_T_SAW_WHY "stop_and_wait: the fake peers never ack, so only one frame could leave"
 
 /* The first frame carries the match word: low half in off (match_lo), high half in match_hi. */
-Test(envelope, first_frame_carries_the_match_word, .disabled = LC_T_SAW,
-     .description = "stop_and_wait: the fake peers never ack, so only one frame could leave")
+Test(envelope, first_frame_carries_the_match_word)
 {
+	/* reported as skipped with the reason (a .disabled test shows none) */
+	if (LC_T_SAW)
+		cr_skip_test("%s", LC_T_SAW_WHY);
 	const uint64_t w = 0x0123456789abcdefull;
 	static uint8_t buf[2 * LC_MTU + 5];
 	const struct lc_frame_hdr *data[3];

@@ -126,8 +126,11 @@ Test(pipe, loopback_every_boundary_size)
 	free(b);
 }
 
-Test(pipe, header_fill_every_field, .disabled = LC_T_SAW, .description = LC_T_SAW_WHY)
+Test(pipe, header_fill_every_field)
 {
+	/* reported as skipped with the reason (a .disabled test shows none) */
+	if (LC_T_SAW)
+		cr_skip_test("%s", LC_T_SAW_WHY);
 	uint32_t n = 2 * LC_MTU + 3, i;
 	uint8_t *a = malloc(n);
 	lc_req *r1, *r2;
@@ -434,8 +437,11 @@ Test(pipe, damaged_first_seq_does_not_desync_the_source)
 LC_T_SKIPPED(pipe, damaged_first_seq_does_not_desync_the_source, LC_T_BASELINE_WHY)
 #endif
 
-Test(pipe, queued_sends_keep_order_when_the_ring_is_full, .disabled = LC_T_SAW, .description = LC_T_SAW_WHY)
+Test(pipe, queued_sends_keep_order_when_the_ring_is_full)
 {
+	/* reported as skipped with the reason (a .disabled test shows none) */
+	if (LC_T_SAW)
+		cr_skip_test("%s", LC_T_SAW_WHY);
 	uint32_t n = 2 * LC_MTU + 100, i, k;
 	uint8_t *a = malloc(3 * n);
 	lc_req *r[3];
@@ -479,8 +485,11 @@ Test(pipe, queued_sends_keep_order_when_the_ring_is_full, .disabled = LC_T_SAW, 
 	free(a);
 }
 
-Test(pipe, send_completes_only_after_its_dma, .disabled = LC_T_SAW, .description = LC_T_SAW_WHY)
+Test(pipe, send_completes_only_after_its_dma)
 {
+	/* reported as skipped with the reason (a .disabled test shows none) */
+	if (LC_T_SAW)
+		cr_skip_test("%s", LC_T_SAW_WHY);
 	uint32_t n = 4 * LC_MTU;
 	uint8_t *a = malloc(n);
 	lc_req *r;
