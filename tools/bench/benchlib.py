@@ -79,17 +79,18 @@ def config_of(target):
 # API (examples/<p>/<program>.c, built for every config into build/<cfg>/examples/<p>/), run
 # with the config's commrun; their rows carry the target <config>+<p>.  Columns: personality,
 # benchmark it stands beside, program, its arguments for the sizes lo..hi (quick: a short run),
-# largest size it is run at (the seeds' own tables stop at 8 KiB; above, the native series
-# says it all).  Each program prints '#' header lines, then "size value" rows.
+# smallest and largest size it is run at (the APIs take no empty message; the seeds' own
+# tables stop at 8 KiB, above it the native series says it all).  Each program prints '#'
+# header lines, then "size value" rows.
 PERSONALITY_BENCH = [
-    dict(p='csn', bench='pingpong', program='csn_pingpong', max_size=65536,
+    dict(p='csn', bench='pingpong', program='csn_pingpong', min_size=1, max_size=65536,
          args=lambda lo, hi, quick: [str(lo), str(hi), '100' if quick else '1000']),
-    dict(p='csn', bench='stream', program='csn_stream', max_size=65536,
-         args=lambda lo, hi, quick: [str(max(lo, 1)), str(hi), '16', '2' if quick else '16']),
-    dict(p='atlas', bench='pingpong', program='atlas_pingpong', max_size=65536,
-         args=lambda lo, hi, quick: ['-s', '%d:%d' % (max(lo, 1), hi), '-i', '100' if quick else '1000']),
-    dict(p='atlas', bench='stream', program='atlas_stream', max_size=65536,
-         args=lambda lo, hi, quick: ['-s', '%d:%d' % (max(lo, 1), hi), '-i', '200' if quick else '2000']),
+    dict(p='csn', bench='stream', program='csn_stream', min_size=1, max_size=65536,
+         args=lambda lo, hi, quick: [str(lo), str(hi), '16', '2' if quick else '16']),
+    dict(p='atlas', bench='pingpong', program='atlas_pingpong', min_size=1, max_size=65536,
+         args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi), '-i', '100' if quick else '1000']),
+    dict(p='atlas', bench='stream', program='atlas_stream', min_size=1, max_size=65536,
+         args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi), '-i', '200' if quick else '2000']),
 ]
 
 
@@ -135,8 +136,9 @@ def personalities():
 def sizes_of(bench, target, sizes):
     """The sizes of `sizes` that target is run at in benchmark bench."""
     pb = personality_bench(target, bench['name'])
+    lo = max(bench['min_size'], pb['min_size']) if pb else bench['min_size']
     hi = pb['max_size'] if pb else bench['max_size']
-    return [s for s in sizes if s >= bench['min_size'] and (hi is None or s <= hi)]
+    return [s for s in sizes if s >= lo and (hi is None or s <= hi)]
 
 
 def targets_of(bench, configs, anchors):
