@@ -77,4 +77,30 @@ static inline int atlas_bench_fail(const char *prog, const char *what, int rc)
 	return 1;
 }
 
+/*
+ * The start of both benchmarks: options into *o (defaults as given), the
+ * factory, the peer of a 2-node job, the header on node 0.  0, or the exit
+ * status after a message.
+ */
+static inline int atlas_bench_start(const char *prog, const char *columns, int argc, char **argv,
+				    struct atlas_bench_opts *o, const char *usage, atlas_factory **f,
+				    atlas_node **peer, int *me)
+{
+	int rc = atlas_bench_options(argc, argv, o, usage);
+	if (rc)
+		return rc;
+	if ((rc = atlas_factory_get(f)) != 0)
+		return atlas_bench_fail(prog, "atlas_factory_get", rc);
+	*me = atlas_factory_self(*f);
+	if (atlas_factory_size(*f) != 2) {
+		fprintf(stderr, "%s", usage);
+		return 2;
+	}
+	if ((rc = atlas_factory_create_node(*f, 1 - *me, peer)) != 0)
+		return atlas_bench_fail(prog, "create_node", rc);
+	if (*me == 0)
+		atlas_bench_header(prog, columns);
+	return 0;
+}
+
 #endif /* ATLAS_BENCH_H */

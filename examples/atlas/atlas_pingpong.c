@@ -13,22 +13,12 @@ static const char usage[] = "usage: commrun -n 2 atlas_pingpong [-s min:max] [-i
 int main(int argc, char **argv)
 {
 	struct atlas_bench_opts o = { 8, 8192, 1000, 100 };
-	int rc = atlas_bench_options(argc, argv, &o, usage);
-	if (rc)
-		return rc;
 	atlas_factory *f;
 	atlas_node *peer;
-	if ((rc = atlas_factory_get(&f)) != 0)
-		return atlas_bench_fail("atlas_pingpong", "atlas_factory_get", rc);
-	int me = atlas_factory_self(f);
-	if (atlas_factory_size(f) != 2) {
-		fprintf(stderr, "%s", usage);
-		return 2;
-	}
-	if ((rc = atlas_factory_create_node(f, 1 - me, &peer)) != 0)
-		return atlas_bench_fail("atlas_pingpong", "create_node", rc);
-	if (me == 0)
-		atlas_bench_header("atlas_pingpong", "Latency (us)");
+	int me = 0;
+	int rc = atlas_bench_start("atlas_pingpong", "Latency (us)", argc, argv, &o, usage, &f, &peer, &me);
+	if (rc)
+		return rc;
 	for (size_t size = o.lo; size <= o.hi; size *= 2) {
 		double t0 = 0;
 		for (unsigned it = 0; it < o.warmup + o.iters; it++) {

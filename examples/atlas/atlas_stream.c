@@ -54,22 +54,12 @@ static int stream_round(atlas_factory *f, atlas_node *peer, int me, size_t size,
 int main(int argc, char **argv)
 {
 	struct atlas_bench_opts o = { 8, 8192, 2000, 200 };
-	int rc = atlas_bench_options(argc, argv, &o, usage);
-	if (rc)
-		return rc;
 	atlas_factory *f;
 	atlas_node *peer;
-	if ((rc = atlas_factory_get(&f)) != 0)
-		return atlas_bench_fail("atlas_stream", "atlas_factory_get", rc);
-	int me = atlas_factory_self(f);
-	if (atlas_factory_size(f) != 2) {
-		fprintf(stderr, "%s", usage);
-		return 2;
-	}
-	if ((rc = atlas_factory_create_node(f, 1 - me, &peer)) != 0)
-		return atlas_bench_fail("atlas_stream", "create_node", rc);
-	if (me == 0)
-		atlas_bench_header("atlas_stream", "Bandwidth (MB/s)");
+	int me = 0;
+	int rc = atlas_bench_start("atlas_stream", "Bandwidth (MB/s)", argc, argv, &o, usage, &f, &peer, &me);
+	if (rc)
+		return rc;
 	for (size_t size = o.lo; size <= o.hi; size *= 2) {
 		if (o.warmup && (rc = stream_round(f, peer, me, size, o.warmup)) != 0)
 			return rc;

@@ -33,11 +33,7 @@ static void csn_t_run(struct lc_t_out *o, int timeout_s, const char *const *extr
 	for (; *extra && a < 39; extra++)
 		argv[a++] = (char *)*extra;
 	argv[a] = NULL;
-	lc_t_exec(o, argv, NULL);
-	cr_assert(o->job[0] == '/', "commrun did not name its job; output:\n%s", o->text);
-	cr_assert(!lc_t_seg_exists(o->job), "segment /dev/shm%s left behind after the job", o->job);
-	cr_assert(o->status != 124, "the job hung: commrun --timeout %d killed it; output:\n%s",
-		  timeout_s, o->text);
+	lc_t_exec_job(o, argv, timeout_s);
 }
 
 /* commrun [--faults F] --spec <build>/<spec>; the job prints each of want[] once. */

@@ -135,6 +135,20 @@ static inline int lc_t_seg_exists(const char *job)
 }
 
 /*
+ * Run a commrun command line argv that has --show-job and --timeout
+ * timeout_s: the job must end by itself (not at the timeout) and leave no
+ * segment.
+ */
+static inline void lc_t_exec_job(struct lc_t_out *o, char *const argv[], int timeout_s)
+{
+	lc_t_exec(o, argv, NULL);
+	cr_assert(o->job[0] == '/', "commrun did not name its job; output:\n%s", o->text);
+	cr_assert(!lc_t_seg_exists(o->job), "segment /dev/shm%s left behind after the job", o->job);
+	cr_assert(o->status != 124, "the job hung: commrun --timeout %d killed it; output:\n%s",
+		  timeout_s, o->text);
+}
+
+/*
  * commrun --show-job --timeout T OPTS... -n N PROG ARGS... (opts: NULL or a
  * NULL-terminated list of commrun options, e.g. --faults SPEC); prog relative
  * to tests/progs/ unless absolute.  The job must end by itself (not at the
@@ -168,11 +182,7 @@ static inline void lc_t_vcommrun(struct lc_t_out *o, const char *const *opts, in
 	for (char *s; (s = va_arg(ap, char *)) != NULL && a < 31;)
 		argv[a++] = s;
 	argv[a] = NULL;
-	lc_t_exec(o, argv, NULL);
-	cr_assert(o->job[0] == '/', "commrun did not name its job; output:\n%s", o->text);
-	cr_assert(!lc_t_seg_exists(o->job), "segment /dev/shm%s left behind after the job", o->job);
-	cr_assert(o->status != 124, "the job hung: commrun --timeout %d killed it; output:\n%s",
-		  timeout_s, o->text);
+	lc_t_exec_job(o, argv, timeout_s);
 }
 
 /* commrun --show-job --timeout T -n N PROG ARGS... (lc_t_vcommrun) */

@@ -77,21 +77,32 @@ def config_of(target):
 
 # The personality series: a personality's own ping-pong and stream, programs written for its
 # API (examples/<p>/<program>.c, built for every config into build/<cfg>/examples/<p>/), run
-# with the config's commrun; their rows carry the target <config>+<p>.  Columns: personality,
+# with the config's commrun; their rows carry the target <config>+<series> (the series is the
+# personality's name unless given).  Columns: personality, series, environment of the run,
 # benchmark it stands beside, program, its arguments for the sizes lo..hi (quick: a short run),
 # smallest and largest size it is run at (the APIs take no empty message; the seeds' own
 # tables stop at 8 KiB, above it the native series says it all).  Each program prints '#'
 # header lines, then "size value" rows.
+_CSN_PP = lambda lo, hi, quick: [str(lo), str(hi), '100' if quick else '1000']
+_CSN_ST = lambda lo, hi, quick: [str(lo), str(hi), '16', '2' if quick else '16']
 PERSONALITY_BENCH = [
     dict(p='csn', bench='pingpong', program='csn_pingpong', min_size=1, max_size=65536,
-         args=lambda lo, hi, quick: [str(lo), str(hi), '100' if quick else '1000']),
+         env=[], args=_CSN_PP),
     dict(p='csn', bench='stream', program='csn_stream', min_size=1, max_size=65536,
-         args=lambda lo, hi, quick: [str(lo), str(hi), '16', '2' if quick else '16']),
+         env=[], args=_CSN_ST),
+    # the same programs with CSN's eager Tx (csn.h, CSN_TX=eager): the personality's own cost,
+    # without the synchronous Tx's acknowledgement that the seed's semantics ask for
+    dict(p='csn', series='csn_eager', bench='pingpong', program='csn_pingpong', min_size=1,
+         max_size=65536, env=['CSN_TX=eager'], args=_CSN_PP),
+    dict(p='csn', series='csn_eager', bench='stream', program='csn_stream', min_size=1,
+         max_size=65536, env=['CSN_TX=eager'], args=_CSN_ST),
     dict(p='atlas', bench='pingpong', program='atlas_pingpong', min_size=1, max_size=65536,
-         args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi), '-i', '100' if quick else '1000']),
+         env=[], args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi), '-i', '100' if quick else '1000']),
     dict(p='atlas', bench='stream', program='atlas_stream', min_size=1, max_size=65536,
-         args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi), '-i', '200' if quick else '2000']),
+         env=[], args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi), '-i', '200' if quick else '2000']),
 ]
+for _r in PERSONALITY_BENCH:
+    _r.setdefault('series', _r['p'])
 
 
 # Seed 001's Table 1, the seed's own experiment: the CSN filter pipeline (source -> filter ->
@@ -121,16 +132,22 @@ def personality_of(target):
 def personality_bench(target, bench_name):
     """The PERSONALITY_BENCH row of a personality target's benchmark, or None."""
     p = personality_of(target)
-    return next((r for r in PERSONALITY_BENCH if r['p'] == p and r['bench'] == bench_name), None)
+    return next((r for r in PERSONALITY_BENCH if r['series'] == p and r['bench'] == bench_name),
+                None)
 
 
 def personalities():
-    """The personalities with a series, in table order."""
+    """The personality series, in table order."""
     out = []
     for r in PERSONALITY_BENCH:
-        if r['p'] not in out:
-            out.append(r['p'])
+        if r['series'] not in out:
+            out.append(r['series'])
     return out
+
+
+def personality_dirs():
+    """The personalities (examples/<p>/ folders) the series run programs of."""
+    return sorted({r['p'] for r in PERSONALITY_BENCH})
 
 
 def sizes_of(bench, target, sizes):
@@ -149,7 +166,8 @@ def targets_of(bench, configs, anchors):
         out.append(c)
         if has_twin(bench):
             out.append(mpi_target(c))
-        out += [personality_target(c, r['p']) for r in PERSONALITY_BENCH if r['bench'] == bench['name']]
+        out += [personality_target(c, r['series']) for r in PERSONALITY_BENCH
+                if r['bench'] == bench['name']]
     return out + [a for a in anchors if a in bench['anchors']]
 
 

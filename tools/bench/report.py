@@ -127,7 +127,10 @@ def personality_rows(rows, cells, configs):
 
 def personality_section(rows, cells, configs):
     sz = bl.fmt_size(MPI_SIZE)
-    progs = ', '.join('`examples/%s/%s.c`' % (r['p'], r['program']) for r in bl.PERSONALITY_BENCH)
+    progs = ', '.join(sorted({'`examples/%s/%s.c`' % (r['p'], r['program'])
+                              for r in bl.PERSONALITY_BENCH}))
+    envs = '; '.join(sorted({'`%s`: run with %s' % (r['series'], ' '.join(r['env']))
+                             for r in bl.PERSONALITY_BENCH if r['env']}))
     L = [PERS_SECTION, '',
          'The seeds\' message-passing APIs as personalities of each config: their own ping-pong and '
          'stream programs (%s, the series `<config>+<personality>`), written for the API and run '
@@ -135,7 +138,8 @@ def personality_section(rows, cells, configs):
          'personality / native %s latency of one round; median, IQR, [min max] (rounds).  '
          'Target: a median of at most %.2f×.  CSN\'s Tx returns once the receiver has the data '
          '(the seed\'s semantics: a synchronous send), so its ping-pong carries an ack the native '
-         'one does not.' % (progs, sz, MPI_TARGET), '',
+         'one does not; the series with an eager Tx shows the personality\'s own cost (%s).'
+         % (progs, sz, MPI_TARGET, envs or 'none'), '',
          '| config | personality | %s native | %s personality | personality / native, per round '
          '| target ≤ %.2f× | stream peak (× native) |' % (sz, sz, MPI_TARGET),
          '|---|---|---|---|---|---|---|']

@@ -233,7 +233,7 @@ def snapshot(name, outdir):
         os.makedirs(os.path.join(dst, 'bin'), exist_ok=True)
         for f in os.listdir(os.path.join(src, 'bin')):
             shutil.copy2(os.path.join(src, 'bin', f), os.path.join(dst, 'bin', f))
-        for p in bl.personalities():
+        for p in bl.personality_dirs():
             if os.path.isdir(os.path.join(src, 'examples', p)):
                 shutil.copytree(os.path.join(src, 'examples', p), os.path.join(dst, 'examples', p),
                                 dirs_exist_ok=True)
@@ -414,8 +414,9 @@ def bench_cmd(target, bench, seg, args, bindir, timeout, quick=False):
         # a personality's own program: its own arguments for the sizes (the bench's -i/-w/--window
         # are the native programs'), under the config's commrun
         prog = os.path.join(os.path.dirname(b), 'examples', pb['p'], pb['program'])
-        return [os.path.join(b, 'commrun'), '-n', str(bench['nodes']), '--timeout', str(timeout),
-                prog] + pb['args'](seg[0], seg[-1], quick)
+        return (['env'] + pb['env'] if pb['env'] else []) + \
+            [os.path.join(b, 'commrun'), '-n', str(bench['nodes']), '--timeout', str(timeout),
+             prog] + pb['args'](seg[0], seg[-1], quick)
     if bl.is_mpi_target(target):
         # the config's own mpirun: -n N, then commrun's options (its --timeout) and the program
         return [os.path.join(b, 'mpirun'), '-n', str(bench['nodes']), '--timeout', str(timeout),
