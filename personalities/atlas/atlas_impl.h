@@ -36,6 +36,8 @@ struct atlas_buffer {
 	size_t cap;             /* bytes allocated */
 	enum atlas_buf_state state;
 	int pooled;             /* data belongs to the send pool (cap = send_buffer_size) */
+	int cached;             /* data follows the struct in one block (cap = ATLAS_CACHE_BYTES):
+				 * released, it goes to the factory's cache of free buffers */
 	atlas_buffer *next;     /* send queue link / pool free list */
 };
 
@@ -81,6 +83,8 @@ struct atlas_factory {
 	unsigned char *pool_mem;
 	atlas_buffer *pool_free;
 	atlas_buffer *pool_bufs;
+	atlas_buffer *cache;    /* released small heap buffers for reuse, under lock (buffer.c) */
+	unsigned cached;        /* how many */
 	/*
 	 * The receiving thread: recv_claimed 0 until the first receive stores
 	 * receiver and then 1 (release; the acquire in atlas_recv_check pairs).

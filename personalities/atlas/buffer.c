@@ -32,6 +32,20 @@ int atlas_pool_init(atlas_factory *f)
 	return 0;
 }
 
+/*
+ * The buffer cache.  Every message received is a new buffer, and so is,
+ * typically, every message sent; the seed keeps its receive buffers in a
+ * pool (recv_buffer_no of recv_buffer_size) for the same reason.  A heap
+ * buffer of at most ATLAS_CACHE_BYTES is one block (struct, then its data)
+ * and goes back to the factory's cache when released, at most
+ * ATLAS_CACHE_MAX of them: in the steady state a message costs a lock
+ * instead of two malloc/free pairs (callgrind, atlas_pingpong 8 B, node 0's
+ * atlas_node_send + atlas_factory_create_buffer + atlas_buffer_release:
+ * 1457 -> 1239 Ir a message).
+ */
+#define ATLAS_CACHE_BYTES 8192u         /* the seed's recv_buffer_size default */
+#define ATLAS_CACHE_MAX 127u            /* the seed's recv_buffer_no default */
+
 void atlas_pool_fini(atlas_factory *f)
 {
 	free(f->pool_bufs);
@@ -39,18 +53,37 @@ void atlas_pool_fini(atlas_factory *f)
 	f->pool_bufs = NULL;
 	f->pool_mem = NULL;
 	f->pool_free = NULL;
+	while (f->cache) {
+		atlas_buffer *b = f->cache;
+		f->cache = b->next;
+		free(b);
+	}
+	f->cached = 0;
 }
 
 atlas_buffer *atlas_buffer_heap(atlas_factory *f, size_t size)
 {
-	atlas_buffer *b = calloc(1, sizeof *b);
-	if (b && !(b->data = malloc(size ? size : 1))) {
+	atlas_buffer *b = NULL;
+
+	if (size <= ATLAS_CACHE_BYTES) {
+		pthread_mutex_lock(&f->lock);
+		b = f->cache;
+		if (b) {
+			f->cache = b->next;
+			f->cached--;
+		}
+		pthread_mutex_unlock(&f->lock);
+		if (!b && (b = malloc(sizeof *b + ATLAS_CACHE_BYTES)) != NULL)
+			*b = (atlas_buffer){ .data = (unsigned char *)(b + 1), .cap = ATLAS_CACHE_BYTES,
+					     .cached = 1 };
+	} else if ((b = calloc(1, sizeof *b)) != NULL && !(b->data = malloc(size))) {
 		free(b);
 		b = NULL;
 	}
 	if (b) {
 		b->f = f;
-		b->cap = b->size = size;
+		b->size = size;
+		b->next = NULL;
 	}
 	return b;
 }
@@ -109,9 +142,13 @@ int atlas_buffer_resize(atlas_buffer *b, size_t size)
 		if (b->pooled)
 			return atlas_fail(ATLAS_ERR_INVAL, "atlas_buffer_resize: %zu bytes: a send-pool "
 					  "buffer holds at most %zu", size, b->cap);
-		unsigned char *d = realloc(b->data, size);
+		/* a cached buffer's data is inline: it moves out to the heap, and stays there */
+		unsigned char *d = b->cached ? malloc(size) : realloc(b->data, size);
 		if (!d)
 			return atlas_fail(ATLAS_ERR_NOMEM, "atlas_buffer_resize: %zu bytes", size);
+		if (b->cached)
+			memcpy(d, b->data, b->size);
+		b->cached = 0;
 		b->data = d;
 		b->cap = size;
 	}
@@ -127,6 +164,19 @@ void atlas_buffer_free(atlas_factory *f, atlas_buffer *b)
 		b->next = f->pool_free;
 		f->pool_free = b;
 		pthread_mutex_unlock(&f->lock);
+		return;
+	}
+	if (b->cached) {
+		pthread_mutex_lock(&f->lock);
+		if (f->cached < ATLAS_CACHE_MAX) {
+			b->state = ATLAS_BUF_USER;
+			b->next = f->cache;
+			f->cache = b;
+			f->cached++;
+			b = NULL;
+		}
+		pthread_mutex_unlock(&f->lock);
+		free(b);
 		return;
 	}
 	free(b->data);
