@@ -4,4 +4,6 @@ return {
   extends = "baseline",
   protocols = { "reliability" },
   reliability = { timeout_us = 200, window = 32, max_retries = 16, mode = "window" },
+  -- the EPOS families (personalities/epos/): a Port over a Stream channel
+  epos = { communicator = "port", channel = "stream" },
 }

@@ -8,4 +8,6 @@ return {
   -- 256 slots, room for 8 nodes x (8 credits + 6 control + min(window, credits + 4) + 5
   -- retransmitted) = 248 (protocols/flow_control/hooks.h)
   nic = { rx_fifo = 256, recv_ring = 256, sram_bytes = 4 << 20 },
+  -- the EPOS families: a Mailbox over Datagrams
+  epos = { communicator = "mailbox", channel = "datagram" },
 }

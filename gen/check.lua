@@ -569,6 +569,26 @@ function M.config(cfg, schema, protos)
     end
   end
 
+  -- Values that need a capability (schema needs) of some composed protocol.
+  local have = {}
+  for _, p in ipairs(selected) do
+    for _, cap in ipairs(p.provides or {}) do have[cap] = true end
+  end
+  for _, s in ipairs(schema) do
+    local need = s.needs and s.needs[out[s.key]]
+    if need and not have[need.capability] then
+      local by = {}
+      for _, name in ipairs(all_names) do
+        for _, cap in ipairs(protos[name].provides or {}) do
+          if cap == need.capability then by[#by + 1] = "'" .. name .. "'" end
+        end
+      end
+      err(s.key, "\"" .. out[s.key] .. "\" needs a protocol that provides "
+        .. need.capability .. " (" .. (#by > 0 and table.concat(by, ", ") or "none registered")
+        .. "), and none is selected: " .. need.why)
+    end
+  end
+
   out.active = active
   out.where = where
   return out, diags

@@ -18,6 +18,10 @@ function M.macros(m, schema, protos)
     "FNV-1a 64 of the canonical resolved config (config.json without its name)")
   for _, s in ipairs(schema) do
     if s.macro then def(s.macro, tostring(c[s.key]), s.help) end
+    for _, v in ipairs(s.members and s.values or {}) do
+      def(s.members .. "_" .. v:upper(), c[s.key] == v and "1" or "0",
+        s.key .. " = \"" .. v .. "\" selected")
+    end
   end
   def("LC_NIC_MCP_THREAD", c["nic.mcp"] == "thread" and "1" or "0", "1: the MCP runs as its own thread")
   def("LC_NIC_CTRL_BYTES", tostring(m.sram[1].bytes), "SRAM control block (ring indices, one 64-byte line each)")

@@ -74,7 +74,8 @@ function M.emit(schema, protos, pointcuts)
   }
   for _, s in ipairs(schema) do
     o[#o + 1] = string.format("| `%s` | %s | %s | %s | %s | %s |", s.key, s.type, show(s.default),
-      range(s), s.macro and ("`" .. s.macro .. "`") or "", md(s.help))
+      range(s), s.macro and ("`" .. s.macro .. "`")
+        or s.members and ("`" .. s.members .. "_<VALUE>` (0/1)") or "", md(s.help))
   end
   o[#o + 1] = ""
   o[#o + 1] = "Derived checks: `mtu` + frame header <= `nic.slot_bytes` (a multiple of 64);"

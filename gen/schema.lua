@@ -9,6 +9,10 @@
 --   pow2     the integer must be a power of two (ring and FIFO sizes)
 --   values   allowed strings
 --   macro    the lc_config.h macro holding the value (nil: not a constant)
+--   members  for a string key with values: the lc_config.h macro prefix of its members, one
+--            macro <members>_<VALUE> each, 1 for the value chosen and 0 for the others
+--   needs    for a string key with values: value -> capability (registry provides) some
+--            composed protocol must provide when that value is chosen, with the reason
 --   help     one line for docs/config-reference.md
 -- Protocol parameters are not listed here: they come from protocols/<p>/protocol.lua.
 local KiB, MiB = 1 << 10, 1 << 20
@@ -85,4 +89,24 @@ return {
   { key = "network.switch_ports", type = "integer", default = 16, min = 2, max = 4096,
     macro = "LC_NET_SWITCH_PORTS",
     help = "ports of the emulated Myrinet switch: the largest job has this many nodes" },
+
+  -- The EPOS families (personalities/epos/): the application names the family, the
+  -- configuration picks the member; the unselected members are not compiled.
+  { key = "epos.communicator", type = "string", default = "link",
+    values = { "link", "port", "mailbox" }, members = "LC_EPOS_COMMUNICATOR",
+    help = "the Communicator member behind epos_comm_*: \"link\" (an end-point bound to one "
+        .. "peer), \"port\" (many senders, one receiving thread), \"mailbox\" (many senders, "
+        .. "many receiving threads, each message taken once)" },
+  { key = "epos.channel", type = "string", default = "datagram", values = { "datagram", "stream" },
+    members = "LC_EPOS_CHANNEL",
+    needs = { stream = { capability = "exactly_once",
+                         why = "the network can lose frames (a stopped node, injected faults), "
+                            .. "and a byte stream with a hole is no stream" } },
+    help = "the Channel member the Communicator sends through: \"datagram\" (message boundaries "
+        .. "kept) or \"stream\" (an in-order byte stream, boundaries dissolved, flow-controlled "
+        .. "end to end; needs a protocol that provides exactly_once)" },
+  { key = "epos.network", type = "string", default = "myrinet", values = { "myrinet" },
+    members = "LC_EPOS_NETWORK",
+    help = "the Network member: \"myrinet\", the emulated Myrinet NIC (its traits, MTU, "
+        .. "reliability, multicast, come from this config)" },
 }

@@ -1,0 +1,5 @@
+return {
+  epos = {
+    communicator = "mailbx",
+  },
+}
