@@ -125,7 +125,15 @@ def personality_rows(rows, cells, configs):
     return out
 
 
-def personality_section(rows, cells, configs):
+def member_label(series, cj):
+    """A series' name, with the members its config selects for a family personality (epos.*)."""
+    fam = ((cj or {}).get('config') or {}).get(series)
+    if not isinstance(fam, dict) or not fam:
+        return series
+    return '%s (%s)' % (series, ', '.join(str(fam[k]) for k in sorted(fam)))
+
+
+def personality_section(rows, cells, configs, cjs=None):
     sz = bl.fmt_size(MPI_SIZE)
     progs = ', '.join(sorted({'`examples/%s/%s.c`' % (r['p'], r['program'])
                               for r in bl.PERSONALITY_BENCH}))
@@ -147,7 +155,8 @@ def personality_section(rows, cells, configs):
         x = bl.summarise(r['ratios'])
         verdict = 'n/a' if not x else ('met' if x['median'] <= MPI_TARGET else 'missed')
         L.append('| %s | %s | %s | %s | %s | %s | %s (%s) |' % (
-            r['config'], r['p'], fmt(r['native'], 'us'), fmt(r['lat'], 'us'), spread(r['ratios']),
+            r['config'], member_label(r['p'], (cjs or {}).get(r['config'])), fmt(r['native'], 'us'),
+            fmt(r['lat'], 'us'), spread(r['ratios']),
             verdict, fmt(r['peak'], 'MB/s'), fx(ratio(r['peak'], r['native_peak']))))
     L.append('')
     return L
@@ -393,7 +402,7 @@ def write(outdir, csv_path, meta, cjs):
     L.append('')
 
     # ---- the seeds' personalities
-    L += personality_section(rows, cells, configs)
+    L += personality_section(rows, cells, configs, cjs)
     L += seed_section(cells, configs)
 
     # ---- failures
