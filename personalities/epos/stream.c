@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Channel member Stream: an in-order, flow-controlled byte stream per (sender, receiver) pair. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,8 +233,28 @@ int epos_stream_receive(epos_comm *c, void *buf, size_t cap, size_t *len, struct
 	struct epos_stream *s = c->channel;
 	int src, rc;
 	uint64_t match, mask;
+	if (LC_EPOS_COMMUNICATOR_MAILBOX) {
+		/*
+		 * Many receiving threads: none may wait holding the lock (a
+		 * try_receive would wait behind it), so a blocking receive is a
+		 * loop of non-blocking ones, and a non-blocking one that finds
+		 * another thread receiving reports nothing (EPOS_ERR_AGAIN).
+		 */
+		if (block) {
+			for (unsigned spin = 0;; spin++) {
+				rc = epos_stream_receive(c, buf, cap, len, from, false);
+				if (rc != EPOS_ERR_AGAIN)
+					return rc;
+				if (spin > 64)
+					sched_yield();
+			}
+		}
+		if (pthread_mutex_trylock(&s->rx_lock) != 0)
+			return EPOS_ERR_AGAIN;
+	} else {
+		pthread_mutex_lock(&s->rx_lock);
+	}
 	EPOS_COMMUNICATOR(rx_filter)(c, &src, &match, &mask);
-	pthread_mutex_lock(&s->rx_lock);
 	struct epos_rx_flow *f;
 	while ((f = epos_stream_buffered(s)) == NULL) {
 		struct lc_status st;

@@ -110,12 +110,13 @@ LC_T_SKIPPED(epos, port_misuse_returns_its_codes,
 #endif
 
 #if LC_EPOS_COMMUNICATOR_MAILBOX
+/* A send to NULL is refused; a second receiving thread is admitted; a blocked receiver does not hold up try_receive. */
 Test(epos, mailbox_misuse_returns_its_codes)
 {
 	epos_t_check(NULL, "misuse", NULL, "misuse of mailbox/");
 }
 
-/* Four receiving threads take 3000 messages (bytes, on a stream): each exactly once. */
+/* Four receiving threads (two blocking, two polling) take 3000 messages (bytes, on a stream): each exactly once. */
 Test(epos, mailbox_threads_take_each_message_once)
 {
 	epos_t_check(NULL, "mailbox", "3000", "once each");

@@ -3,6 +3,7 @@
 #define _DEFAULT_SOURCE
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -72,8 +73,10 @@ static void sync_with_peer(void)
 	char b = me == 0 ? 's' : 'r';
 	size_t n = 0;
 	if (me == 0) {
+		struct epos_addr from = { me, 0 };
 		EXPECT(epos_comm_send(ep, peer_name, &b, 1), 0);
-		EXPECT(epos_comm_receive(ep, &b, 1, &n, NULL), 0);
+		while (from.node == me) /* skip the mailbox test's wake-ups */
+			EXPECT(epos_comm_receive(ep, &b, 1, &n, &from), 0);
 		CHECK(n == 1 && b == 'r', "sync: %zu bytes '%c'", n, b);
 	} else {
 		EXPECT(epos_comm_receive(ep, &b, 1, &n, NULL), 0);
@@ -209,19 +212,33 @@ static atomic_uchar *mb_seen;
 static unsigned mb_count;
 static uint64_t mb_bytes_total;
 static _Atomic uint64_t mb_bytes, mb_sum;
+static unsigned mb_got[4];
+static atomic_int mb_done;
 
+/*
+ * Threads 0 and 1 block in epos_comm_receive, threads 2 and 3 poll with
+ * epos_comm_try_receive.  When every byte of node 1 is taken, the main
+ * thread wakes the blocked ones with 1-byte sends of its own to the mailbox
+ * (from node 0: not counted).
+ */
 static void *mb_thread(void *arg)
 {
 	unsigned *mine = arg;
+	bool blocking = mine - mb_got < 2;
 	unsigned char b[64];
 	while (atomic_load(&mb_bytes) < mb_bytes_total) {
 		size_t n;
-		int rc = epos_comm_try_receive(ep, b, epos_channel_boundaries() ? sizeof b : 5, &n, NULL);
+		size_t cap = epos_channel_boundaries() ? sizeof b : 5;
+		struct epos_addr from;
+		int rc = blocking ? epos_comm_receive(ep, b, cap, &n, &from)
+				  : epos_comm_try_receive(ep, b, cap, &n, &from);
 		if (rc == EPOS_ERR_AGAIN) {
 			sched_yield();
 			continue;
 		}
 		CHECK(rc == 0, "receiving thread: %s", epos_strerror(rc));
+		if (from.node == me)
+			continue; /* a wake-up */
 		if (epos_channel_boundaries()) {
 			unsigned k;
 			CHECK(n == sizeof k, "message of %zu bytes", n);
@@ -236,6 +253,7 @@ static void *mb_thread(void *arg)
 		atomic_fetch_add(&mb_bytes, n);
 		(*mine)++;
 	}
+	atomic_fetch_add(&mb_done, 1);
 	return NULL;
 }
 
@@ -256,9 +274,16 @@ static void mode_mailbox(unsigned count)
 	}
 	mb_seen = calloc(count, sizeof *mb_seen);
 	pthread_t t[4];
-	unsigned got[4] = { 0 };
+	unsigned *got = mb_got;
 	for (int i = 0; i < 4; i++)
 		pthread_create(&t[i], NULL, mb_thread, &got[i]);
+	while (atomic_load(&mb_bytes) < mb_bytes_total)
+		usleep(1000);
+	while (atomic_load(&mb_done) < 4) {
+		char wake = 'w';
+		EXPECT(epos_comm_send(ep, "chk.0", &wake, 1), 0);
+		usleep(1000);
+	}
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 	CHECK(atomic_load(&mb_bytes) == mb_bytes_total, "%" PRIu64 " bytes, sent %" PRIu64,
@@ -268,7 +293,7 @@ static void mode_mailbox(unsigned count)
 	for (int i = 0; i < 4; i++)
 		threads += got[i] > 0;
 	sync_with_peer();
-	printf("epos_check ok: mailbox: 4 threads took %u messages once each (%u %u %u %u, %d threads busy)\n",
+	printf("epos_check ok: mailbox: 4 threads (2 blocking) took %u messages once each (%u %u %u %u, %d threads busy)\n",
 	       count, got[0], got[1], got[2], got[3], threads);
 	free(mb_seen);
 }
@@ -279,6 +304,20 @@ static void *second_receiver(void *arg)
 	char b[8];
 	size_t n;
 	*rc = epos_comm_try_receive(ep, b, sizeof b, &n, NULL);
+	return NULL;
+}
+
+struct mb_blocked {
+	int rc;
+	size_t n;
+	struct epos_addr from;
+};
+
+static void *blocked_receiver(void *arg)
+{
+	struct mb_blocked *r = arg;
+	char b[8];
+	r->rc = epos_comm_receive(ep, b, sizeof b, &r->n, &r->from);
 	return NULL;
 }
 
@@ -333,8 +372,21 @@ static void mode_misuse(void)
 	pthread_join(t, NULL);
 	CHECK(rc2 == EPOS_ERR_AGAIN, "a second receiving thread of a mailbox got %d (%s)", rc2,
 	      epos_strerror(rc2));
+	/* a thread blocked in receive holds nothing a try_receive needs */
+	struct mb_blocked blk = { 0, 0, { -1, 0 } };
+	pthread_create(&t, NULL, blocked_receiver, &blk);
+	usleep(20000);
+	double t0 = now_ms();
+	EXPECT(epos_comm_try_receive(ep, b, sizeof b, &n, NULL), EPOS_ERR_AGAIN);
+	CHECK(now_ms() - t0 < 100, "try_receive waited %.1f ms behind a blocked receiver", now_ms() - t0);
+	b[0] = 'w';
+	EXPECT(epos_comm_send(ep, "chk.0", b, 1), 0);
+	pthread_join(t, NULL);
+	CHECK(blk.rc == 0 && blk.n == 1 && blk.from.node == 0, "blocked receiver: %d, %zu bytes from %d",
+	      blk.rc, blk.n, blk.from.node);
 #endif
 	(void)second_receiver;
+	(void)blocked_receiver;
 	sync_with_peer();
 	printf("epos_check ok: misuse of %s/%s returns its codes\n", member, epos_channel_name());
 }
