@@ -100,6 +100,9 @@ PERSONALITY_BENCH = [
          env=[], args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi), '-i', '100' if quick else '1000']),
     dict(p='atlas', bench='stream', program='atlas_stream', min_size=1, max_size=65536,
          env=[], args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi), '-i', '200' if quick else '2000']),
+    # EPOS (seed 004): the config's Communicator and Channel members (link+datagram by default)
+    dict(p='epos', bench='pingpong', program='epos_pingpong', min_size=1, max_size=65536,
+         env=[], args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi), '-i', '100' if quick else '1000']),
 ]
 for _r in PERSONALITY_BENCH:
     _r.setdefault('series', _r['p'])
