@@ -9,6 +9,7 @@
 
 #include "comm.h"
 #include "lc_config.h"
+#include "lc_coop.h"       /* LC_PC_EXACTLY_ONCE */
 
 #include "epos.h"
 
@@ -18,8 +19,9 @@
 #if LC_EPOS_CHANNEL_DATAGRAM + LC_EPOS_CHANNEL_STREAM != 1
 #error "epos: exactly one Channel member must be selected (epos.channel)"
 #endif
-#if LC_EPOS_CHANNEL_STREAM && !LC_PROTO_RELIABILITY
-#error "epos: the Stream channel needs the reliability protocol (a lost segment breaks the stream)"
+/* the generator refuses this selection already (gen/schema.lua, epos.channel needs) */
+#if LC_EPOS_CHANNEL_STREAM && !LC_PC_EXACTLY_ONCE
+#error "epos: the Stream channel needs a protocol that provides exactly_once (a lost segment breaks the stream)"
 #endif
 
 #define EPOS_FUNC __attribute__((visibility("hidden")))
