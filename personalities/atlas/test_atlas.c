@@ -128,23 +128,7 @@ static void atlas_t_table(const char *prog)
 {
 	struct lc_t_out o;
 	lc_t_commrun(&o, 2, 40, prog, "-i", "50", "-w", "5", NULL);
-	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
-	size_t want = 8;
-	int rows = 0;
-	for (char *l = strtok(o.text, "\n"); l; l = strtok(NULL, "\n")) {
-		if (strncmp(l, "[0] ", 4) == 0)
-			l += 4;
-		if (l[0] == '#' || strncmp(l, "commrun", 7) == 0 || l[0] == '[')
-			continue;
-		size_t size;
-		double v;
-		cr_assert_eq(sscanf(l, "%zu %lf", &size, &v), 2, "row \"%s\"", l);
-		cr_assert_eq(size, want, "row \"%s\": size %zu expected", l, want);
-		cr_assert(v > 0, "row \"%s\"", l);
-		want *= 2;
-		rows++;
-	}
-	cr_assert_eq(rows, 11, "%d rows of 8 .. 8192 bytes", rows);
+	lc_t_expect_rows(&o, 8, 11);
 	free(o.text);
 }
 

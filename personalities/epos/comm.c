@@ -320,3 +320,13 @@ int epos_lc_receive(epos_comm *c, int src, uint64_t match, uint64_t mask, void *
 	}
 	return lrc == LC_ERR_TRUNC ? 1 : lrc ? epos_fail_lc(lrc, "lc_irecv_match") : 0;
 }
+
+int epos_probe_data(epos_comm *c, int *flag)
+{
+	int src;
+	uint64_t match, mask;
+	struct lc_status st;
+	EPOS_COMMUNICATOR(rx_filter)(c, &src, &match, &mask);
+	int lrc = lc_iprobe(c->node, src, match, mask, flag, &st);
+	return lrc ? epos_fail_lc(lrc, "epos_comm_wait: lc_iprobe") : 0;
+}

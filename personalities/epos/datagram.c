@@ -46,12 +46,7 @@ int epos_datagram_receive(epos_comm *c, void *buf, size_t cap, size_t *len, stru
 
 int epos_datagram_ready(epos_comm *c, int *flag)
 {
-	int src;
-	uint64_t match, mask;
-	struct lc_status st;
-	EPOS_COMMUNICATOR(rx_filter)(c, &src, &match, &mask);
-	int lrc = lc_iprobe(c->node, src, match, mask, flag, &st);
-	return lrc ? epos_fail_lc(lrc, "epos_comm_wait: lc_iprobe") : 0;
+	return epos_probe_data(c, flag);
 }
 
 #endif /* LC_EPOS_CHANNEL_DATAGRAM */

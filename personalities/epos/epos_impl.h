@@ -154,4 +154,7 @@ EPOS_CHANNEL_DECLARE(stream)
 EPOS_FUNC int epos_lc_receive(epos_comm *c, int src, uint64_t match, uint64_t mask, void *buf,
 			      size_t cap, struct lc_status *st, bool block);
 
+/* comm.c: one look for data the end-point's receive would take (lc_iprobe): *flag 1 when there is. */
+EPOS_FUNC int epos_probe_data(epos_comm *c, int *flag);
+
 #endif /* EPOS_IMPL_H */

@@ -303,12 +303,7 @@ int epos_stream_ready(epos_comm *c, int *flag)
 		*flag = 1;
 		return 0;
 	}
-	int src;
-	uint64_t match, mask;
-	struct lc_status st;
-	EPOS_COMMUNICATOR(rx_filter)(c, &src, &match, &mask);
-	int lrc = lc_iprobe(c->node, src, match, mask, flag, &st);
-	return lrc ? epos_fail_lc(lrc, "epos_comm_wait: lc_iprobe") : 0;
+	return epos_probe_data(c, flag);
 }
 
 #endif /* LC_EPOS_CHANNEL_STREAM */

@@ -222,4 +222,31 @@ static inline void lc_t_expect_ok(const struct lc_t_out *o, const char *ok, int 
 	cr_assert_eq(lc_t_count(o, "FAIL"), 0, "output:\n%s", o->text);
 }
 
+/*
+ * A benchmark's table in o (consumed: its text is cut into lines): '#' header
+ * lines, then exactly nrows "size value" rows of node 0, sizes doubling from
+ * first, every value positive.
+ */
+static inline void lc_t_expect_rows(struct lc_t_out *o, size_t first, int nrows)
+{
+	size_t want = first;
+	int rows = 0;
+
+	cr_assert_eq(o->status, 0, "output:\n%s", o->text);
+	for (char *l = strtok(o->text, "\n"); l; l = strtok(NULL, "\n")) {
+		if (strncmp(l, "[0] ", 4) == 0)
+			l += 4;
+		if (l[0] == '#' || strncmp(l, "commrun", 7) == 0 || l[0] == '[')
+			continue;
+		size_t size;
+		double v;
+		cr_assert_eq(sscanf(l, "%zu %lf", &size, &v), 2, "row \"%s\"", l);
+		cr_assert_eq(size, want, "row \"%s\": size %zu expected", l, want);
+		cr_assert(v > 0, "row \"%s\"", l);
+		want *= 2;
+		rows++;
+	}
+	cr_assert_eq(rows, nrows, "%d rows from %zu bytes, %d expected", rows, first, nrows);
+}
+
 #endif /* LC_RUN_H */
