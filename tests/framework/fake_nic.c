@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A fake in-process NIC (nic/nic.h) for the framework's unit tests. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,4 +423,22 @@ int lc_nic_group_members(const struct lc_nic *nic, uint32_t gid, uint64_t out[LC
 {
 	(void)nic, (void)gid, (void)out;
 	return LC_ERR_RANGE;
+}
+
+lc_node *lc_fake_open(void)
+{
+	lc_node *node = NULL;
+
+	setenv("LC_JOB", "fake", 1);
+	setenv("LC_NODE", "0", 1);
+	setenv("LC_NODES", "4", 1);
+	cr_assert_eq(lc_open(&node), 0, "%s", lc_last_error(NULL));
+	return node;
+}
+
+void lc_fake_close(lc_node *node)
+{
+	for (uint32_t p = 1; lc_fake && p < lc_fake->nodes; p++)
+		lc_fake->alive[p] = 0;
+	lc_close(node);
 }

@@ -12,6 +12,7 @@
  */
 #include <stdint.h>
 
+#include "comm.h"
 #include "lc_frame_hdr.h"
 
 #define LC_FAKE_FRAMES 1024
@@ -44,5 +45,15 @@ int lc_fake_held(uint32_t src);
 int lc_fake_attached(void);
 /* Register name -> (node, port) in the fake's name table as if node had (0 or LC_ERR_AGAIN). */
 int lc_fake_name_put(uint32_t node, const char *name, uint32_t port);
+
+/*
+ * The suites' fixture: open this process as node 0 of a job of 4 over the
+ * fake NIC (nodes 1..3 exist only as frames on the wire), and close it.
+ * lc_fake_close marks the fake peers dead first: nothing stands behind them
+ * to acknowledge, so a protocol's drain at close would otherwise wait for its
+ * give-up time on every test.
+ */
+lc_node *lc_fake_open(void);
+void lc_fake_close(lc_node *node);
 
 #endif /* LC_FAKE_NIC_H */

@@ -37,15 +37,12 @@ static uint64_t now_ns(void)
 
 static void setup(void)
 {
-	setenv("LC_JOB", "fake", 1);
-	setenv("LC_NODE", "0", 1);
-	setenv("LC_NODES", "4", 1);
-	cr_assert_eq(lc_open(&nd), 0, "%s", lc_last_error(NULL));
+	nd = lc_fake_open();
 }
 
 static void teardown(void)
 {
-	lc_close(nd);
+	lc_fake_close(nd);
 }
 
 TestSuite(relwin, .init = setup, .fini = teardown, .timeout = 60);

@@ -13,8 +13,9 @@ TestSuite(rel_faults, .timeout = 240);
 
 #define LC_T_FAULTS "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,seed=7"
 
-/* commrun --stats --faults SPEC -n 2 stream ARGS --verify, output in *o. */
-static void lc_t_stream_faults(struct lc_t_out *o, const char *spec, const char *sizes, const char *iters)
+/* commrun --stats --faults SPEC -n 2 stream -s SIZES -i ITERS --window WINDOW --verify, output in *o. */
+static void lc_t_stream_faults(struct lc_t_out *o, const char *spec, const char *sizes, const char *iters,
+			       const char *window)
 {
 	char crun[512], prog[512];
 	/*
@@ -25,7 +26,8 @@ static void lc_t_stream_faults(struct lc_t_out *o, const char *spec, const char 
 	 */
 	char *argv[] = { crun, "--show-job", "--stats", "--timeout", LC_PROTO_RELIABILITY ? "200" : "60",
 			 "--faults", (char *)spec,
-			 "-n", "2", prog, "-s", (char *)sizes, "-i", (char *)iters, "--verify",
+			 "-n", "2", prog, "-s", (char *)sizes, "-i", (char *)iters, "--window", (char *)window,
+			 "--verify",
 			 LC_PROTO_RELIABILITY ? NULL : "--tail-ms", "200", NULL };
 
 	lc_t_path(crun, sizeof crun, "bin/commrun");
@@ -61,19 +63,21 @@ static unsigned long long lc_t_faults_seen(const struct lc_t_out *o)
 	return sum;
 }
 
-/* Messages of 0 B .. 256 KiB (with reliability, 64 KiB in stop-and-wait; 1 B .. 64 KiB without) under every fault kind. */
+/* Messages of 0 B .. 256 KiB (with reliability, 16 KiB = several MTUs in stop-and-wait; 1 B .. 64 KiB without) under every fault kind. */
 Test(rel_faults, stream_under_faults)
 {
 	struct lc_t_out o;
 
 #if LC_PROTO_RELIABILITY
-	/* stop-and-wait pays a round trip a frame and a timeout a loss: a third of the messages */
-	lc_t_stream_faults(&o, LC_T_FAULTS, LC_RELIABILITY_MODE_STOP_AND_WAIT ? "0:65536" : "0:262144",
-			   LC_RELIABILITY_MODE_STOP_AND_WAIT ? "2" : "4");
+	/* stop-and-wait pays a round trip a frame and a timeout a loss: smaller messages (several
+	 * frames at the top) and windows of 16, about 3000 messages */
+	lc_t_stream_faults(&o, LC_T_FAULTS, LC_RELIABILITY_MODE_STOP_AND_WAIT ? "0:16384" : "0:262144",
+			   LC_RELIABILITY_MODE_STOP_AND_WAIT ? "2" : "4",
+			   LC_RELIABILITY_MODE_STOP_AND_WAIT ? "16" : "64");
 #else
 	/* from 1 B: a 0-byte message carries no sequence number, so any loss in its window
 	 * costs a tail wait; the sizes still span several MTUs */
-	lc_t_stream_faults(&o, LC_T_FAULTS, "1:65536", "2");
+	lc_t_stream_faults(&o, LC_T_FAULTS, "1:65536", "2", "64");
 #endif
 	cr_assert_gt(lc_t_faults_seen(&o), 0, "the injector injected (almost) nothing:\n%s", o.text);
 #if LC_PROTO_RELIABILITY
@@ -83,7 +87,7 @@ Test(rel_faults, stream_under_faults)
 	cr_assert_eq(o.status, 0, "exit status %d; output:\n%s", o.status, o.text);
 	cr_assert_not_null(v, "no verified line:\n%s", o.text);
 	cr_assert_eq(sscanf(v, "verified %llu/%llu", &n, &m), 2);
-	cr_assert(n == m && n > (LC_RELIABILITY_MODE_STOP_AND_WAIT ? 5000u : 10000u), "verified %llu/%llu",
+	cr_assert(n == m && n > (LC_RELIABILITY_MODE_STOP_AND_WAIT ? 2000u : 10000u), "verified %llu/%llu",
 		  n, m);
 	cr_assert_not_null(strstr(v, "messages, 0 corrupt, 0 duplicate, 0 out-of-order, 0 lost"),
 			   "damage got through:\n%s", o.text);
@@ -107,8 +111,8 @@ Test(rel_faults, same_seed_same_faults)
 	struct lc_t_out a, b;
 	const char *fa, *fb;
 
-	lc_t_stream_faults(&a, "corrupt=0.05,dup=0.05,seed=11", "64:64", "2");
-	lc_t_stream_faults(&b, "corrupt=0.05,dup=0.05,seed=11", "64:64", "2");
+	lc_t_stream_faults(&a, "corrupt=0.05,dup=0.05,seed=11", "64:64", "2", "64");
+	lc_t_stream_faults(&b, "corrupt=0.05,dup=0.05,seed=11", "64:64", "2", "64");
 	fa = strstr(a.text, "0->1");
 	fb = strstr(b.text, "0->1");
 	cr_assert(fa && fb, "no fault counters on link 0->1:\n%s", a.text);
