@@ -4,6 +4,7 @@
 """Test aggregation for `scons test` (run by SConstruct, not by hand).
 
 Suites: the generator diagnostic runner (tests/gen/run.sh, "N passed, M failed"),
+every fuzz harness replaying its inputs (tests/fuzz/<name>/{corpus,regress}, "N passed, M failed"),
 every Criterion executable per config (its machine-readable report, --json:
 passed, failed, errored = crashed, skipped with each skipped test's reason; run
 with LC_BUILD_DIR=<abs build/NAME>),
@@ -101,6 +102,15 @@ def plain_suite(t, name, rc, out, err, timed_out, secs=None, timeout=SUITE_TIMEO
         t.add(name, p, f, note, secs, tail_of(out + err) if f else None)
 
 
+def replay_suite(t, name, rc, out, err, timed_out, secs):
+    """A fuzz harness's replay: its "N passed, M failed"; no input at all is a failure."""
+    m = PLAIN.findall(out + '\n' + err)
+    if m and not timed_out and int(m[-1][0]) + int(m[-1][1]) == 0:
+        t.add(name, 0, 1, 'no input to replay (tests/fuzz/<name>/corpus is empty)', secs)
+    else:
+        plain_suite(t, name, rc, out, err, timed_out, secs)
+
+
 def timed(fn, *args, **kw):
     """(seconds, fn(*args, **kw))."""
     t0 = time.time()
@@ -178,6 +188,8 @@ def main():
     ap.add_argument('--root', required=True)
     ap.add_argument('--config', action='append', default=[], help='NAME=ABS_BUILD_DIR')
     ap.add_argument('--test', action='append', default=[], help='CONFIG=EXECUTABLE')
+    ap.add_argument('--replay', action='append', default=[],
+                    help='CONFIG=NAME=EXECUTABLE: a fuzz harness replaying tests/fuzz/NAME/{corpus,regress}')
     ap.add_argument('--zerocost', help='command line of the zero-cost proof')
     ap.add_argument('--doc', help='freshly generated config reference to compare')
     ap.add_argument('--scaffold', action='store_true', help='run the scaffold self-test')
@@ -205,6 +217,15 @@ def main():
         env = dict(os.environ, LC_BUILD_DIR=bdirs[cfg])
         name = '%s: %s' % (cfg, os.path.basename(exe))
         jobs.append((name, lambda name=name, exe=exe, env=env: criterion_suite(t, name, exe, root, env)))
+
+    # 2b. every fuzz harness replays its seed corpus and its regressions (tests/fuzz/targets.py)
+    for spec in a.replay:
+        cfg, fname, exe = spec.split('=', 2)
+        env = dict(os.environ, LC_BUILD_DIR=bdirs[cfg])
+        name = '%s: fuzz_%s (replay of tests/fuzz/%s)' % (cfg, fname, fname)
+        dirs = [os.path.join(root, 'tests', 'fuzz', fname, d) for d in ('corpus', 'regress')]
+        jobs.append((name, lambda name=name, exe=exe, env=env, dirs=dirs: replay_suite(
+            t, name, *timed_run([exe] + dirs, root, env=env))))
 
     # 3. the zero-cost proof (its own output is printed with its row)
     if a.zerocost:

@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: MIT
+"""The fuzz harnesses: one row each (read by SConstruct and tools/fuzz.py).
+
+tests/fuzz/<name>/fuzz_<name>.c defines LLVMFuzzerTestOneInput (and may define
+LLVMFuzzerInitialize); the folder's other .c files are linked with it.  Seed
+inputs live in tests/fuzz/<name>/corpus/, every input that once crashed or hung
+in tests/fuzz/<name>/regress/ (named after what it found).
+
+  link     what the harness links besides its own files:
+             'lib'       the config's libcomm.a
+             'launcher'  the launcher's objects (launcher/*.c without main) and libcomm.a
+             'lua'       Lua 5.4 (the generator runs in-process) and libcomm.a
+  configs  the configs it is built and run for by `scons fuzz` (the first is the default
+           when configs= is not given), and replayed for by `scons test`
+  max_len  libFuzzer's -max_len
+  timeout  seconds one input may take before it counts as a hang (-timeout)
+  doc      one line: what it feeds and what it checks
+"""
+
+TARGETS = {
+}
