@@ -271,13 +271,19 @@ int lc_close(lc_node *node)
 			sched_yield();
 	}
 	LC_PC(fini, node);
+	/*
+	 * first the unexpected messages a receive matched while they were still
+	 * arriving (they left the queue), then the queue: a message still in the
+	 * queue may be some source's current message too, and must be looked at
+	 * before it is freed
+	 */
+	for (uint32_t i = 0; i < node->size; i++)
+		if (node->rx[i].cur && node->rx[i].cur->unexpected && node->rx[i].cur->req)
+			lc_uq_free(node, node->rx[i].cur);
 	for (m = node->uq_head; m; m = next) {
 		next = m->next;
 		lc_uq_free(node, m);
 	}
-	for (uint32_t i = 0; i < node->size; i++)
-		if (node->rx[i].cur && node->rx[i].cur->unexpected && node->rx[i].cur->req)
-			lc_uq_free(node, node->rx[i].cur); /* matched unexpected messages left the queue */
 	node->uq_head = node->uq_tail = NULL;
 	free(node->acks);
 	node->acks = NULL;

@@ -18,4 +18,12 @@ in tests/fuzz/<name>/regress/ (named after what it found).
 """
 
 TARGETS = {
+    'frame': {
+        'link': 'lib',
+        # the inline-MCP configs: every protocol alone, composed, NIC multicast, stop-and-wait, tiny rings
+        'configs': ['all', 'baseline', 'checksum', 'reliable', 'flowctl', 'multicast',
+                    'reliable_flowctl', 'all_nic', 'reliable_saw', 'small_rings'],
+        'max_len': 4096, 'timeout': 20,
+        'doc': 'recorded, damaged and forged frames of a peer into a real node\'s Receive Ring',
+    },
 }
