@@ -26,17 +26,20 @@
  *  - the RECORDING: at start-up a real node 0 (a child process) sends a
  *    script of messages (0 B .. several MTUs, a synchronous send, distinct
  *    match words) to a real node 1 that copies every frame out of its
- *    Receive Ring before its NIC takes it.  These are well-formed frames of
- *    this config, with every protocol's fields (sequence numbers, CRCs,
- *    credits, acks) as a real sender fills them;
+ *    Receive Ring before its NIC takes it; node 1 then sends node 0 a
+ *    reverse script (so node 0's acks, credits and synchronous-send ack are
+ *    recorded too) and, with multicast, node 0 broadcasts a group message.
+ *    These are well-formed frames of this config, every protocol's fields
+ *    (sequence numbers, CRCs, credits, acks, group flags) as a real node
+ *    fills them;
  *  - whatever the input says: each input is a program of operations on the
  *    recording (send frame i as recorded, with 1..3 bits flipped on the wire,
  *    twice, out of order, not at all) and hostile frames (any header field
  *    of a recorded frame overwritten; raw bytes of any length up to a slot,
  *    with a wire byte count that may disagree with the header), interleaved
  *    with node 1's own calls: progress, receives of any source, match, mask
- *    and capacity, sends to the peer (so acks and credits from the peer
- *    matter), cancels.
+ *    and capacity, sends to the peer (the reverse script in order, so that
+ *    the recorded acks and credits answer them, or any size), cancels.
  * The oracle.  Node 1 must never crash, overflow, hang (libFuzzer's
  * -timeout; every wait here is bounded) or leak (LeakSanitizer at exit);
  * every frame Net-Recv took from its Receive Ring is either dropped and
@@ -119,7 +122,39 @@ static void fz_job_create(void)
 
 /* ---- the recording ---- */
 
-/* Node 0 of the recording: send the script, then close (which drains it). */
+/*
+ * The reverse script: node 1 sends these to node 0 (after node 0's script
+ * arrived), so that the recording holds node 0's answers too -- the acks,
+ * credits and synchronous-send acks its protocols and framework send.
+ * Message k is fz_rsize(k) bytes, match word fz_rmatch(k); the last one is
+ * synchronous.
+ */
+#define FZ_RMSGS 3
+static size_t fz_rsize(unsigned k)
+{
+	const size_t sizes[FZ_RMSGS] = { 8, LC_MTU + 1, 16 };
+	return sizes[k % FZ_RMSGS];
+}
+
+static uint64_t fz_rmatch(unsigned k)
+{
+	return 0x7700000000000000ull + k;
+}
+
+/* The group message node 0 sends last when multicast is composed: FZ_GSIZE bytes, fz_byte(FZ_GMSG, j). */
+#define FZ_GMSG 100u
+#define FZ_GSIZE ((size_t)LC_MTU + 3)
+
+static int fz_isend(lc_node *n, int dst, int sync, uint64_t match, size_t len, unsigned pattern, lc_req **r,
+		    uint8_t **buf)
+{
+	*buf = malloc(len + 1);
+	for (size_t j = 0; j < len; j++)
+		(*buf)[j] = fz_byte(pattern, j);
+	return sync ? lc_issend(n, dst, match, *buf, len, r) : lc_isend_match(n, dst, match, *buf, len, r);
+}
+
+/* Node 0 of the recording: the script, the reverse script, the group message; then close. */
 static void fz_record_sender(void)
 {
 	lc_node *n;
@@ -130,18 +165,28 @@ static void fz_record_sender(void)
 	fz_job_env(0);
 	if ((rc = lc_open(&n)) != 0)
 		fz_die("recording: node 0 lc_open", rc);
-	for (unsigned i = 0; i < FZ_MSGS; i++) {
-		buf[i] = malloc(fz_size(i) + 1);
-		for (size_t j = 0; j < fz_size(i); j++)
-			buf[i][j] = fz_byte(i, j);
-		rc = i == 7 ? lc_issend(n, 1, fz_match(i), buf[i], fz_size(i), &r[i]) :
-			      lc_isend_match(n, 1, fz_match(i), buf[i], fz_size(i), &r[i]);
-		if (rc)
-			fz_die("recording: node 0 send", rc);
-	}
 	for (unsigned i = 0; i < FZ_MSGS; i++)
+		if ((rc = fz_isend(n, 1, i == 7, fz_match(i), fz_size(i), i, &r[i], &buf[i])) != 0)
+			fz_die("recording: node 0 send", rc);
+	for (unsigned i = 0; i < FZ_MSGS; i++) {
 		if ((rc = lc_wait(n, r[i], NULL)) != 0)
 			fz_die("recording: node 0 wait", rc);
+		free(buf[i]);
+	}
+	for (unsigned k = 0; k < FZ_RMSGS; k++) {
+		buf[k] = malloc(fz_rsize(k) + 1);
+		if ((rc = lc_recv_match(n, 1, fz_rmatch(k), LC_MATCH_ALL, buf[k], fz_rsize(k), NULL)) != 0)
+			fz_die("recording: node 0 receive", rc);
+		free(buf[k]);
+	}
+#if LC_PROTO_MULTICAST
+	buf[0] = malloc(FZ_GSIZE);
+	for (size_t j = 0; j < FZ_GSIZE; j++)
+		buf[0][j] = fz_byte(FZ_GMSG, j);
+	if ((rc = lc_bcast(n, buf[0], FZ_GSIZE)) != 0)
+		fz_die("recording: node 0 bcast", rc);
+	free(buf[0]);
+#endif
 	if ((rc = lc_close(n)) != 0)
 		fz_die("recording: node 0 close", rc);
 	_exit(0);
@@ -163,13 +208,46 @@ static void fz_capture(struct lc_nic *nic, uint32_t *seen)
 	}
 }
 
+/* The group message's match word, as node 1 received it in the recording. */
+static uint64_t fz_gmatch __attribute__((unused));
+
+/*
+ * Node 1 of the recording.  Its NIC takes frames off the Receive Ring only
+ * inside libcomm calls (inline MCP): fz_capture runs before each one (a frame
+ * that lands between a capture and the call is missed: the recording is a
+ * set of real frames, not necessarily every one).  Every wait is bounded.
+ */
+static void fz_record_wait(lc_node *n, lc_req **r, unsigned count, uint32_t *seen, struct lc_status *st)
+{
+	unsigned left = count;
+
+	for (unsigned spin = 0; left; spin++) {
+		if (spin > 20000000u)
+			fz_die("recording: node 1 waits for ever", (int)left);
+		for (unsigned i = 0; i < count; i++) {
+			int done = 0;
+
+			if (!r[i])
+				continue;
+			fz_capture(n->nic, seen);
+			if (lc_test(n, r[i], &done, &st[i]) != 0 || (done && st[i].err))
+				fz_die("recording: node 1 request failed", st[i].err);
+			if (done) {
+				r[i] = NULL;
+				left--;
+			}
+		}
+	}
+}
+
 static void fz_record(void)
 {
 	lc_node *n;
 	lc_req *r[FZ_MSGS];
 	uint8_t *buf[FZ_MSGS];
+	struct lc_status st[FZ_MSGS];
 	uint32_t seen = 0;
-	int rc, st = 0;
+	int rc, status = 0;
 	pid_t pid;
 
 	fz_job_create();
@@ -183,11 +261,43 @@ static void fz_record(void)
 		fz_die("recording: node 1 lc_open", rc);
 	for (unsigned i = 0; i < FZ_MSGS; i++) {
 		buf[i] = malloc(fz_size(i) + 1);
+		fz_capture(n->nic, &seen);
 		if ((rc = lc_irecv_match(n, 0, fz_match(i), LC_MATCH_ALL, buf[i], fz_size(i), &r[i])) != 0)
 			fz_die("recording: node 1 irecv", rc);
 	}
-	/* only lc_progress takes frames off the ring here (inline MCP): capture before each call */
-	while (waitpid(pid, &st, WNOHANG) == 0) {
+	fz_record_wait(n, r, FZ_MSGS, &seen, st);
+	for (unsigned i = 0; i < FZ_MSGS; i++) {
+		if (st[i].len != fz_size(i))
+			fz_die("recording: a message did not arrive intact", (int)i);
+		for (size_t j = 0; j < fz_size(i); j++)
+			if (buf[i][j] != fz_byte(i, j))
+				fz_die("recording: a message did not arrive intact", (int)i);
+		free(buf[i]);
+	}
+	for (unsigned k = 0; k < FZ_RMSGS; k++) {
+		fz_capture(n->nic, &seen);
+		if ((rc = fz_isend(n, 0, k == FZ_RMSGS - 1, fz_rmatch(k), fz_rsize(k), k, &r[k], &buf[k])) != 0)
+			fz_die("recording: node 1 send", rc);
+	}
+	fz_record_wait(n, r, FZ_RMSGS, &seen, st);
+	for (unsigned k = 0; k < FZ_RMSGS; k++)
+		free(buf[k]);
+#if LC_PROTO_MULTICAST
+	buf[0] = malloc(FZ_GSIZE);
+	fz_capture(n->nic, &seen);
+	if ((rc = lc_irecv_match(n, 0, 0, 0, buf[0], FZ_GSIZE, &r[0])) != 0)
+		fz_die("recording: node 1 irecv", rc);
+	fz_record_wait(n, r, 1, &seen, st);
+	if (st[0].len != FZ_GSIZE)
+		fz_die("recording: the group message did not arrive intact", 0);
+	for (size_t j = 0; j < FZ_GSIZE; j++)
+		if (buf[0][j] != fz_byte(FZ_GMSG, j))
+			fz_die("recording: the group message did not arrive intact", 0);
+	fz_gmatch = st[0].match;
+	free(buf[0]);
+#endif
+	/* node 0 closes once its last frames are acknowledged: keep answering until it has gone */
+	while (waitpid(pid, &status, WNOHANG) == 0) {
 		fz_capture(n->nic, &seen);
 		lc_progress(n);
 	}
@@ -195,19 +305,8 @@ static void fz_record(void)
 		fz_capture(n->nic, &seen);
 		lc_progress(n);
 	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		fz_die("recording: node 0 failed", st);
-	for (unsigned i = 0; i < FZ_MSGS; i++) {
-		struct lc_status s;
-		int done = 0;
-
-		if ((rc = lc_test(n, r[i], &done, &s)) != 0 || !done || s.len != fz_size(i))
-			fz_die("recording: a message did not arrive intact", rc);
-		for (size_t j = 0; j < fz_size(i); j++)
-			if (buf[i][j] != fz_byte(i, j))
-				fz_die("recording: a message did not arrive intact", -1);
-		free(buf[i]);
-	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fz_die("recording: node 0 failed", status);
 	lc_close(n);
 	lc_seg_unlink(job);
 	if (nrec == 0)
@@ -324,12 +423,14 @@ static void fz_post(struct fz_run *r, int src, uint64_t match, uint64_t mask, si
 static void fz_check(const struct fz_run *r, unsigned i, const struct lc_status *s)
 {
 	int w = r->want[i];
+	size_t size;
 
 	if (!FZ_INTEGRITY || r->forged || w < 0 || s->err != 0)
 		return;
-	if (s->src != 0 || s->len != fz_size((unsigned)w)) {
+	size = (unsigned)w == FZ_GMSG ? FZ_GSIZE : fz_size((unsigned)w);
+	if (s->src != 0 || s->len != size) {
 		fprintf(stderr, "fuzz_frame: message %d delivered from %d with %zu bytes, sent %zu\n", w, s->src,
-			s->len, fz_size((unsigned)w));
+			s->len, size);
 		abort();
 	}
 	for (size_t j = 0; j < s->len && j < r->cap[i]; j++)
@@ -405,7 +506,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz_run r = { 0 };
 	lc_req *sreq[8];
 	uint8_t *sbuf[8];
-	unsigned nsend = 0, ops = 0;
+	unsigned nsend = 0, nrev = 0, ops = 0;
 	char err[256];
 	int rc;
 
@@ -423,6 +524,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the script's receives, in order */
 	for (unsigned i = 0; i < FZ_MSGS; i++)
 		fz_post(&r, 0, fz_match(i), LC_MATCH_ALL, fz_size(i), (int)i);
+#if LC_PROTO_MULTICAST
+	fz_post(&r, 0, fz_gmatch, LC_MATCH_ALL, FZ_GSIZE, (int)FZ_GMSG);
+#endif
 	while (in.n && ops++ < FZ_MAX_OPS) {
 		uint32_t op = fz_take(&in, 1), flips[3], nflips = 0;
 		const struct fz_frame *f = &rec[fz_take(&in, 1) % nrec];
@@ -480,12 +584,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		case 6: {       /* node 1 sends to the peer (acks and credits from the peer now matter) */
-			size_t len = fz_take(&in, 2) % (3 * (size_t)LC_MTU);
+			unsigned k = nrev++;
+			size_t len = op & 8 ? fz_rsize(k) : fz_take(&in, 2) % (3 * (size_t)LC_MTU);
 
 			if (nsend == 8)
 				break;
-			sbuf[nsend] = calloc(1, len + 1);
-			if (lc_isend_match(r.n, 0, op, sbuf[nsend], len, &sreq[nsend]) == 0)
+			/* with bit 3: the reverse script, in order, so the recorded answers fit */
+			rc = fz_isend(r.n, 0, op & 8 && k % FZ_RMSGS == FZ_RMSGS - 1, op & 8 ? fz_rmatch(k) : op,
+				      len, k, &sreq[nsend], &sbuf[nsend]);
+			if (rc == 0)
 				nsend++;
 			else
 				free(sbuf[nsend]);
