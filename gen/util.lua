@@ -138,8 +138,13 @@ function M.list_dir(dir)
   return names
 end
 
+-- Directories this run made or found: one `mkdir -p` (a shell) per directory, not per file.
+local made = {}
 function M.mkdir_p(dir)
-  return os.execute("mkdir -p " .. M.shell_quote(dir))
+  if made[dir] then return true end
+  local ok = os.execute("mkdir -p " .. M.shell_quote(dir))
+  if ok then made[dir] = true end
+  return ok
 end
 
 function M.dirname(path)
