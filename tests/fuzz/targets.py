@@ -18,4 +18,9 @@ in tests/fuzz/<name>/regress/ (named after what it found).
 """
 
 TARGETS = {
+    'config': {
+        'link': 'lua', 'configs': ['baseline'], 'max_len': 4096, 'timeout': 20,
+        'doc': 'a config file through gen/main.lua in-process: complete outputs, or file:line '
+               'diagnostics and nothing written',
+    },
 }
