@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,6 +406,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"--out", "out", "--json", "out/config.json",
 	};
 
+	/*
+	 * libFuzzer's timer (SIGALRM, -timeout) must not interrupt the generator's
+	 * reads of its pipes (io.popen: Lua's io raises "Interrupted system call"):
+	 * its handler stays, with SA_RESTART.
+	 */
+	struct sigaction sa;
+	if (sigaction(SIGALRM, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL &&
+	    sa.sa_handler != SIG_IGN && !(sa.sa_flags & SA_RESTART)) {
+		sa.sa_flags |= SA_RESTART;
+		sigaction(SIGALRM, &sa, NULL);
+	}
 	fz.input = (const char *)data;
 	fz.input_len = size;
 	fz.err_len = 0;
