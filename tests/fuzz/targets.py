@@ -23,4 +23,9 @@ TARGETS = {
         'doc': 'a config file through gen/main.lua in-process: complete outputs, or file:line '
                'diagnostics and nothing written',
     },
+    'launcher': {
+        'link': 'launcher', 'configs': ['baseline'], 'max_len': 4096, 'timeout': 10,
+        'doc': "commrun's options, fault specs, multi-program command lines and spec files: "
+               'a complete job or a usage error with its message, nothing leaked or started',
+    },
 }
