@@ -278,7 +278,8 @@ static int lcmpi_pair_check(const char *fn, MPI_Comm comm, const struct lcmpi_co
 	if (rc == MPI_SUCCESS && recvcount >= 0)
 		rc = lcmpi_check_buf(comm, fn, recvbuf, rall ? recvcount * c->size : recvcount,
 				     recvtype, &rb);
-	if (rc == MPI_SUCCESS && (sendcount < 0 || recvcount < 0))
+	/* with MPI_IN_PLACE the send count and type are ignored (MPI-3.1 5.5, 5.8) */
+	if (rc == MPI_SUCCESS && ((sendbuf != MPI_IN_PLACE && sendcount < 0) || recvcount < 0))
 		rc = lcmpi_err(comm, MPI_ERR_COUNT, fn, "count %d / %d", sendcount, recvcount);
 	if (rc != MPI_SUCCESS)
 		return rc;
