@@ -31,7 +31,6 @@
  */
 
 #define FZ_EP 4
-#define FZ_DGRAMS 32
 #define FZ_CHUNKS 32
 
 static const size_t fz_lens[] = { 0, 1, 10, 1000, 8192, 9000, 20000 };
