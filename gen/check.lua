@@ -8,13 +8,20 @@ local M = {}
 local CTYPES = { uint8_t = 1, uint16_t = 2, uint32_t = 4, uint64_t = 8 }
 M.CTYPES = CTYPES
 
+-- A value as a diagnostic names it: a long string by its start, never an address.
 local function describe(v)
-  if type(v) == "string" then return "the string \"" .. v .. "\"" end
+  if type(v) == "string" then
+    if #v > 40 then return string.format("a string of %d bytes (\"%s...\")", #v, v:sub(1, 32)) end
+    return "the string \"" .. v .. "\""
+  end
   if type(v) == "number" and math.type(v) == "float" then
     return "the float " .. tostring(v) .. " (write integers, e.g. 1 << 10, not 2^10)"
   end
-  if type(v) == "table" then return "a table" end
-  return "the " .. type(v) .. " " .. tostring(v)
+  if type(v) == "table" then return util.is_list(v) and "a list" or "a table" end
+  if type(v) == "number" or type(v) == "boolean" or type(v) == "nil" then
+    return "the " .. type(v) .. " " .. tostring(v)
+  end
+  return "a " .. type(v)
 end
 
 -- Check one value against a spec (type, min, max, pow2, values).  Returns a
@@ -419,7 +426,7 @@ function M.config(cfg, schema, protos)
   local diags = {}
   local function where(dotted, needle)
     local file = cfg.origins[dotted] or cfg.main
-    return file, parse.find_line(cfg.sources[file], dotted, needle)
+    return file, parse.key_line(cfg.sources[file], dotted, needle)
   end
   local function err(dotted, reason, kind, needle)
     local file, line = where(dotted, needle)

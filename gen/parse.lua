@@ -12,10 +12,17 @@ function M.diag(file, line, key, reason, kind)
   return { file = file, line = line, key = key, reason = reason, kind = kind }
 end
 
+-- One line: control characters a config's strings bring into keys or reasons are escaped, a
+-- key longer than 80 bytes (a config may compute one) is shown by its start.
+local ESCAPES = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
 function M.format_diag(d)
   local where = d.file or "gen"
   if d.line then where = where .. ":" .. d.line end
-  return string.format("%s: %s: %s", where, d.key, d.reason)
+  local key = #d.key > 80 and string.format("%s... (a key of %d bytes)", d.key:sub(1, 60), #d.key)
+    or d.key
+  return (string.format("%s: %s: %s", where, key, d.reason):gsub("%c", function(c)
+    return ESCAPES[c] or string.format("\\%03d", c:byte())
+  end))
 end
 
 -- Source text, with comments blanked so key searches do not match them.
@@ -47,21 +54,31 @@ local function match_brace(s, pos)
   return #s
 end
 
--- Start of "name =" (not "==") at an identifier boundary in s[from..to].
+-- Start of "name =" or '["name"] =' (not "==") in s[from..to], the first of either.
 local function find_assign(s, name, from, to)
-  local pat = "%f[%w_]" .. name:gsub("%p", "%%%0") .. "%s*=[^=]"
-  local i = from
-  while true do
-    local a, b = s:find(pat, i)
-    if not a or a > to then return nil end
-    return a, b
-  end
+  local esc = name:gsub("%p", "%%%0")
+  local a, b = s:find("%f[%w_]" .. esc .. "%s*=[^=]", from)
+  local qa, qb = s:find("%[%s*[\"']" .. esc .. "[\"']%s*%]%s*=[^=]", from)
+  if qa and (not a or qa < a) then a, b = qa, qb end
+  if not a or a > to then return nil end
+  return a, b
 end
 
 local function line_of(s, pos)
   local n = 1
   for _ in s:sub(1, pos - 1):gmatch("\n") do n = n + 1 end
   return n
+end
+
+-- Line of the last `return` of a source text (the statement that hands over a data file's
+-- table), else its last line: where a diagnostic about the value as a whole points.
+function M.return_line(src)
+  if not src then return nil end
+  local s = strip_comments(src)
+  local last
+  for pos in s:gmatch("()%f[%w_]return%f[^%w_]") do last = pos end
+  if last then return line_of(s, last) end
+  return line_of(s, math.max(#s, 1))
 end
 
 -- Line where a dotted key is written in a source text; needle (optional): a
@@ -92,9 +109,36 @@ function M.find_line(src, dotted, needle)
   return line_of(s, a)
 end
 
+-- Line of a dotted key in a source text, else of the closest enclosing key found there, else
+-- of the return statement (a key the text computes, or a value without a key, still gets the
+-- line of what holds it).  needle as for find_line.
+function M.key_line(src, dotted, needle)
+  if not src then return nil end
+  local key = dotted ~= "" and dotted or nil
+  while key do
+    local line = M.find_line(src, key, key == dotted and needle or nil)
+    if line then return line end
+    key = key:match("^(.*)%.[^.]*$")
+  end
+  return M.return_line(src)
+end
+
 -- Loading data files --------------------------------------------------------
 
+-- A data file runs at most this many VM instructions, this much CPU time (a loop of huge
+-- string copies is few instructions) and this much memory (the whole state's, checked every
+-- HOOK_EVERY instructions).
 local INSTRUCTION_LIMIT = 10000000
+local HOOK_EVERY = 10   -- often: a string doubled in a loop ends at most ~8 times past the limit
+local CPU_LIMIT_S = 5
+local MEMORY_LIMIT_KIB = 64 << 10
+
+-- The string methods a data file may call ("x"):rep(2): not the pattern functions (find,
+-- match, gmatch, gsub), whose backtracking runs inside one C call where no hook stops it.
+local SAFE_STRING = {}
+for _, f in ipairs({ "byte", "char", "format", "len", "lower", "rep", "reverse", "sub", "upper" }) do
+  SAFE_STRING[f] = string[f]
+end
 
 -- Load a Lua data file in an empty environment.  Returns the value and the
 -- source text, or nil and a diagnostic.
@@ -109,14 +153,34 @@ function M.load_data(path, shown, what)
     return nil, M.diag(shown, tonumber(line), what, "not valid Lua: " .. (msg or err))
   end
   local co = coroutine.create(chunk)
-  debug.sethook(co, function() error("runs too long (endless loop?)", 2) end, "", INSTRUCTION_LIMIT)
+  local count, t0 = 0, os.clock()
+  debug.sethook(co, function()
+    count = count + HOOK_EVERY
+    if count >= INSTRUCTION_LIMIT or (count % 100000 == 0 and os.clock() - t0 > CPU_LIMIT_S) then
+      error("runs too long (endless loop?)", 2)
+    end
+    if collectgarbage("count") > MEMORY_LIMIT_KIB then
+      error(string.format("uses more than %d MiB of memory", MEMORY_LIMIT_KIB >> 10), 2)
+    end
+  end, "", HOOK_EVERY)
+  local string_mt = getmetatable("")
+  local string_index = string_mt.__index
+  string_mt.__index = SAFE_STRING
   local ok, val = coroutine.resume(co)
+  string_mt.__index = string_index
   if not ok then
     local line, msg = tostring(val):match("^[^:]*:(%d+): (.*)$")
+    -- an error without a position (out of memory): the line the file was running
+    for level = 0, 200 do
+      local info = line == nil and debug.getinfo(co, level, "Sl")
+      if not info then break end
+      if info.source == "=" .. shown and info.currentline > 0 then line = info.currentline end
+    end
     return nil, M.diag(shown, tonumber(line), what, "error while loading: " .. (msg or tostring(val)))
   end
   if type(val) ~= "table" then
-    return nil, M.diag(shown, nil, what, "does not return a table (returns " .. type(val) .. ")")
+    return nil, M.diag(shown, M.return_line(src), what,
+      "does not return a table (returns " .. type(val) .. ")")
   end
   return val, src
 end
@@ -153,6 +217,39 @@ local function merge(base, child, origins, file, prefix)
   end
 end
 
+-- A config is data: each key a name or a list position, each table a list or a table of
+-- names, no table inside itself (merging it would never end).  Returns nil, or the dotted key
+-- of the table at fault ("" the whole) and the reason.
+local function data_problem(t)
+  local open = {}
+  local function walk(v, dotted)
+    open[v] = true
+    local names, items = false, false
+    for _, k in ipairs(util.sorted_keys(v)) do
+      if type(k) == "string" then
+        names = true
+      elseif math.type(k) == "integer" then
+        items = true
+      else
+        return dotted, "a key that is " .. (type(k) == "number" and ("the float " .. tostring(k))
+          or ("a " .. type(k))) .. ": keys are names (name = value) or list positions"
+      end
+      local x = v[k]
+      local sub = dotted == "" and tostring(k) or (dotted .. "." .. tostring(k))
+      if open[x] then return sub, "holds the table that contains it (a cycle)" end
+      if type(x) == "table" then
+        local d, why = walk(x, sub)
+        if d then return d, why end
+      end
+    end
+    open[v] = nil
+    if names and items then return dotted, "mixes name = value entries with list items" end
+    if dotted == "" and items then return dotted, "a list: a config is a table of name = value entries" end
+    return nil
+  end
+  return walk(t, "")
+end
+
 -- ctx: { configs_dir, shown_dir }.  Returns resolved table, origins, sources
 -- (shown file -> text) and the chain of shown files, or nil and a diagnostic.
 function M.load_config(ctx, path, shown)
@@ -162,22 +259,26 @@ function M.load_config(ctx, path, shown)
       local names = {}
       for _, c in ipairs(chain) do names[#names + 1] = c.name end
       names[#names + 1] = s:match("([^/]+)%.lua$")
-      return nil, M.diag(from_file, M.find_line(sources[from_file], "extends"), "extends",
+      return nil, M.diag(from_file, M.key_line(sources[from_file], "extends"), "extends",
         "cycle in extends: " .. table.concat(names, " -> "))
     end
     if from_file and not util.read_file(p) then
-      return nil, M.diag(from_file, M.find_line(sources[from_file], "extends"), "extends",
+      return nil, M.diag(from_file, M.key_line(sources[from_file], "extends"), "extends",
         "no config named '" .. from_name .. "' (" .. s .. " does not exist)")
     end
     local t, src = M.load_data(p, s, "config")
     if not t then return nil, src end
+    local bad, why = data_problem(t)
+    if bad then
+      return nil, M.diag(s, M.key_line(src, bad), bad == "" and "config" or bad, why)
+    end
     seen[s] = true
     sources[s] = src
     chain[#chain + 1] = { file = s, name = s:match("([^/]+)%.lua$"), t = t }
     local ext = t.extends
     if ext ~= nil then
       if type(ext) ~= "string" or not ext:match("^[%w_%-]+$") then
-        return nil, M.diag(s, M.find_line(src, "extends"), "extends",
+        return nil, M.diag(s, M.key_line(src, "extends"), "extends",
           "must be the name of a config (a string such as \"baseline\")")
       end
       local r, err = load_one(ctx.configs_dir .. "/" .. ext .. ".lua",

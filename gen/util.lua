@@ -2,13 +2,18 @@
 -- Generator helpers: sorted iteration, canonical JSON, FNV-1a, edit distance, file I/O.
 local M = {}
 
--- Keys of t, sorted (strings before numbers never mix here: callers pass one kind).
+-- Keys of t, sorted: numbers, then strings, then false, true, then keys of other types (a
+-- config is anyone's Lua: its tables may have such keys, reported, never compared).
+local KEY_RANK = { number = 1, string = 2, boolean = 3 }
 function M.sorted_keys(t)
   local keys = {}
   for k in pairs(t) do keys[#keys + 1] = k end
   table.sort(keys, function(a, b)
-    if type(a) == type(b) then return a < b end
-    return type(a) == "number"
+    local ra, rb = KEY_RANK[type(a)] or 4, KEY_RANK[type(b)] or 4
+    if ra ~= rb then return ra < rb end
+    if ra == 3 then return not a and b end
+    if ra == 4 then return false end
+    return a < b
   end)
   return keys
 end
@@ -97,11 +102,15 @@ function M.did_you_mean(word, candidates)
   local sorted = {}
   for _, c in ipairs(candidates) do sorted[#sorted + 1] = c end
   table.sort(sorted)
+  local limit = math.max(2, #word // 3)
   for _, c in ipairs(sorted) do
-    local d = M.edit_distance(word, c)
-    if not best_d or d < best_d then best, best_d = c, d end
+    -- the distance is at least the difference in length: a long word costs nothing
+    if math.abs(#word - #c) <= limit then
+      local d = M.edit_distance(word, c)
+      if not best_d or d < best_d then best, best_d = c, d end
+    end
   end
-  if best and best_d <= math.max(2, #word // 3) then
+  if best and best_d <= limit then
     return " (did you mean '" .. best .. "'?)"
   end
   return ""
@@ -138,8 +147,13 @@ function M.list_dir(dir)
   return names
 end
 
+-- Directories this run made or found: one `mkdir -p` (a shell) per directory, not per file.
+local made = {}
 function M.mkdir_p(dir)
-  return os.execute("mkdir -p " .. M.shell_quote(dir))
+  if made[dir] then return true end
+  local ok = os.execute("mkdir -p " .. M.shell_quote(dir))
+  if ok then made[dir] = true end
+  return ok
 end
 
 function M.dirname(path)

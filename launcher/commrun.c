@@ -2,11 +2,9 @@
 /* commrun: the launcher of libcomm jobs (creates the segment, runs N node processes, cleans up). */
 #define _GNU_SOURCE
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "comm.h"
@@ -46,29 +44,6 @@
  * step 1 and the sweep of 7), the nodes and the loop (spawn.c: 2 to 5),
  * the end (lc_run_finish: 6).
  */
-
-void lc_run_msg(const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-	int n = snprintf(line, sizeof line, "commrun: ");
-	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-	va_end(ap);
-	if (n > (int)sizeof line - 2)
-		n = (int)sizeof line - 2;
-	line[n++] = '\n';
-	if (write(2, line, (size_t)n) < 0) {
-		/* stderr gone: nothing else to tell */
-	}
-}
-
-uint64_t lc_run_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * The end of a job: --stats, remove the segment (always), free.  Returns

@@ -23,7 +23,8 @@
  *     NODE PROGRAM [ARGS...]
  * NODE is 0 .. N-1 for a file of N processes, each once, in any order;
  * words are split as the shell splits them (wordexp(3): quotes, $VAR,
- * ${VAR}; no command substitution, an unset variable is an error); '#'
+ * ${VAR}; no command substitution, no arithmetic expansion, an unset
+ * variable is an error); '#'
  * starts a comment where a word could start; blank lines are skipped.  A
  * relative PROGRAM with a '/' is found from the file's directory, so a
  * file beside its programs runs from anywhere; a bare name is searched in
@@ -65,6 +66,10 @@ int lc_run_apps_from_argv(struct lc_run_opts *o, char **tail)
 		uint32_t n = counts[apps];
 		if (!*w || strcmp(*w, ":") == 0) {
 			lc_run_msg("program %u: missing the program to run", apps + 1);
+			return LC_RUN_EXIT_USAGE;
+		}
+		if (!**w) {     /* "": no node could start it */
+			lc_run_msg("program %u: the program's name is empty", apps + 1);
 			return LC_RUN_EXIT_USAGE;
 		}
 		if (total + n > LC_MAX_NODES) {
@@ -230,6 +235,17 @@ int lc_run_spec_load(struct lc_run_opts *o, const char *file)
 		lc_run_cut_comment(line);
 		if (line[strspn(line, " \t")] == '\0')
 			continue;
+		/*
+		 * Arithmetic expansion is not for a job's words, and glibc's wordexp
+		 * dereferences NULL on an empty one ($(()), $[]): refused anywhere on
+		 * the line, quoted or not, before wordexp sees it.
+		 */
+		if (strstr(line, "$((") || strstr(line, "$[")) {
+			lc_run_msg("%s:%u: arithmetic expansion ($((...)), $[...]) is not allowed", file,
+				   lineno);
+			bad = 1;
+			break;
+		}
 		rc = wordexp(line, &we, WRDE_NOCMD | WRDE_UNDEF);
 		if (rc != 0) {
 			lc_run_msg("%s:%u: %s", file, lineno, lc_run_wordexp_why(rc));
@@ -244,6 +260,12 @@ int lc_run_spec_load(struct lc_run_opts *o, const char *file)
 		    node >= LC_MAX_NODES) {
 			lc_run_msg("%s:%u: expected 'NODE PROGRAM [ARGS...]' with NODE 0..%d, got '%s'",
 				   file, lineno, LC_MAX_NODES - 1, line + strspn(line, " \t"));
+			wordfree(&we);
+			bad = 1;
+			break;
+		}
+		if (!we.we_wordv[1][0]) {
+			lc_run_msg("%s:%u: the program's name is empty", file, lineno);
 			wordfree(&we);
 			bad = 1;
 			break;

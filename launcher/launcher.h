@@ -74,9 +74,9 @@ struct lc_run_job {
 	int killed_all;                 /* the remaining nodes were SIGKILLed */
 };
 
-/* commrun.c: "commrun: " + message + newline on stderr, in one write(2). */
+/* output.c: "commrun: " + message + newline on stderr, in one write(2). */
 LC_RUN_FUNC void lc_run_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* commrun.c: the clock of every deadline. */
+/* output.c: the clock of every deadline. */
 LC_RUN_FUNC uint64_t lc_run_now_ns(void);
 
 /*

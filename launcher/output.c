@@ -1,14 +1,42 @@
 /* SPDX-License-Identifier: MIT */
-/* commrun: a node's output copied to ours a whole line at a time, prefixed with "[i] ". */
+/* commrun: its own messages, its clock, and a node's output copied to ours a line at a time with "[i] ". */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "launcher.h"
+
+/* "commrun: " + message + newline on stderr, in one write(2) (lines of nodes never split it). */
+void lc_run_msg(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n = snprintf(line, sizeof line, "commrun: ");
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof line - 2)
+		n = (int)sizeof line - 2;
+	line[n++] = '\n';
+	if (write(2, line, (size_t)n) < 0) {
+		/* stderr gone: nothing else to tell */
+	}
+}
+
+/* The clock of every deadline. */
+uint64_t lc_run_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /*
  * Each line goes out in one writev(2) with its prefix, so lines of

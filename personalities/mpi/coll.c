@@ -186,12 +186,13 @@ static int lcmpi_reduce(const char *fn, const void *sendbuf, void *recvbuf, int 
 	void *acc = malloc(len ? 2 * len : 1);
 	if (!acc)
 		return lcmpi_err(comm, MPI_ERR_NO_MEM, fn, "%zu bytes", 2 * len);
-	memcpy(acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, len);
+	if (len)        /* NULL buffers of 0 bytes are valid; memcpy's NULL is not */
+		memcpy(acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, len);
 	int r0 = all ? 0 : root;
 	int rc = lcmpi_tree_reduce(c, acc, (char *)acc + len, count, dt, op, r0);
 	if (rc == MPI_SUCCESS && all)
 		rc = lcmpi_tree_bcast(c, acc, len, 0, LCMPI_TAG_BCAST);
-	if (rc == MPI_SUCCESS && at_root)
+	if (rc == MPI_SUCCESS && at_root && len)
 		memcpy(recvbuf, acc, len);
 	free(acc);
 	return lcmpi_err(comm, rc, fn, "%s", lc_last_error(lcmpi.node));
@@ -277,7 +278,8 @@ static int lcmpi_pair_check(const char *fn, MPI_Comm comm, const struct lcmpi_co
 	if (rc == MPI_SUCCESS && recvcount >= 0)
 		rc = lcmpi_check_buf(comm, fn, recvbuf, rall ? recvcount * c->size : recvcount,
 				     recvtype, &rb);
-	if (rc == MPI_SUCCESS && (sendcount < 0 || recvcount < 0))
+	/* with MPI_IN_PLACE the send count and type are ignored (MPI-3.1 5.5, 5.8) */
+	if (rc == MPI_SUCCESS && ((sendbuf != MPI_IN_PLACE && sendcount < 0) || recvcount < 0))
 		rc = lcmpi_err(comm, MPI_ERR_COUNT, fn, "count %d / %d", sendcount, recvcount);
 	if (rc != MPI_SUCCESS)
 		return rc;
@@ -319,10 +321,11 @@ static int lcmpi_gather(const char *fn, const void *sendbuf, int sendcount, MPI_
 	char *tmp = malloc(blk * (size_t)size + 1);
 	if (!tmp)
 		return lcmpi_err(comm, MPI_ERR_NO_MEM, fn, "%zu bytes", blk * (size_t)size);
-	memcpy(tmp, sendbuf == MPI_IN_PLACE ? (char *)recvbuf + (size_t)c->rank * blk : sendbuf,
-	       blk);
+	if (blk)        /* NULL buffers of 0 bytes are valid; memcpy's NULL (and NULL + 0) are not */
+		memcpy(tmp, sendbuf == MPI_IN_PLACE ? (char *)recvbuf + (size_t)c->rank * blk : sendbuf,
+		       blk);
 	int rc = lcmpi_tree_gather(c, tmp, blk, r0);
-	if (rc == MPI_SUCCESS && c->rank == r0)
+	if (rc == MPI_SUCCESS && c->rank == r0 && blk)
 		for (int vr = 0; vr < size; vr++)      /* relative order -> rank order */
 			memcpy((char *)recvbuf + (size_t)lcmpi_abs(vr, r0, size) * blk,
 			       tmp + (size_t)vr * blk, blk);
@@ -373,12 +376,12 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	if (!tmp)
 		return lcmpi_err(comm, MPI_ERR_NO_MEM, "MPI_Scatter", "%zu bytes",
 				 blk * (size_t)size);
-	if (at_root)
+	if (at_root && blk)     /* NULL buffers of 0 bytes are valid; memcpy's NULL is not */
 		for (int v = 0; v < size; v++)         /* rank order -> relative order */
 			memcpy(tmp + (size_t)v * blk,
 			       (const char *)sendbuf + (size_t)lcmpi_abs(v, root, size) * blk, blk);
 	int rc = lcmpi_tree_scatter(c, tmp, blk, root);
-	if (rc == MPI_SUCCESS && !(at_root && recvbuf == MPI_IN_PLACE))
+	if (rc == MPI_SUCCESS && !(at_root && recvbuf == MPI_IN_PLACE) && blk)
 		memcpy(recvbuf, tmp, blk);
 	(void)vr;
 	free(tmp);
@@ -404,10 +407,12 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	if (sendbuf == MPI_IN_PLACE) {
 		if (!(copy = malloc(blk * (size_t)size + 1)))
 			return lcmpi_err(comm, MPI_ERR_NO_MEM, "MPI_Alltoall", "out of memory");
-		memcpy(copy, recvbuf, blk * (size_t)size);
+		if (blk)
+			memcpy(copy, recvbuf, blk * (size_t)size);
 		src = copy;
 	}
-	memmove((char *)recvbuf + (size_t)me * blk, src + (size_t)me * blk, blk);
+	if (blk)        /* NULL buffers of 0 bytes are valid; memmove's NULL (and NULL + 0) are not */
+		memmove((char *)recvbuf + (size_t)me * blk, src + (size_t)me * blk, blk);
 	for (int s = 1; s < size && rc == MPI_SUCCESS; s++) {
 		int to = (me + s) % size, from = (me - s + size) % size;
 		struct lcmpi_request *r;

@@ -274,6 +274,10 @@ static inline void lcmpi_status_empty(MPI_Status *s)
 	s->lc_count = 0;
 }
 
+/* A send's argument checks alone (send.c), reported as fn: MPI_SUCCESS or the class. */
+LCMPI_FUNC int lcmpi_send_args(const char *fn, const void *buf, int count, MPI_Datatype dt,
+			       int dest, int tag, MPI_Comm comm);
+
 /* Requests (request.c). */
 LCMPI_FUNC struct lcmpi_request *lcmpi_req_new(enum lcmpi_req_kind kind, MPI_Comm comm);
 LCMPI_FUNC void lcmpi_req_free(struct lcmpi_request *r);

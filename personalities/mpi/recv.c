@@ -147,6 +147,22 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 		 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
 		 MPI_Comm comm, MPI_Status *status)
 {
+	LCMPI_READY("MPI_Sendrecv");
+	if (LCMPI_PARAM_CHECK) {
+		/*
+		 * Both halves before anything is posted: a send refused once the
+		 * receive is posted would leave it pending, and the wait for it
+		 * would never return (MPI_ERRORS_RETURN).
+		 */
+		size_t cap;
+		int rc = lcmpi_recv_check("MPI_Sendrecv", recvbuf, recvcount, recvtype, source,
+					  recvtag, comm, lcmpi_comm(comm), &cap);
+		if (rc == MPI_SUCCESS)
+			rc = lcmpi_send_args("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest,
+					     sendtag, comm);
+		if (rc != MPI_SUCCESS)
+			return rc;
+	}
 	MPI_Request r;
 	int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r);
 	if (rc != MPI_SUCCESS)

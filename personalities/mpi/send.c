@@ -21,6 +21,13 @@ static inline int lcmpi_send_check(const char *fn, const void *buf, int count, M
 	return MPI_SUCCESS;
 }
 
+int lcmpi_send_args(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+		    MPI_Comm comm)
+{
+	size_t len;
+	return lcmpi_send_check(fn, buf, count, dt, dest, tag, comm, lcmpi_comm(comm), &len);
+}
+
 /*
  * Is a send the hot path's: arguments that pass lcmpi_send_check (c:
  * lcmpi_comm's, not NULL) to a rank, not MPI_PROC_NULL, and the eager path

@@ -15,6 +15,8 @@ in tests/fuzz/<name>/regress/ (named after what it found).
   max_len  libFuzzer's -max_len
   timeout  seconds one input may take before it counts as a hang (-timeout)
   doc      one line: what it feeds and what it checks
+  personalities  (optional) personalities/<p> whose libraries (build/<cfg>/lib/lib<p>.a) and
+           installed headers the harness uses
 """
 
 TARGETS = {
@@ -25,5 +27,21 @@ TARGETS = {
                     'reliable_flowctl', 'all_nic', 'reliable_saw', 'small_rings'],
         'max_len': 4096, 'timeout': 20,
         'doc': 'recorded, damaged and forged frames of a peer into a real node\'s Receive Ring',
+    },
+    'config': {
+        'link': 'lua', 'configs': ['baseline'], 'max_len': 4096, 'timeout': 20,
+        'doc': 'a config file through gen/main.lua in-process: complete outputs, or file:line '
+               'diagnostics and nothing written',
+    },
+    'launcher': {
+        'link': 'launcher', 'configs': ['baseline'], 'max_len': 4096, 'timeout': 10,
+        'doc': "commrun's options, fault specs, multi-program command lines and spec files: "
+               'a complete job or a usage error with its message, nothing leaked or started',
+    },
+    'personality': {
+        'link': 'lib', 'configs': ['baseline', 'reliable', 'all'], 'max_len': 2048, 'timeout': 20,
+        'personalities': ['mpi', 'csn', 'atlas', 'epos'],
+        'doc': 'MPI, CSN, ATLAS, EPOS calls with fuzzed arguments in a one-node job: each returns '
+               'its error or succeeds, self-sends deliver their bytes, nothing hangs or leaks',
     },
 }

@@ -313,6 +313,8 @@ Test(launcher, colon_without_a_node_count_or_program_is_a_usage_error)
 		{ { "-n", "1", "/bin/true", ":", "-n", "0", "/bin/true" }, "program 2: bad node count '0'" },
 		{ { "-n", "1", "/bin/true", ":", "-n", "1" }, "program 2: missing the program to run" },
 		{ { "-n", "200", "/bin/true", ":", "-n", "100", "/bin/true" }, "300 nodes in all: at most 256" },
+		{ { "-n", "1", "" }, "program 1: the program's name is empty" },
+		{ { "-n", "1", "/bin/true", ":", "-n", "1", "" }, "program 2: the program's name is empty" },
 	};
 	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
 		struct lc_t_out o;
@@ -401,6 +403,9 @@ Test(launcher, spec_file_errors_name_file_and_line_and_start_nothing)
 		{ "0 ./jp a | b\n", "1: a character among | & ; < > ( ) { } needs quoting" },
 		{ "0 ./jp $(touch /tmp/lc_t_never)\n", "1: command substitution is not allowed" },
 		{ "# nothing but a comment\n\n", " no process" },
+		{ "0 ./jp argv\n1 \"\" argv\n", "2: the program's name is empty" },
+		{ "0 ./jp $(())\n", "1: arithmetic expansion ($((...)), $[...]) is not allowed" },
+		{ "0 ./jp \"$[]\"\n", "1: arithmetic expansion ($((...)), $[...]) is not allowed" },
 	};
 	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
 		char dir[128], file[160], want[256];

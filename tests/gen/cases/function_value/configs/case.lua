@@ -1,0 +1,3 @@
+return {
+  mtu = function() return 1 end,
+}

@@ -1,0 +1,4 @@
+return {
+  mtu = 1024,
+  [true] = 1, [false] = 2,
+}

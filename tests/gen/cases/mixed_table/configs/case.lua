@@ -1,0 +1,3 @@
+return {
+  nic = { tx_fifo = 4, 8 },
+}

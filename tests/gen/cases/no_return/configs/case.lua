@@ -1,0 +1,2 @@
+-- a config that forgot its return
+local t = { mtu = 4096 }
