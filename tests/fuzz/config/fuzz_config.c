@@ -82,6 +82,13 @@ static struct {
 	} src_cache[64];
 } fz;
 
+static int lc_fz_rm(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
 /* A finding: say what, show the input and the generator's stderr, and abort. */
 static void lc_fz_finding(const char *fmt, const char *arg)
 {
@@ -92,6 +99,7 @@ static void lc_fz_finding(const char *fmt, const char *arg)
 	fprintf(stderr, "\n--- input (%zu bytes) ---\n%.*s\n--- generator's stderr ---\n%.*s---\n",
 		fz.input_len, (int)(fz.input_len > 4096 ? 4096 : fz.input_len), fz.input,
 		(int)fz.err_len, fz.err ? fz.err : "");
+	nftw(fz.dir, lc_fz_rm, 16, FTW_DEPTH | FTW_PHYS);      /* the input is in the report */
 	abort();
 }
 
@@ -193,13 +201,6 @@ static int lc_fz_msgh(lua_State *L)
 	const char *msg = lua_tostring(L, 1);
 	luaL_traceback(L, L, msg ? msg : luaL_typename(L, 1), 1);
 	return 1;
-}
-
-static int lc_fz_rm(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
 /* Is s (len bytes) one diagnostic line "configs/<name>.lua:<digits>: <text>"? */

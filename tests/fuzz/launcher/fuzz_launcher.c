@@ -71,6 +71,13 @@ static void lc_fz_restore(void)
 	dup2(fz.saved[2], 2);
 }
 
+static int lc_fz_rm(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
 /* A finding: say what, with the input as words and text, and abort. */
 static void lc_fz_finding(const char *what, const char *out)
 {
@@ -80,14 +87,9 @@ static void lc_fz_finding(const char *what, const char *out)
 	for (size_t i = 0; i < fz.input_len && i < 4096; i++)
 		fputc(fz.input[i] ? fz.input[i] : '|', stderr);
 	fprintf(stderr, "\n--- the parser's output ---\n%s\n---\n", out ? out : "");
+	if (fz.owner == getpid())
+		nftw(fz.dir, lc_fz_rm, 8, FTW_DEPTH | FTW_PHYS);
 	abort();
-}
-
-static int lc_fz_rm(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
 static void lc_fz_cleanup(void)
