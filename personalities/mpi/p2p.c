@@ -266,7 +266,9 @@ static void lcmpi_recv_taken(struct lcmpi_request *r, int lrc, const struct lc_s
 	r->st = *ls;
 	r->lrc = lrc;
 	if (at != r->buf && (lrc == 0 || lrc == LC_ERR_TRUNC)) {       /* bounced */
-		memcpy(r->buf, at, ls->len < r->cap ? ls->len : r->cap);
+		size_t n = ls->len < r->cap ? ls->len : r->cap;
+		if (n)          /* a zero-byte receive may name no buffer (NULL) */
+			memcpy(r->buf, at, n);
 		if (ls->len > r->cap)
 			r->lrc = LC_ERR_TRUNC;
 	}
