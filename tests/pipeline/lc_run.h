@@ -66,6 +66,46 @@ static inline void lc_t_path(char *out, size_t cap, const char *rel)
 }
 
 /*
+ * The texts of the outputs a test holds.  The test gives each back with
+ * lc_t_out_free(); a failed assertion leaves the test's body before that, so
+ * whatever is still held is freed when the test's process exits, and
+ * LeakSanitizer (mode=debug) reports only what the programs under test leak.
+ */
+#define LC_T_HELD_MAX 8
+
+static char *lc_t_held[LC_T_HELD_MAX];
+
+static inline void lc_t_free_held(void)
+{
+	for (int i = 0; i < LC_T_HELD_MAX; i++) {
+		free(lc_t_held[i]);
+		lc_t_held[i] = NULL;
+	}
+}
+
+/* The slot that holds text (NULL: a free slot). */
+static inline char **lc_t_held_slot(const char *text)
+{
+	static int registered;
+	int i;
+
+	if (!registered)
+		registered = atexit(lc_t_free_held) == 0;
+	for (i = 0; i < LC_T_HELD_MAX && lc_t_held[i] != text; i++)
+		;
+	cr_assert(i < LC_T_HELD_MAX, "more than %d command outputs held at once", LC_T_HELD_MAX);
+	return &lc_t_held[i];
+}
+
+/* Give back the text of o (every lc_t_exec* output, once its checks are done). */
+static inline void lc_t_out_free(struct lc_t_out *o)
+{
+	*lc_t_held_slot(o->text) = NULL;
+	free(o->text);
+	o->text = NULL;
+}
+
+/*
  * Run argv (NULL-terminated) with extra environment entries env
  * (NULL-terminated, may be NULL).  alarm_s > 0 arms alarm(2) in the child
  * (it survives exec), so a program that hangs dies of SIGALRM and the driver
@@ -94,12 +134,13 @@ static inline void lc_t_exec_alarm(struct lc_t_out *o, char *const argv[], char 
 	}
 	close(p[1]);
 	size_t cap = 1 << 16;
-	o->text = malloc(cap);
+	char **held = lc_t_held_slot(NULL);
+	*held = o->text = malloc(cap);
 	cr_assert(o->text != NULL);
 	for (;;) {
 		if (o->len + 1 >= cap) {
 			cap *= 2;
-			o->text = realloc(o->text, cap);
+			*held = o->text = realloc(o->text, cap);
 			cr_assert(o->text != NULL);
 		}
 		ssize_t r = read(p[0], o->text + o->len, cap - o->len - 1);
