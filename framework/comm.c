@@ -271,13 +271,21 @@ int lc_close(lc_node *node)
 			sched_yield();
 	}
 	LC_PC(fini, node);
+	/*
+	 * A message still being assembled is rx[i].cur; an unexpected one is on
+	 * the queue until a receive matches it: free the matched ones here (they
+	 * left the queue) before the queue frees the others.
+	 */
+	for (uint32_t i = 0; i < node->size; i++) {
+		m = node->rx[i].cur;
+		if (m && m->unexpected && m->req)
+			lc_uq_free(node, m);
+		node->rx[i].cur = NULL;
+	}
 	for (m = node->uq_head; m; m = next) {
 		next = m->next;
 		lc_uq_free(node, m);
 	}
-	for (uint32_t i = 0; i < node->size; i++)
-		if (node->rx[i].cur && node->rx[i].cur->unexpected && node->rx[i].cur->req)
-			lc_uq_free(node, node->rx[i].cur); /* matched unexpected messages left the queue */
 	node->uq_head = node->uq_tail = NULL;
 	free(node->acks);
 	node->acks = NULL;
