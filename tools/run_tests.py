@@ -10,6 +10,10 @@ with LC_BUILD_DIR=<abs build/NAME>),
 the zero-cost proof, the config-reference check, the scaffold self-test and the
 benchmark quick-check (tools/bench/run.py quick=1, "bench-quick: N passed, M failed").
 A suite that does not run, times out, or prints no summary counts as one failure.
+A sanitizer's report (ASan, LeakSanitizer, UBSan, ThreadSanitizer) in a Criterion suite's own
+output fails the suite: Criterion passes a test whose process a sanitizer flagged (it reads
+the test's verdict, not the process's exit status); a node program's report reaches the
+suite only through the command output the test checks.
 A test a config compiles out is skipped with its reason (LC_T_SKIPPED, tests/pipeline/lc_skip.h);
 a Criterion suite that exits 0 with no test at all, every one compiled out without it,
 counts as one skipped, so that a missing #else shows.
@@ -34,6 +38,9 @@ import time
 PLAIN = re.compile(r'(\d+) passed, (\d+) failed\s*$', re.M)
 SUITE_TIMEOUT = 300     # seconds for one suite; the tests set their own .timeout too
 NO_TEST = 'every test compiled out for this config (no LC_T_SKIPPED)'
+# the first line of a sanitizer's report, at the start of a line of the suite's own output
+SANITIZER_REPORT = re.compile(r'^(==\d+==ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|'
+                              r'ThreadSanitizer:DEADLYSIGNAL|\S+:\d+:\d+: runtime error: )', re.M)
 # what Criterion reports of a skip that gave no reason (a .disabled test, cr_skip_test(""))
 UNEXPLAINED = ('', 'The test was skipped.', 'Test is disabled')
 
@@ -147,6 +154,7 @@ def criterion_suite(t, name, exe, root, env):
             res, why = None, 'no Criterion report (%s), exit %d' % (e.__class__.__name__, rc)
     failing_lines = [l for l in (err + out).splitlines()
                      if not l.startswith('[----]') or 'Assertion' in l]
+    flagged = SANITIZER_REPORT.search(err + out)
     if to:
         t.add(name, 0, 1, 'timed out after %d s' % SUITE_TIMEOUT, secs, tail_of(err + out))
     elif res is None:
@@ -155,12 +163,17 @@ def criterion_suite(t, name, exe, root, env):
         passing, failing, errored, skipped, reasons, unexplained = res
         bad = failing + errored
         note = ''
+        if flagged:
+            bad += 1
+            failing_lines = (err + out)[flagged.start():].splitlines()[:60]
         if unexplained:
             # a skip must say why (LC_T_SKIPPED, cr_skip_test(why)); .disabled says nothing
             bad += len(unexplained)
             skipped -= len(unexplained)
             note = 'skipped without a reason (.disabled? skip with cr_skip_test(why)): ' + \
                 ', '.join(unexplained)
+        elif flagged:
+            note = 'a sanitizer report in the suite\'s own process: %s' % flagged.group(0)
         elif rc != 0 and bad == 0:
             bad, note = 1, 'exit %d' % rc
         elif passing + bad + skipped == 0:
