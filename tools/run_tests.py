@@ -44,6 +44,8 @@ import time
 
 PLAIN = re.compile(r'(\d+) passed, (\d+) failed\s*$', re.M)
 SUITE_TIMEOUT = 300     # seconds for one suite; the tests set their own .timeout too
+# --mode: how many times more time a suite gets (LC_T_SLOWDOWN, tests/pipeline/lc_run.h)
+SLOWDOWN = {'release': 1, 'debug': 3, 'tsan': 5}
 NO_TEST = 'every test compiled out for this config (no LC_T_SKIPPED)'
 # the first line of a sanitizer's report, at the start of a line of the suite's own output
 SANITIZER_REPORT = re.compile(r'^(==\d+==ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|'
@@ -60,8 +62,10 @@ def timed_run(*args, **kw):
     return r + (secs,)
 
 
-def run(cmd, cwd, env=None, shell=False, timeout=SUITE_TIMEOUT):
-    """Run a suite in its own process group; return (rc, stdout, stderr, timed_out)."""
+def run(cmd, cwd, env=None, shell=False, timeout=None):
+    """Run a suite in its own process group (timeout: SUITE_TIMEOUT); return (rc, stdout,
+    stderr, timed_out)."""
+    timeout = timeout or SUITE_TIMEOUT
     p = subprocess.Popen(cmd, cwd=cwd, env=env, shell=shell, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -102,7 +106,8 @@ def tail_of(text, lines=40):
     return text.strip().splitlines()[-lines:]
 
 
-def plain_suite(t, name, rc, out, err, timed_out, secs=None, timeout=SUITE_TIMEOUT):
+def plain_suite(t, name, rc, out, err, timed_out, secs=None, timeout=None):
+    timeout = timeout or SUITE_TIMEOUT
     m = PLAIN.findall(out + '\n' + err)
     if timed_out:
         t.add(name, 0, 1, 'timed out after %d s' % timeout, secs, tail_of(out + err))
@@ -226,6 +231,8 @@ def main():
     ap.add_argument('--jobs', type=int, default=2, help='suites run at the same time')
     ap.add_argument('--mode', default='release', help='what the suites were built in (SConstruct)')
     a = ap.parse_args()
+    global SUITE_TIMEOUT
+    SUITE_TIMEOUT *= SLOWDOWN.get(a.mode, 1)
     root = a.root
     t = Tally()
     bdirs = dict(c.split('=', 1) for c in a.config)

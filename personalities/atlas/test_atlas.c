@@ -20,7 +20,7 @@
 #define ATLAS_T_N(full, smoke) (smoke)
 #endif
 
-TestSuite(atlas, .timeout = 60);
+TestSuite(atlas, .timeout = 60 * LC_T_SLOWDOWN);
 
 /* commrun -n nodes atlas_check ARGS..., then one "atlas_check ok:" line per node. */
 static void atlas_t_check(int nodes, const char *mode, const char *a1, const char *a2)

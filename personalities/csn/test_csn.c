@@ -10,7 +10,7 @@
  * and csn_test's flags run on every config; the rest where
  * LC_T_PERSONALITY_FULL (lc_run.h) says, skipped elsewhere with the reason.
  */
-TestSuite(csn, .timeout = 60);
+TestSuite(csn, .timeout = 60 * LC_T_SLOWDOWN);
 
 #define CSN_T_FULL_ONLY()                                                                     \
 	do {                                                                                  \

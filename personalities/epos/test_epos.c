@@ -8,7 +8,7 @@
  * Every config lists the same tests: a test of a member the config did not
  * select is reported skipped (LC_T_SKIPPED) with the macro that decides.
  */
-TestSuite(epos, .timeout = 60);
+TestSuite(epos, .timeout = 60 * LC_T_SLOWDOWN);
 
 #define EPOS_T_COMMUNICATOR \
 	(LC_EPOS_COMMUNICATOR_LINK ? "link" : LC_EPOS_COMMUNICATOR_PORT ? "port" : "mailbox")

@@ -5,7 +5,7 @@
 #include "lc_config.h"
 #include "lc_coop.h"
 
-TestSuite(mpi, .timeout = 240);
+TestSuite(mpi, .timeout = 240 * LC_T_SLOWDOWN);
 
 /* mpirun-free: commrun -n nodes PROG MODE, then `want` "<prog> ok:" lines and status 0. */
 static void lc_t_mpi(int nodes, const char *prog, const char *mode, int want)

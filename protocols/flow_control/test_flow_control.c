@@ -17,7 +17,7 @@ static void fc_setup(void)
 	cr_assert_eq(lc_flow_control_init(&fc_node), 0, "%s", lc_last_error(NULL));
 }
 
-TestSuite(flow_control, .init = fc_setup, .timeout = 120);
+TestSuite(flow_control, .init = fc_setup, .timeout = 120 * LC_T_SLOWDOWN);
 
 static struct lc_frame_hdr fc_data(uint32_t src, uint32_t dst)
 {

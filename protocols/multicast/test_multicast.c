@@ -74,7 +74,7 @@ static void seg_up(void)
 	seg_up_faults(NULL);
 }
 
-TestSuite(mcast_nic, .init = seg_up, .fini = seg_down, .timeout = 30);
+TestSuite(mcast_nic, .init = seg_up, .fini = seg_down, .timeout = 30 * LC_T_SLOWDOWN);
 
 /* Reasons of the tests a config compiles out (LC_T_SKIPPED). */
 #define LC_T_NIC_WHY "needs multicast replicated by the NIC (multicast.mode = nic, LC_MULTICAST_MODE_NIC)"
@@ -355,7 +355,7 @@ static void seg_up_lossy(void)
 	seg_up_faults("drop=0.3,dup=0.2,seed=11");
 }
 
-TestSuite(mcast_nic_faults, .init = seg_up_lossy, .fini = seg_down, .timeout = 30);
+TestSuite(mcast_nic_faults, .init = seg_up_lossy, .fini = seg_down, .timeout = 30 * LC_T_SLOWDOWN);
 
 Test(mcast_nic_faults, each_copy_draws_and_counts_its_own_faults_on_its_link)
 {
@@ -402,14 +402,14 @@ LC_T_SKIPPED(mcast_nic, each_copy_carries_its_members_stamp_and_is_sealed_over_i
 	     LC_T_NIC_WHY)
 
 /* no .init: its one test is skipped, no segment to set up */
-TestSuite(mcast_nic_faults, .timeout = 30);
+TestSuite(mcast_nic_faults, .timeout = 30 * LC_T_SLOWDOWN);
 
 LC_T_SKIPPED(mcast_nic_faults, each_copy_draws_and_counts_its_own_faults_on_its_link, LC_T_NIC_WHY)
 #endif
 
 /* ---- node programs (tests/multicast/progs/mcast.c) ---- */
 
-TestSuite(mcast_run, .timeout = 200);
+TestSuite(mcast_run, .timeout = 200 * LC_T_SLOWDOWN);
 
 Test(mcast_run, broadcast_to_8_nodes_intact_in_order)
 {

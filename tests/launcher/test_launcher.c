@@ -2,7 +2,7 @@
 /* Launcher tests: commrun's options, --help, usage errors, arguments left alone, multi-program jobs, spec files, names. */
 #include "../pipeline/lc_run.h"
 
-TestSuite(launcher, .timeout = 60);
+TestSuite(launcher, .timeout = 60 * LC_T_SLOWDOWN);
 
 /*
  * Every option commrun has, written here by hand on purpose: --help must

@@ -35,6 +35,28 @@
 	"reliable, reliable_saw, all, all_nic (LC_T_PERSONALITY_FULL)"
 
 /*
+ * LC_T_SLOWDOWN: how many times more time a sanitized build gets (mode=debug:
+ * ASan+UBSan at -O0; mode=tsan: ThreadSanitizer), 1 in release.  The suites'
+ * .timeout and the limits these helpers give commrun (--timeout) and alarm(2)
+ * are multiplied by it, so that a job that is merely slow under a sanitizer
+ * is not taken for a hung one; what a test asserts is the same in every mode.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define LC_T_SLOWDOWN 5
+#elif defined(__SANITIZE_ADDRESS__)
+#define LC_T_SLOWDOWN 3
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LC_T_SLOWDOWN 5
+#elif __has_feature(address_sanitizer)
+#define LC_T_SLOWDOWN 3
+#endif
+#endif
+#ifndef LC_T_SLOWDOWN
+#define LC_T_SLOWDOWN 1
+#endif
+
+/*
  * The build sets LC_BUILD_DIR (build/<cfg>, absolute); the launcher is
  * $LC_BUILD_DIR/bin/commrun and the node programs $LC_BUILD_DIR/tests/progs/.
  * lc_t_commrun() runs "commrun --show-job --timeout T -n N PROG ARGS...",
@@ -127,7 +149,7 @@ static inline void lc_t_exec_alarm(struct lc_t_out *o, char *const argv[], char 
 		for (int i = 0; env && env[i]; i++)
 			putenv(env[i]);
 		if (alarm_s)
-			alarm(alarm_s);
+			alarm(alarm_s * LC_T_SLOWDOWN);
 		execv(argv[0], argv);
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -210,7 +232,7 @@ static inline void lc_t_vcommrun(struct lc_t_out *o, const char *const *opts, in
 		lc_t_path(pp, sizeof pp, rel);
 	}
 	snprintf(n, sizeof n, "%d", nodes);
-	snprintf(t, sizeof t, "%d", timeout_s);
+	snprintf(t, sizeof t, "%d", timeout_s * LC_T_SLOWDOWN);
 	argv[a++] = crun;
 	argv[a++] = "--show-job";
 	argv[a++] = "--timeout";
@@ -223,7 +245,7 @@ static inline void lc_t_vcommrun(struct lc_t_out *o, const char *const *opts, in
 	for (char *s; (s = va_arg(ap, char *)) != NULL && a < 31;)
 		argv[a++] = s;
 	argv[a] = NULL;
-	lc_t_exec_job(o, argv, timeout_s);
+	lc_t_exec_job(o, argv, timeout_s * LC_T_SLOWDOWN);
 }
 
 /* commrun --show-job --timeout T -n N PROG ARGS... (lc_t_vcommrun) */

@@ -3,7 +3,7 @@
 #include "lc_run.h"
 #include "lc_config.h"
 
-TestSuite(pipeline_bibw, .timeout = 150);
+TestSuite(pipeline_bibw, .timeout = 150 * LC_T_SLOWDOWN);
 
 /*
  * Both nodes post a window of 16 irecvs and 16 isends (fewer when

@@ -4,7 +4,7 @@
 #include "lc_config.h"
 #include "lc_coop.h"
 
-TestSuite(pipeline_envelope, .timeout = 200);
+TestSuite(pipeline_envelope, .timeout = 200 * LC_T_SLOWDOWN);
 
 static void lc_t_envelope(int nodes, const char *mode, const char *arg, int want)
 {

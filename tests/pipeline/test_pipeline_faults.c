@@ -8,7 +8,7 @@
 #include "geom.h"
 #include "nic.h"
 
-TestSuite(pipeline_faults, .timeout = 120);
+TestSuite(pipeline_faults, .timeout = 120 * LC_T_SLOWDOWN);
 
 /* A node SIGKILLs itself: commrun exits 128+9, every survivor saw LC_ERR_PEER_DEAD, no segment left. */
 static void lc_t_killed(int nodes)

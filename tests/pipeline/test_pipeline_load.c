@@ -25,7 +25,7 @@
 		     "baseline_thread, small_rings, reliable, reliable_saw, flowctl")
 #endif
 
-TestSuite(pipeline_load, .timeout = 150);
+TestSuite(pipeline_load, .timeout = 150 * LC_T_SLOWDOWN);
 
 /* A clean liveload run in mode: node 1 got everything; node 0's link waited, never dropped. */
 static void lc_t_live(const char *mode, const char *pin)

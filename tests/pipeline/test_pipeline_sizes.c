@@ -14,7 +14,7 @@
  */
 #define LC_T_FIXED (13 - (LC_PIO_THRESHOLD == 0))
 
-TestSuite(pipeline_sizes, .timeout = 150);
+TestSuite(pipeline_sizes, .timeout = 150 * LC_T_SLOWDOWN);
 
 static void lc_t_sizes_check(const struct lc_t_out *o, int nodes, int expect_msgs)
 {

@@ -3,7 +3,7 @@
 #include "lc_run.h"
 #include "lc_config.h"
 
-TestSuite(pipeline_traffic, .timeout = 150);
+TestSuite(pipeline_traffic, .timeout = 150 * LC_T_SLOWDOWN);
 
 Test(pipeline_traffic, all_to_all_among_8)
 {

@@ -9,7 +9,7 @@
 #include "../pipeline/lc_run.h"
 #include "lc_config.h"
 
-TestSuite(rel_e2e, .timeout = 300);
+TestSuite(rel_e2e, .timeout = 300 * LC_T_SLOWDOWN);
 
 /* The suite is built in every config; its tests run only when reliability is composed. */
 #define LC_T_REL_WHY "needs reliability composed in the config (LC_PROTO_RELIABILITY)"

@@ -9,7 +9,7 @@
 #include "../pipeline/lc_run.h"
 #include "lc_config.h"
 
-TestSuite(rel_faults, .timeout = 240);
+TestSuite(rel_faults, .timeout = 240 * LC_T_SLOWDOWN);
 
 #define LC_T_FAULTS "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,seed=7"
 
