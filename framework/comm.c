@@ -272,14 +272,16 @@ int lc_close(lc_node *node)
 	}
 	LC_PC(fini, node);
 	/*
-	 * first the unexpected messages a receive matched while they were still
-	 * arriving (they left the queue), then the queue: a message still in the
-	 * queue may be some source's current message too, and must be looked at
-	 * before it is freed
+	 * A message still being assembled is rx[i].cur; an unexpected one is on
+	 * the queue until a receive matches it: free the matched ones here (they
+	 * left the queue) before the queue frees the others.
 	 */
-	for (uint32_t i = 0; i < node->size; i++)
-		if (node->rx[i].cur && node->rx[i].cur->unexpected && node->rx[i].cur->req)
-			lc_uq_free(node, node->rx[i].cur);
+	for (uint32_t i = 0; i < node->size; i++) {
+		m = node->rx[i].cur;
+		if (m && m->unexpected && m->req)
+			lc_uq_free(node, m);
+		node->rx[i].cur = NULL;
+	}
 	for (m = node->uq_head; m; m = next) {
 		next = m->next;
 		lc_uq_free(node, m);

@@ -9,8 +9,13 @@ every Criterion executable per config (its machine-readable report, --json:
 passed, failed, errored = crashed, skipped with each skipped test's reason; run
 with LC_BUILD_DIR=<abs build/NAME>),
 the zero-cost proof, the config-reference check, the scaffold self-test and the
-benchmark quick-check (tools/bench/run.py quick=1, "bench-quick: N passed, M failed").
+benchmark quick-check (tools/bench/run.py quick=1, "bench-quick: N passed, M failed"; it
+measures build/baseline, the release build, whatever --mode the suites were built in).
 A suite that does not run, times out, or prints no summary counts as one failure.
+A sanitizer's report (ASan, LeakSanitizer, UBSan, ThreadSanitizer) in a Criterion suite's own
+output fails the suite: Criterion passes a test whose process a sanitizer flagged (it reads
+the test's verdict, not the process's exit status); a node program's report reaches the
+suite only through the command output the test checks.
 A test a config compiles out is skipped with its reason (LC_T_SKIPPED, tests/pipeline/lc_skip.h);
 a Criterion suite that exits 0 with no test at all, every one compiled out without it,
 counts as one skipped, so that a missing #else shows.
@@ -18,12 +23,18 @@ Suites run --jobs at a time (default 2: this is a 2-core target and several suit
 start node processes), each Criterion suite with --jobs=1; every row prints its wall
 time and the slowest suites are listed at the end.  The benchmark quick-check runs
 alone, after everything else, so that no other suite steals its cores.
+--mode tsan (ThreadSanitizer builds): the runtime maps its shadow at fixed addresses,
+and on a kernel with many bits of mmap randomisation (vm.mmap_rnd_bits) it may find them
+taken and stop ("FATAL: ThreadSanitizer: unexpected memory mapping").  The first suite is
+probed (--list); if it stops so, every suite runs under `setarch <arch> -R` (no address
+randomisation for it and the processes it starts), and the row "tsan: runtime" says which.
 Exit status: 0 only when nothing failed or crashed.
 """
 import argparse
 import concurrent.futures
 import json
 import os
+import platform
 import re
 import signal
 import subprocess
@@ -34,7 +45,14 @@ import time
 
 PLAIN = re.compile(r'(\d+) passed, (\d+) failed\s*$', re.M)
 SUITE_TIMEOUT = 300     # seconds for one suite; the tests set their own .timeout too
+# --mode: how many times more time a suite gets (LC_T_SLOWDOWN, tests/pipeline/lc_run.h)
+SLOWDOWN = {'release': 1, 'debug': 3, 'tsan': 5}
 NO_TEST = 'every test compiled out for this config (no LC_T_SKIPPED)'
+# the first line of a sanitizer's report, at the start of a line of the suite's own output
+SANITIZER_REPORT = re.compile(r'^(==\d+==ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|'
+                              r'ThreadSanitizer:DEADLYSIGNAL|\S+:\d+:\d+: runtime error: )', re.M)
+# prepended to every suite's command line (tsan_prefix)
+PREFIX = []
 # what Criterion reports of a skip that gave no reason (a .disabled test, cr_skip_test(""))
 UNEXPLAINED = ('', 'The test was skipped.', 'Test is disabled')
 
@@ -45,8 +63,10 @@ def timed_run(*args, **kw):
     return r + (secs,)
 
 
-def run(cmd, cwd, env=None, shell=False, timeout=SUITE_TIMEOUT):
-    """Run a suite in its own process group; return (rc, stdout, stderr, timed_out)."""
+def run(cmd, cwd, env=None, shell=False, timeout=None):
+    """Run a suite in its own process group (timeout: SUITE_TIMEOUT); return (rc, stdout,
+    stderr, timed_out)."""
+    timeout = timeout or SUITE_TIMEOUT
     p = subprocess.Popen(cmd, cwd=cwd, env=env, shell=shell, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -87,7 +107,8 @@ def tail_of(text, lines=40):
     return text.strip().splitlines()[-lines:]
 
 
-def plain_suite(t, name, rc, out, err, timed_out, secs=None, timeout=SUITE_TIMEOUT):
+def plain_suite(t, name, rc, out, err, timed_out, secs=None, timeout=None):
+    timeout = timeout or SUITE_TIMEOUT
     m = PLAIN.findall(out + '\n' + err)
     if timed_out:
         t.add(name, 0, 1, 'timed out after %d s' % timeout, secs, tail_of(out + err))
@@ -143,12 +164,30 @@ def criterion_report(path, listed=None):
     return r['passed'], r['failed'], r['errored'], r['skipped'], reasons, unexplained
 
 
+def tsan_prefix(exe, root):
+    """(prefix, note): how a ThreadSanitizer program runs on this kernel -- as it is, or
+    under setarch -R when its runtime cannot place its shadow; prefix None when neither."""
+    def stops(cmd):
+        rc, out, err, _ = run(cmd + [exe, '--list'], root, timeout=60)
+        text = out + err
+        return rc != 0 and 'ThreadSanitizer' in text, text
+    bad, text = stops([])
+    if not bad:
+        return [], 'runs as it is'
+    setarch = ['setarch', platform.machine(), '-R']
+    bad2, text2 = stops(setarch)
+    if not bad2:
+        return setarch, 'stopped at start (%s): every suite runs under %s' % (
+            (text.strip().splitlines() or ['?'])[0][:100], ' '.join(setarch))
+    return None, 'stops at start, also under %s: %s' % (' '.join(setarch), tail_of(text2, 3))
+
+
 def criterion_suite(t, name, exe, root, env):
     listed = set()
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, 'report.json')
-        secs, (rc, out, err, to) = timed(run, [exe, '--color=never', '--jobs=1', '--json=' + report],
-                                         root, env=env)
+        secs, (rc, out, err, to) = timed(run, PREFIX + [exe, '--color=never', '--jobs=1',
+                                                        '--json=' + report], root, env=env)
         try:
             res = criterion_report(report, listed)
             with t.lock:
@@ -157,6 +196,7 @@ def criterion_suite(t, name, exe, root, env):
             res, why = None, 'no Criterion report (%s), exit %d' % (e.__class__.__name__, rc)
     failing_lines = [l for l in (err + out).splitlines()
                      if not l.startswith('[----]') or 'Assertion' in l]
+    flagged = SANITIZER_REPORT.search(err + out)
     if to:
         t.add(name, 0, 1, 'timed out after %d s' % SUITE_TIMEOUT, secs, tail_of(err + out))
     elif res is None:
@@ -165,12 +205,17 @@ def criterion_suite(t, name, exe, root, env):
         passing, failing, errored, skipped, reasons, unexplained = res
         bad = failing + errored
         note = ''
+        if flagged:
+            bad += 1
+            failing_lines = (err + out)[flagged.start():].splitlines()[:60]
         if unexplained:
             # a skip must say why (LC_T_SKIPPED, cr_skip_test(why)); .disabled says nothing
             bad += len(unexplained)
             skipped -= len(unexplained)
             note = 'skipped without a reason (.disabled? skip with cr_skip_test(why)): ' + \
                 ', '.join(unexplained)
+        elif flagged:
+            note = 'a sanitizer report in the suite\'s own process: %s' % flagged.group(0)
         elif rc != 0 and bad == 0:
             bad, note = 1, 'exit %d' % rc
         elif passing + bad + skipped == 0:
@@ -196,10 +241,25 @@ def main():
     ap.add_argument('--missing', action='append', default=[], help='a suite that cannot run')
     ap.add_argument('--bench-quick', action='store_true', help='run the benchmark quick-check')
     ap.add_argument('--jobs', type=int, default=2, help='suites run at the same time')
+    ap.add_argument('--mode', default='release', help='what the suites were built in (SConstruct)')
     a = ap.parse_args()
+    global SUITE_TIMEOUT
+    SUITE_TIMEOUT *= SLOWDOWN.get(a.mode, 1)
     root = a.root
     t = Tally()
     bdirs = dict(c.split('=', 1) for c in a.config)
+    tests = list(a.test)
+    if a.mode == 'debug':
+        # a UBSan finding ends the program (-fno-sanitize-recover): say where it came from
+        os.environ.setdefault('UBSAN_OPTIONS', 'print_stacktrace=1')
+    if a.mode == 'tsan' and tests:
+        prefix, note = tsan_prefix(tests[0].split('=', 1)[1], root)
+        if prefix is None:
+            t.add('tsan: runtime', 0, 1, note)
+            tests = []
+        else:
+            PREFIX[:] = prefix
+            t.add('tsan: runtime', 1, 0, note)
 
     jobs = []     # (name, callable) run by the pool
 
@@ -212,7 +272,7 @@ def main():
         t.add('gen: diagnostics', 0, 1, 'tests/gen/run.sh missing')
 
     # 2. Criterion suites, per config
-    for spec in a.test:
+    for spec in tests:
         cfg, exe = spec.split('=', 1)
         env = dict(os.environ, LC_BUILD_DIR=bdirs[cfg])
         name = '%s: %s' % (cfg, os.path.basename(exe))

@@ -20,7 +20,7 @@
 #define ATLAS_T_N(full, smoke) (smoke)
 #endif
 
-TestSuite(atlas, .timeout = 60);
+TestSuite(atlas, .timeout = 60 * LC_T_SLOWDOWN);
 
 /* commrun -n nodes atlas_check ARGS..., then one "atlas_check ok:" line per node. */
 static void atlas_t_check(int nodes, const char *mode, const char *a1, const char *a2)
@@ -30,7 +30,7 @@ static void atlas_t_check(int nodes, const char *mode, const char *a1, const cha
 		nodes = LC_PC_MIN_NODES;
 	lc_t_commrun(&o, nodes, 40, "atlas_check", mode, a1, a2, NULL);
 	lc_t_expect_ok(&o, "atlas_check ok:", nodes);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 static const char *atlas_t_num(char *buf, size_t cap, unsigned v)
@@ -107,7 +107,7 @@ Test(atlas, c_example_collects_every_fragment)
 		     atlas_t_num(ev, sizeof ev, ATLAS_T_N(1000, 200)), NULL);
 	lc_t_expect_ok(&o, "atlas_collect ok:", 4);
 	cr_assert(strstr(o.text, "built " ) && strstr(o.text, ev), "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /* The C++ layer: the example collects, then each misuse raises its atlas::Exception. */
@@ -120,7 +120,7 @@ Test(atlas, cpp_example_runs_and_its_exceptions_fire)
 	lc_t_expect_ok(&o, "atlas_collect_cc ok:", 4);
 	cr_assert_eq(lc_t_count(&o, "exception fired:"), 5, "output:\n%s", o.text);
 	cr_assert(strstr(o.text, "only one thread may receive") != NULL, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /* Table 1 rows: '#' headers, then "size value" for 8 .. 8192 bytes, every value positive. */
@@ -129,7 +129,7 @@ static void atlas_t_table(const char *prog)
 	struct lc_t_out o;
 	lc_t_commrun(&o, 2, 40, prog, "-i", "50", "-w", "5", NULL);
 	lc_t_expect_rows(&o, 8, 11);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(atlas, pingpong_and_stream_print_table1_rows)
@@ -156,11 +156,11 @@ Test(atlas, atlascc_and_atlascxx_build_the_examples)
 		char *argv[] = { cc, "-O2", "-Wall", "-o", exe, src, NULL };
 		lc_t_exec(&o, argv, NULL);
 		cr_assert_eq(o.status, 0, "%s failed:\n%s", w[i][0], o.text);
-		free(o.text);
+		lc_t_out_free(&o);
 		lc_t_commrun(&o, 2, 40, exe, "20", NULL);
 		unlink(exe);
 		cr_assert_eq(o.status, 0, "output:\n%s", o.text);
 		cr_assert(strstr(o.text, " ok: collector") != NULL, "output:\n%s", o.text);
-		free(o.text);
+		lc_t_out_free(&o);
 	}
 }

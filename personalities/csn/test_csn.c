@@ -10,7 +10,7 @@
  * and csn_test's flags run on every config; the rest where
  * LC_T_PERSONALITY_FULL (lc_run.h) says, skipped elsewhere with the reason.
  */
-TestSuite(csn, .timeout = 60);
+TestSuite(csn, .timeout = 60 * LC_T_SLOWDOWN);
 
 #define CSN_T_FULL_ONLY()                                                                     \
 	do {                                                                                  \
@@ -48,7 +48,7 @@ static void csn_t_spec(const char *spec, const char *faults, const char *const *
 	csn_t_run(&o, 60, faults ? extra : extra + 2);
 	for (; *want; want++)
 		lc_t_expect_ok(&o, *want, 1);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /* commrun -n 2 csn_calls MODE: both nodes end with "csn_calls ok: MODE". */
@@ -59,7 +59,7 @@ static void csn_t_calls(const char *mode)
 	lc_t_commrun(&o, 2, 30, "csn_calls", mode, NULL);
 	snprintf(ok, sizeof ok, "csn_calls ok: %s", mode);
 	lc_t_expect_ok(&o, ok, 2);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(csn, hello_world_from_hello_spec)
@@ -119,7 +119,7 @@ Test(csn, libcsn_sink_in_a_two_program_job)
 	const char *extra[] = { "-n", "1", sink, ":", "-n", "1", src, NULL };
 	csn_t_run(&o, 30, extra);
 	lc_t_expect_ok(&o, "sink has received: Hello world (12 bytes)", 1);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /*
@@ -142,7 +142,7 @@ Test(csn, manager_worker_built_with_csncc_from_a_spec_file)
 		char *cargv[] = { cc, "-O2", "-o", exe[i], src[i], NULL };
 		lc_t_exec(&o, cargv, NULL);
 		cr_assert_eq(o.status, 0, "csncc %s failed:\n%s", prog[i], o.text);
-		free(o.text);
+		lc_t_out_free(&o);
 	}
 	snprintf(from, sizeof from, "%s/../../personalities/csn/legacy/manager_worker.spec",
 		 lc_t_build_dir());
@@ -150,7 +150,7 @@ Test(csn, manager_worker_built_with_csncc_from_a_spec_file)
 	char *cp[] = { "/bin/cp", from, spec, NULL };
 	lc_t_exec(&o, cp, NULL);
 	cr_assert_eq(o.status, 0, "cp:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 	const char *extra[] = { "--spec", spec, NULL };
 	csn_t_run(&o, 30, extra);
 	unlink(exe[0]);
@@ -163,7 +163,7 @@ Test(csn, manager_worker_built_with_csncc_from_a_spec_file)
 		snprintf(w, sizeof w, "worker%d of 3 ok", i);
 		lc_t_expect_ok(&o, w, 1);
 	}
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /* the benchmarks, short: each checks what it receives and says ok */
@@ -179,11 +179,11 @@ Test(csn, pingpong_and_stream_benchmarks_check_their_data)
 	lc_t_expect_ok(&o, "csn_pingpong ok:", 2);
 	cr_assert(strstr(o.text, "# Size  Latency (us)") && strstr(o.text, "16384 "), "output:\n%s",
 		  o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 	lc_t_commrun(&o, 2, 30, st, "1", "16384", "16", "2", NULL);
 	lc_t_expect_ok(&o, "csn_stream ok:", 2);
 	cr_assert(strstr(o.text, "# Size  MB/s") && strstr(o.text, "16384 "), "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 #if LC_PC_EXACTLY_ONCE

@@ -8,7 +8,7 @@
  * Every config lists the same tests: a test of a member the config did not
  * select is reported skipped (LC_T_SKIPPED) with the macro that decides.
  */
-TestSuite(epos, .timeout = 60);
+TestSuite(epos, .timeout = 60 * LC_T_SLOWDOWN);
 
 #define EPOS_T_COMMUNICATOR \
 	(LC_EPOS_COMMUNICATOR_LINK ? "link" : LC_EPOS_COMMUNICATOR_PORT ? "port" : "mailbox")
@@ -23,7 +23,7 @@ static void epos_t_check(const char *const *opts, const char *mode, const char *
 	lc_t_expect_ok(&o, "epos_check ok:", 2);
 	if (ok)
 		cr_assert(strstr(o.text, ok) != NULL, "no \"%s\" in the output:\n%s", ok, o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /* The one master/worker source, run with whatever members this config selected. */
@@ -38,7 +38,7 @@ Test(epos, master_worker_runs_with_the_selected_members)
 	snprintf(want, sizeof want, "(communicator %s, channel %s, network myrinet)",
 		 EPOS_T_COMMUNICATOR, EPOS_T_CHANNEL);
 	cr_assert_eq(lc_t_count(&o, want), 4, "every node names \"%s\"; output:\n%s", want, o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 #if LC_EPOS_CHANNEL_STREAM
@@ -158,7 +158,7 @@ Test(epos, unselected_members_are_absent_from_the_library)
 			cr_assert_eq(n, 0, "unselected member: %d%s* symbols in %s:\n%s", n,
 				     members[i].prefix, lib, o.text);
 	}
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /* The benchmark: '#' headers, then "size latency" rows 8 .. 64, every value positive. */
@@ -168,5 +168,5 @@ Test(epos, pingpong_prints_latency_rows)
 	lc_t_commrun(&o, 2, 40, "../../examples/epos/epos_pingpong", "-s", "8:64", "-i", "50", "-w",
 		     "5", NULL);
 	lc_t_expect_rows(&o, 8, 4);
-	free(o.text);
+	lc_t_out_free(&o);
 }

@@ -5,7 +5,7 @@
 #include "lc_config.h"
 #include "lc_coop.h"
 
-TestSuite(mpi, .timeout = 240);
+TestSuite(mpi, .timeout = 240 * LC_T_SLOWDOWN);
 
 /* mpirun-free: commrun -n nodes PROG MODE, then `want` "<prog> ok:" lines and status 0. */
 static void lc_t_mpi(int nodes, const char *prog, const char *mode, int want)
@@ -15,7 +15,7 @@ static void lc_t_mpi(int nodes, const char *prog, const char *mode, int want)
 	lc_t_commrun(&o, nodes, 120, prog, mode, NULL);
 	snprintf(ok, sizeof ok, "%s ok:", prog);
 	lc_t_expect_ok(&o, ok, want);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(mpi, pingpong_0B_to_16MiB_every_byte_checked)
@@ -61,7 +61,7 @@ Test(mpi, waitany_testany_over_many_peers)
 	snprintf(arg, sizeof arg, "%d", per < 8 ? per : 8);
 	lc_t_commrun(&o, peers + 1, 120, "mpi_p2p", "waitany", arg, NULL);
 	lc_t_expect_ok(&o, ok, peers + 1);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(mpi, comm_dup_contexts_never_cross)
@@ -82,7 +82,7 @@ Test(mpi, errors_are_fatal_by_default)
 	cr_assert_neq(o.status, 0, "the job succeeded; output:\n%s", o.text);
 	cr_assert(strstr(o.text, "MPI_Send: MPI_ERR_RANK") != NULL, "output:\n%s", o.text);
 	cr_assert_eq(lc_t_count(&o, "FAIL"), 0, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /*
@@ -104,7 +104,7 @@ Test(mpi, calls_outside_init_finalize_are_fatal)
 			cr_assert(strstr(o.text, want) != NULL, "%s %s: no \"%s\"; output:\n%s",
 				  when[w], call[c], want, o.text);
 			cr_assert_eq(lc_t_count(&o, "FAIL"), 0, "output:\n%s", o.text);
-			free(o.text);
+			lc_t_out_free(&o);
 		}
 }
 
@@ -123,7 +123,7 @@ Test(mpi, large_messages_go_by_rendezvous)
 	snprintf(arg, sizeof arg, "%llu", n < (16u << 20) ? (n > 4096 ? n : 4096) : (16u << 20));
 	lc_t_commrun(&o, 4, 120, "mpi_p2p", "large", arg, NULL);
 	lc_t_expect_ok(&o, ok, 4);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /*
@@ -140,7 +140,7 @@ static void lc_t_window(const char *bytes, int count)
 	snprintf(arg, sizeof arg, "%d", count);
 	lc_t_commrun(&o, 2, 120, "mpi_p2p", "window", bytes, arg, NULL);
 	lc_t_expect_ok(&o, "mpi_p2p ok:", 2);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(mpi, window_beyond_the_request_pool_eager)
@@ -175,7 +175,7 @@ Test(mpi, ssend_under_faults)
 	struct lc_t_out o;
 	lc_t_commrun_with(&o, opts, 2, 90, "mpi_p2p", "ssend", NULL);
 	lc_t_expect_ok(&o, "mpi_p2p ok:", 2);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 #else
 LC_T_SKIPPED(mpi, ssend_under_faults,
@@ -197,12 +197,12 @@ Test(mpi, mpicc_builds_and_mpirun_runs_an_unmodified_program)
 	char *cargv[] = { cc, "-O2", "-o", exe, src, NULL };
 	lc_t_exec(&o, cargv, NULL);
 	cr_assert_eq(o.status, 0, "mpicc failed:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 	char *rargv[] = { run, "-n", "2", "--timeout", "60", exe, "check", "65536", NULL };
 	lc_t_exec(&o, rargv, NULL);
 	unlink(exe);
 	lc_t_expect_ok(&o, "mpi_pingpong ok:", 2);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /*
@@ -231,11 +231,11 @@ static void lc_t_netpipe(const char *faults, const char *upto, const char *last)
 	char *tar[] = { "/usr/bin/tar", "xzf", tgz, "-C", dir, NULL };
 	lc_t_exec(&o, tar, NULL);
 	cr_assert_eq(o.status, 0, "tar:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 	char *make[] = { "/usr/bin/make", "-C", src, "mpi", mpicc, NULL };
 	lc_t_exec(&o, make, NULL);
 	cr_assert_eq(o.status, 0, "NetPIPE does not build with bin/mpicc:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 	char *argv[16];
 	int a = 0;
 	argv[a++] = crun;
@@ -255,7 +255,7 @@ static void lc_t_netpipe(const char *faults, const char *upto, const char *last)
 	char *rm[] = { "/usr/bin/rm", "-rf", dir, NULL };
 	struct lc_t_out r;
 	lc_t_exec(&r, rm, NULL);
-	free(r.text);
+	lc_t_out_free(&r);
 	cr_assert(!lc_t_seg_exists(o.job), "segment left behind");
 	cr_assert_eq(o.status, 0, "NetPIPE failed (status %d):\n%s", o.status, o.text);
 	int passed = lc_t_count(&o, "Integrity check passed");
@@ -270,7 +270,7 @@ static void lc_t_netpipe(const char *faults, const char *upto, const char *last)
 		cr_assert(l && sscanf(l, " 0->1 %u %u", &drop, &corrupt) == 2 && drop + corrupt > 0,
 			  "no fault injected on link 0->1; output:\n%s", o.text);
 	}
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(mpi, netpipe_unmodified_integrity_1B_to_4MiB)
@@ -449,7 +449,7 @@ static void lc_t_osu(const char *faults)
 		struct lc_t_out o;
 		lc_t_exec(&o, argv, NULL);
 		cr_assert_eq(o.status, 0, "%s does not build with bin/mpicc:\n%s", t->name, o.text);
-		free(o.text);
+		lc_t_out_free(&o);
 		/* their own options: -i iterations, -x warmup (a window of 64 per iteration) */
 		const char *iters = strcmp(t->name, "osu_latency") ? "2" : "100";
 		char *rargv[16];
@@ -480,7 +480,7 @@ static void lc_t_osu(const char *faults)
 					  drop + corrupt > 0,
 				  "%s: no fault injected on link 0->1; output:\n%s", t->name, o.text);
 		}
-		free(o.text);
+		lc_t_out_free(&o);
 		unlink(exe);
 	}
 	rmdir(dir);
@@ -508,7 +508,7 @@ Test(mpi, window_under_faults_every_byte_intact)
 	struct lc_t_out o;
 	lc_t_commrun_with(&o, opts, 2, 120, "mpi_p2p", "window", "131072", "24", NULL);
 	lc_t_expect_ok(&o, "mpi_p2p ok:", 2);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 #else
 LC_T_SKIPPED(mpi, osu_pt2pt_programs_under_faults,

@@ -17,7 +17,7 @@ static void fc_setup(void)
 	cr_assert_eq(lc_flow_control_init(&fc_node), 0, "%s", lc_last_error(NULL));
 }
 
-TestSuite(flow_control, .init = fc_setup, .timeout = 120);
+TestSuite(flow_control, .init = fc_setup, .timeout = 120 * LC_T_SLOWDOWN);
 
 static struct lc_frame_hdr fc_data(uint32_t src, uint32_t dst)
 {
@@ -261,7 +261,7 @@ Test(flow_control, sleeping_receiver_two_seconds_never_overflows)
 	lc_t_commrun(&o, 2, 60, "fc_traffic", "sleepy", "400", nap, "4", NULL);
 	lc_t_expect_ok(&o, "fc_traffic ok:", 1);
 	fc_expect_no_bp_loss(&o, 2, 0);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(flow_control, incast_seven_to_one_with_naps)
@@ -273,7 +273,7 @@ Test(flow_control, incast_seven_to_one_with_naps)
 	lc_t_commrun(&o, 8, 90, "fc_traffic", "incast", "100", nap, "5", NULL);
 	lc_t_expect_ok(&o, "fc_traffic ok:", 1);
 	fc_expect_no_bp_loss(&o, 8, ~0ull);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(flow_control, both_directions_among_four_no_deadlock)
@@ -283,7 +283,7 @@ Test(flow_control, both_directions_among_four_no_deadlock)
 	lc_t_commrun(&o, 4, 90, "fc_traffic", "bidir", "200", NULL);
 	lc_t_expect_ok(&o, "fc_traffic ok:", 4);
 	fc_expect_no_bp_loss(&o, 4, ~0ull);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 #if !LC_PC_EXACTLY_ONCE

@@ -74,7 +74,7 @@ static void seg_up(void)
 	seg_up_faults(NULL);
 }
 
-TestSuite(mcast_nic, .init = seg_up, .fini = seg_down, .timeout = 30);
+TestSuite(mcast_nic, .init = seg_up, .fini = seg_down, .timeout = 30 * LC_T_SLOWDOWN);
 
 /* Reasons of the tests a config compiles out (LC_T_SKIPPED). */
 #define LC_T_NIC_WHY "needs multicast replicated by the NIC (multicast.mode = nic, LC_MULTICAST_MODE_NIC)"
@@ -355,7 +355,7 @@ static void seg_up_lossy(void)
 	seg_up_faults("drop=0.3,dup=0.2,seed=11");
 }
 
-TestSuite(mcast_nic_faults, .init = seg_up_lossy, .fini = seg_down, .timeout = 30);
+TestSuite(mcast_nic_faults, .init = seg_up_lossy, .fini = seg_down, .timeout = 30 * LC_T_SLOWDOWN);
 
 Test(mcast_nic_faults, each_copy_draws_and_counts_its_own_faults_on_its_link)
 {
@@ -402,14 +402,14 @@ LC_T_SKIPPED(mcast_nic, each_copy_carries_its_members_stamp_and_is_sealed_over_i
 	     LC_T_NIC_WHY)
 
 /* no .init: its one test is skipped, no segment to set up */
-TestSuite(mcast_nic_faults, .timeout = 30);
+TestSuite(mcast_nic_faults, .timeout = 30 * LC_T_SLOWDOWN);
 
 LC_T_SKIPPED(mcast_nic_faults, each_copy_draws_and_counts_its_own_faults_on_its_link, LC_T_NIC_WHY)
 #endif
 
 /* ---- node programs (tests/multicast/progs/mcast.c) ---- */
 
-TestSuite(mcast_run, .timeout = 200);
+TestSuite(mcast_run, .timeout = 200 * LC_T_SLOWDOWN);
 
 Test(mcast_run, broadcast_to_8_nodes_intact_in_order)
 {
@@ -418,7 +418,7 @@ Test(mcast_run, broadcast_to_8_nodes_intact_in_order)
 	lc_t_commrun(&o, 8, 150, "mcast", "bcast", "64", NULL);
 	lc_t_expect_ok(&o, "mcast ok:", 8);
 	cr_assert_eq(lc_t_count(&o, "received 64 broadcasts intact in order"), 7, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(mcast_run, group_and_unicast_from_one_root_keep_their_order)
@@ -428,7 +428,7 @@ Test(mcast_run, group_and_unicast_from_one_root_keep_their_order)
 	lc_t_commrun(&o, 4, 150, "mcast", "order", "600", NULL);
 	lc_t_expect_ok(&o, "mcast ok:", 4);
 	cr_assert_eq(lc_t_count(&o, " messages in order"), 3, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /* commrun [opts...] -n nodes mcast args... (opts and args NULL-terminated lists). */
@@ -465,7 +465,7 @@ Test(mcast_run, join_and_leave_while_traffic_flows)
 	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
 	cr_assert_eq(lc_t_count(&o, "mcast ok:"), 4, "output:\n%s", o.text);
 	cr_assert(strstr(o.text, "node 1 received 800 group messages, k 0..799"), "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(mcast_run, launcher_refuses_a_bad_group)
@@ -477,7 +477,7 @@ Test(mcast_run, launcher_refuses_a_bad_group)
 	run_mcast(&o, 4, opts, args);
 	cr_assert_neq(o.status, 0);
 	cr_assert(strstr(o.text, "--group 0,9: node 9 out of range 0..3"), "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 #if LC_MULTICAST_GROUPS_COUNT > 0
@@ -490,7 +490,7 @@ Test(mcast_run, static_groups_from_the_config_come_first_then_the_launchers)
 	run_mcast(&o, 4, opts, args);
 	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
 	cr_assert_eq(lc_t_count(&o, "mcast ok:"), 4, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(mcast_run, a_static_group_naming_a_node_past_the_job_is_refused)
@@ -503,7 +503,7 @@ Test(mcast_run, a_static_group_naming_a_node_past_the_job_is_refused)
 	cr_assert_neq(o.status, 0, "output:\n%s", o.text);
 	cr_assert(strstr(o.text, "multicast.groups: group 0 lists node 1, out of range 0..0"),
 		  "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 #else
 LC_T_SKIPPED(mcast_run, static_groups_from_the_config_come_first_then_the_launchers, LC_T_GROUPS_WHY)
@@ -543,7 +543,7 @@ Test(mcast_run, reliable_broadcast_to_8_nodes_under_faults)
 		cr_assert_gt(frames, 0, "no frame replicated by the root's NIC:\n%s", o.text);
 	}
 #endif
-	free(o.text);
+	lc_t_out_free(&o);
 }
 #else
 LC_T_SKIPPED(mcast_run, reliable_broadcast_to_8_nodes_under_faults, LC_T_EXACTLY_ONCE_WHY)
@@ -562,7 +562,7 @@ Test(mcast_run, a_member_that_leaves_the_job_does_not_block_the_others)
 	cr_assert_eq(lc_t_count(&o, "received 100 broadcasts intact in order, then left"), 1,
 		     "output:\n%s", o.text);
 	cr_assert_eq(lc_t_count(&o, "node 0 broadcast 400 messages"), 1, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 #if LC_PC_EXACTLY_ONCE
@@ -578,7 +578,7 @@ Test(mcast_run, reliable_group_and_unicast_from_one_root_keep_their_order_under_
 	cr_assert_eq(lc_t_count(&o, "mcast ok:"), 4, "output:\n%s", o.text);
 	cr_assert_eq(lc_t_count(&o, " messages in order"), 3, "output:\n%s", o.text);
 	cr_assert(strstr(o.text, "# faults injected per link"), "no fault table:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 #else
 LC_T_SKIPPED(mcast_run, reliable_group_and_unicast_from_one_root_keep_their_order_under_faults,
@@ -623,7 +623,7 @@ Test(mcast_run, a_sleeping_member_never_overflows)
 		seen++;
 	}
 	cr_assert_eq(seen, 4, "counters of %d nodes:\n%s", seen, o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 #else
 LC_T_SKIPPED(mcast_run, a_sleeping_member_never_overflows, "needs a protocol that provides credits (LC_PC_CREDITS)")

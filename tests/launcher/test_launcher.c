@@ -2,7 +2,7 @@
 /* Launcher tests: commrun's options, --help, usage errors, arguments left alone, multi-program jobs, spec files, names. */
 #include "../pipeline/lc_run.h"
 
-TestSuite(launcher, .timeout = 60);
+TestSuite(launcher, .timeout = 60 * LC_T_SLOWDOWN);
 
 /*
  * Every option commrun has, written here by hand on purpose: --help must
@@ -129,7 +129,7 @@ Test(launcher, help_lists_every_option_with_its_description)
 		cr_assert_eq(listed, LC_T_NOPTS, "--help lists %d options, this test knows %d: a new "
 			     "option needs its row in lc_t_options; output:\n%s", listed, LC_T_NOPTS,
 			     o.text);
-		free(o.text);
+		lc_t_out_free(&o);
 	}
 }
 
@@ -147,7 +147,7 @@ Test(launcher, the_parser_knows_every_option_of_the_help)
 		/* alone on the command line, only --help is a complete one */
 		cr_assert_eq(o.status, strcmp(lc_t_options[i].name, "help") == 0 ? 0 : 2,
 			     "%s: exit %d; output:\n%s", opt, o.status, o.text);
-		free(o.text);
+		lc_t_out_free(&o);
 	}
 }
 
@@ -171,7 +171,7 @@ Test(launcher, unknown_option_is_a_usage_error_naming_it)
 		lc_t_crun(&o, rows[r].args[0], rows[r].args[1], rows[r].args[2], rows[r].args[3], NULL);
 		lc_t_expect_usage_error(&o, rows[r].msg);
 		cr_assert(!strstr(o.text, "[0] "), "a node ran; output:\n%s", o.text);
-		free(o.text);
+		lc_t_out_free(&o);
 	}
 }
 
@@ -194,7 +194,7 @@ Test(launcher, missing_argument_is_a_usage_error)
 
 		lc_t_crun(&o, rows[r].args[0], rows[r].args[1], rows[r].args[2], NULL);
 		lc_t_expect_usage_error(&o, rows[r].msg);
-		free(o.text);
+		lc_t_out_free(&o);
 	}
 }
 
@@ -229,7 +229,7 @@ Test(launcher, program_arguments_that_look_like_options_are_passed_untouched)
 		cr_assert(!strstr(o.text, "[2] ") && !strstr(o.text, "# commrun --stats"),
 			  "output:\n%s", o.text);
 		cr_assert(o.job[0] == '/' && !lc_t_seg_exists(o.job), "output:\n%s", o.text);
-		free(o.text);
+		lc_t_out_free(&o);
 	}
 }
 
@@ -251,7 +251,7 @@ Test(launcher, node_count_short_attached_long_and_long_with_equals)
 		cr_assert_eq(o.status, 0, "%s: exit %d; output:\n%s", forms[f][0], o.status, o.text);
 		cr_assert(strstr(o.text, "[0] node 0 of 2\n") && strstr(o.text, "[1] node 1 of 2\n"),
 			  "%s; output:\n%s", forms[f][0], o.text);
-		free(o.text);
+		lc_t_out_free(&o);
 	}
 }
 
@@ -299,7 +299,7 @@ Test(launcher, programs_separated_by_colons_share_one_job_numbered_in_order)
 	/* a word with a colon in it is an argument, only a lone ':' separates */
 	lc_t_expect_node_line(&o, 3, "jobprog ok: node 3 of 5 argv: argv 8:8\n");
 	lc_t_expect_node_line(&o, 4, "jobprog ok: node 4 of 5 argv: argv e\n");
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(launcher, colon_without_a_node_count_or_program_is_a_usage_error)
@@ -327,7 +327,7 @@ Test(launcher, colon_without_a_node_count_or_program_is_a_usage_error)
 		lc_t_job(&o, args);
 		lc_t_expect_usage_error(&o, rows[r].msg);
 		cr_assert_eq(o.job[0], '\0', "a job was started; output:\n%s", o.text);
-		free(o.text);
+		lc_t_out_free(&o);
 	}
 }
 
@@ -382,7 +382,7 @@ Test(launcher, spec_file_places_each_program_on_its_node)
 	lc_t_expect_node_line(&o, 0, "jobprog ok: node 0 of 3 argv: argv zero a#b #c\n");
 	lc_t_expect_node_line(&o, 1, "jobprog ok: node 1 of 3 argv: argv one\n");
 	lc_t_expect_node_line(&o, 2, "jobprog ok: node 2 of 3 argv: argv two words from-env\n");
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /* Every mistake in a spec file names the file and line, and starts nothing. */
@@ -420,7 +420,7 @@ Test(launcher, spec_file_errors_name_file_and_line_and_start_nothing)
 		cr_assert(strstr(o.text, want), "row %zu: missing \"%s\"; output:\n%s", r, want, o.text);
 		cr_assert_eq(o.job[0], '\0', "row %zu: a job was started; output:\n%s", r, o.text);
 		cr_assert_null(strstr(o.text, "jobprog"), "row %zu: a node ran; output:\n%s", r, o.text);
-		free(o.text);
+		lc_t_out_free(&o);
 	}
 	cr_assert_neq(access("/tmp/lc_t_never", F_OK), 0, "a spec file ran a command");
 	/* and the command line: --spec names every process */
@@ -429,11 +429,11 @@ Test(launcher, spec_file_errors_name_file_and_line_and_start_nothing)
 	lc_t_job(&o, args);
 	cr_assert_eq(o.status, 2);
 	cr_assert(strstr(o.text, "--spec /nonexistent.spec: No such file"), "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 	char *args2[] = { "--spec", "x.spec", "-n", "2", NULL };
 	lc_t_job(&o, args2);
 	lc_t_expect_usage_error(&o, "names every process: no -n N and no program with it");
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /* Lookup blocks until another program registers the name, then reaches it. */
@@ -451,7 +451,7 @@ Test(launcher, lookup_waits_for_the_registration_of_another_program)
 	lc_t_expect_node_line(&o, 0, "jobprog ok: sink at node 2 port 102\n");
 	lc_t_expect_node_line(&o, 1, "jobprog ok: sink at node 2 port 102\n");
 	cr_assert_eq(lc_t_count(&o, "jobprog ok: served sink: hello from "), 2, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(launcher, lookup_times_out_or_fails_when_no_one_is_left)
@@ -469,14 +469,14 @@ Test(launcher, lookup_times_out_or_fails_when_no_one_is_left)
 		lc_t_expect_node_line(&o, i, "jobprog ok: lookup nobody: LC_ERR_TIMEOUT: lc_name_lookup: "
 				      "\"nobody\" was not registered within 100000 us\n"
 				      "jobprog ok: holder at node 2 port 102\n");
-	free(o.text);
+	lc_t_out_free(&o);
 	/* waiting for ever ends when every other node has left: no one can register it */
 	char *args2[] = { "-n", "1", p, "ask", "never", ":", "-n", "2", p, "leave", NULL };
 	lc_t_job(&o, args2);
 	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
 	lc_t_expect_node_line(&o, 0, "jobprog ok: lookup never: LC_ERR_PEER_DEAD: lc_name_lookup: "
 			      "\"never\" is not registered and every other node of the job has exited or died\n");
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(launcher, a_name_has_one_holder_in_the_job)
@@ -492,5 +492,5 @@ Test(launcher, a_name_has_one_holder_in_the_job)
 	for (int i = 1; i < 3; i++)
 		lc_t_expect_node_line(&o, i, "jobprog ok: claim x: LC_ERR_BUSY: lc_name_register: \"x\" "
 				      "is registered already, by node 0\n");
-	free(o.text);
+	lc_t_out_free(&o);
 }

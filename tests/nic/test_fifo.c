@@ -66,7 +66,7 @@ Test(fifo, tx_dma_chain_full_blocks_tx_slot)
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .tx_dma = 2, .send_ring = 8 });
 	struct lc_nic *s;
 	uint8_t buf[3][256];
-	uint32_t t1, t2;
+	uint32_t t1 = 0, t2 = 0;      /* set by lct_send (gcc -O1 cannot tell) */
 
 	lct_setup(&g, "dmafull");
 	s = lct_nic[0];

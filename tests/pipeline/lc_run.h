@@ -35,6 +35,28 @@
 	"reliable, reliable_saw, all, all_nic (LC_T_PERSONALITY_FULL)"
 
 /*
+ * LC_T_SLOWDOWN: how many times more time a sanitized build gets (mode=debug:
+ * ASan+UBSan at -O0; mode=tsan: ThreadSanitizer), 1 in release.  The suites'
+ * .timeout and the limits these helpers give commrun (--timeout) and alarm(2)
+ * are multiplied by it, so that a job that is merely slow under a sanitizer
+ * is not taken for a hung one; what a test asserts is the same in every mode.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define LC_T_SLOWDOWN 5
+#elif defined(__SANITIZE_ADDRESS__)
+#define LC_T_SLOWDOWN 3
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LC_T_SLOWDOWN 5
+#elif __has_feature(address_sanitizer)
+#define LC_T_SLOWDOWN 3
+#endif
+#endif
+#ifndef LC_T_SLOWDOWN
+#define LC_T_SLOWDOWN 1
+#endif
+
+/*
  * The build sets LC_BUILD_DIR (build/<cfg>, absolute); the launcher is
  * $LC_BUILD_DIR/bin/commrun and the node programs $LC_BUILD_DIR/tests/progs/.
  * lc_t_commrun() runs "commrun --show-job --timeout T -n N PROG ARGS...",
@@ -66,6 +88,46 @@ static inline void lc_t_path(char *out, size_t cap, const char *rel)
 }
 
 /*
+ * The texts of the outputs a test holds.  The test gives each back with
+ * lc_t_out_free(); a failed assertion leaves the test's body before that, so
+ * whatever is still held is freed when the test's process exits, and
+ * LeakSanitizer (mode=debug) reports only what the programs under test leak.
+ */
+#define LC_T_HELD_MAX 8
+
+static char *lc_t_held[LC_T_HELD_MAX];
+
+static inline void lc_t_free_held(void)
+{
+	for (int i = 0; i < LC_T_HELD_MAX; i++) {
+		free(lc_t_held[i]);
+		lc_t_held[i] = NULL;
+	}
+}
+
+/* The slot that holds text (NULL: a free slot). */
+static inline char **lc_t_held_slot(const char *text)
+{
+	static int registered;
+	int i;
+
+	if (!registered)
+		registered = atexit(lc_t_free_held) == 0;
+	for (i = 0; i < LC_T_HELD_MAX && lc_t_held[i] != text; i++)
+		;
+	cr_assert(i < LC_T_HELD_MAX, "more than %d command outputs held at once", LC_T_HELD_MAX);
+	return &lc_t_held[i];
+}
+
+/* Give back the text of o (every lc_t_exec* output, once its checks are done). */
+static inline void lc_t_out_free(struct lc_t_out *o)
+{
+	*lc_t_held_slot(o->text) = NULL;
+	free(o->text);
+	o->text = NULL;
+}
+
+/*
  * Run argv (NULL-terminated) with extra environment entries env
  * (NULL-terminated, may be NULL).  alarm_s > 0 arms alarm(2) in the child
  * (it survives exec), so a program that hangs dies of SIGALRM and the driver
@@ -87,19 +149,20 @@ static inline void lc_t_exec_alarm(struct lc_t_out *o, char *const argv[], char 
 		for (int i = 0; env && env[i]; i++)
 			putenv(env[i]);
 		if (alarm_s)
-			alarm(alarm_s);
+			alarm(alarm_s * LC_T_SLOWDOWN);
 		execv(argv[0], argv);
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	close(p[1]);
 	size_t cap = 1 << 16;
-	o->text = malloc(cap);
+	char **held = lc_t_held_slot(NULL);
+	*held = o->text = malloc(cap);
 	cr_assert(o->text != NULL);
 	for (;;) {
 		if (o->len + 1 >= cap) {
 			cap *= 2;
-			o->text = realloc(o->text, cap);
+			*held = o->text = realloc(o->text, cap);
 			cr_assert(o->text != NULL);
 		}
 		ssize_t r = read(p[0], o->text + o->len, cap - o->len - 1);
@@ -169,7 +232,7 @@ static inline void lc_t_vcommrun(struct lc_t_out *o, const char *const *opts, in
 		lc_t_path(pp, sizeof pp, rel);
 	}
 	snprintf(n, sizeof n, "%d", nodes);
-	snprintf(t, sizeof t, "%d", timeout_s);
+	snprintf(t, sizeof t, "%d", timeout_s * LC_T_SLOWDOWN);
 	argv[a++] = crun;
 	argv[a++] = "--show-job";
 	argv[a++] = "--timeout";
@@ -182,7 +245,7 @@ static inline void lc_t_vcommrun(struct lc_t_out *o, const char *const *opts, in
 	for (char *s; (s = va_arg(ap, char *)) != NULL && a < 31;)
 		argv[a++] = s;
 	argv[a] = NULL;
-	lc_t_exec_job(o, argv, timeout_s);
+	lc_t_exec_job(o, argv, timeout_s * LC_T_SLOWDOWN);
 }
 
 /* commrun --show-job --timeout T -n N PROG ARGS... (lc_t_vcommrun) */

@@ -3,7 +3,7 @@
 #include "lc_run.h"
 #include "lc_config.h"
 
-TestSuite(pipeline_bibw, .timeout = 150);
+TestSuite(pipeline_bibw, .timeout = 150 * LC_T_SLOWDOWN);
 
 /*
  * Both nodes post a window of 16 irecvs and 16 isends (fewer when
@@ -31,5 +31,5 @@ Test(pipeline_bibw, both_sides_send_windows_while_one_node_computes)
 	cr_assert(strstr(o.text, "[0] 1048576 "), "no 1 MiB line; output:\n%s", o.text);
 	cr_assert(strstr(o.text, "[0] 2097152 "), "no 2 MiB line; output:\n%s", o.text);
 	cr_assert_eq(lc_t_count(&o, "bibw: node"), 0, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }

@@ -4,14 +4,14 @@
 #include "lc_config.h"
 #include "lc_coop.h"
 
-TestSuite(pipeline_envelope, .timeout = 200);
+TestSuite(pipeline_envelope, .timeout = 200 * LC_T_SLOWDOWN);
 
 static void lc_t_envelope(int nodes, const char *mode, const char *arg, int want)
 {
 	struct lc_t_out o;
 	lc_t_commrun(&o, nodes, 150, "envelope", mode, arg, NULL);
 	lc_t_expect_ok(&o, "envelope ok:", want);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_envelope, tags_masks_any_source_and_order_per_source_and_word)
@@ -86,7 +86,7 @@ Test(pipeline_envelope, ssend_under_faults)
 	lc_t_expect_ok(&o, "envelope ok:", 2);
 	/* node 1 acked every synchronous send: 204 (4 + 200 rounds), none lost to the faults */
 	cr_assert_eq(lc_t_stat(&o, "sync_acks", 1), 204, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 #else
 LC_T_SKIPPED(pipeline_envelope, ssend_under_faults,

@@ -8,7 +8,7 @@
 #include "geom.h"
 #include "nic.h"
 
-TestSuite(pipeline_faults, .timeout = 120);
+TestSuite(pipeline_faults, .timeout = 120 * LC_T_SLOWDOWN);
 
 /* A node SIGKILLs itself: commrun exits 128+9, every survivor saw LC_ERR_PEER_DEAD, no segment left. */
 static void lc_t_killed(int nodes)
@@ -28,7 +28,7 @@ static void lc_t_killed(int nodes)
 	/* survivors returned (exit 3), commrun did not have to kill them */
 	cr_assert_eq(lc_t_count(&o, "still running"), 0, "a survivor hung; output:\n%s", o.text);
 	cr_assert_eq(lc_t_count(&o, "FAIL"), 0, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_faults, node_killed_mid_transfer_2)
@@ -57,7 +57,7 @@ Test(pipeline_faults, every_misuse_returns_its_error)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		cr_assert(strstr(o.text, cases[i]), "missing \"%s\"; output:\n%s", cases[i], o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /* Run progs/openonly directly (no commrun) with the given environment. */
@@ -91,7 +91,7 @@ static void lc_t_mismatch(int how)
 	cr_assert_eq(o.status, 4, "openonly exit %d; output:\n%s", o.status, o.text);
 	cr_assert(strstr(o.text, "open -> LC_ERR_CONFIG"), "expected LC_ERR_CONFIG; output:\n%s",
 		  o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_faults, segment_of_another_config_is_refused)
@@ -111,12 +111,12 @@ Test(pipeline_faults, missing_segment_or_environment_is_an_error)
 	lc_t_openonly(&o, env1);
 	cr_assert_eq(o.status, 4, "open of a missing segment: exit %d; output:\n%s", o.status, o.text);
 	cr_assert(strstr(o.text, "open -> LC_ERR_"), "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 	/* no LC_JOB at all (unsetenv in the child through an empty value) */
 	char *env2[] = { "LC_JOB=", "LC_NODE=", "LC_NODES=", NULL };
 	lc_t_openonly(&o, env2);
 	cr_assert_eq(o.status, 4, "open without a job: exit %d; output:\n%s", o.status, o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_faults, node_id_outside_the_job_is_refused)
@@ -132,7 +132,7 @@ Test(pipeline_faults, node_id_outside_the_job_is_refused)
 	lc_t_openonly(&o, env);
 	lc_seg_unlink(name);
 	cr_assert_eq(o.status, 4, "node 5 of 2 opened: exit %d; output:\n%s", o.status, o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /* ---- the launcher itself ---- */
@@ -151,25 +151,25 @@ Test(pipeline_faults, commrun_usage_errors)
 	lc_t_commrun_raw(&o, "/bin/true", NULL, NULL, NULL, NULL);
 	cr_assert_eq(o.status, 2, "no -n: %d\n%s", o.status, o.text);
 	cr_assert(strstr(o.text, "missing -n N"), "%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 	lc_t_commrun_raw(&o, "-n", "0", "/bin/true", NULL, NULL);
 	cr_assert_eq(o.status, 2, "-n 0: %d\n%s", o.status, o.text);
 	cr_assert(strstr(o.text, "bad node count '0'"), "%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 	lc_t_commrun_raw(&o, "-n", "257", "/bin/true", NULL, NULL);
 	cr_assert_eq(o.status, 2, "-n 257: %d\n%s", o.status, o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 	lc_t_commrun_raw(&o, "-n", "2", NULL, NULL, NULL);
 	cr_assert_eq(o.status, 2, "no program: %d\n%s", o.status, o.text);
 	cr_assert(strstr(o.text, "missing the program"), "%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 	lc_t_commrun_raw(&o, "-n", "2", "--frobnicate", "/bin/true", NULL);
 	cr_assert_eq(o.status, 2, "unknown option: %d\n%s", o.status, o.text);
 	cr_assert(strstr(o.text, "unknown option '--frobnicate'"), "%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 	lc_t_commrun_raw(&o, "-n", "2", "--timeout", "-3", "/bin/true");
 	cr_assert_eq(o.status, 2, "negative timeout: %d\n%s", o.status, o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_faults, commrun_worst_status_prefix_and_env)
@@ -185,7 +185,7 @@ Test(pipeline_faults, commrun_worst_status_prefix_and_env)
 		snprintf(want, sizeof want, "[%d] no newline\n", i);
 		cr_assert(strstr(o.text, want), "missing \"%s\"; output:\n%s", want, o.text);
 	}
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_faults, commrun_missing_program_127)
@@ -194,7 +194,7 @@ Test(pipeline_faults, commrun_missing_program_127)
 	lc_t_commrun(&o, 2, 30, "/nonexistent/program", NULL);
 	cr_assert_eq(o.status, 127, "output:\n%s", o.text);
 	cr_assert_eq(lc_t_count(&o, "cannot run /nonexistent/program"), 2, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_faults, commrun_timeout_kills_the_job_124)
@@ -206,7 +206,7 @@ Test(pipeline_faults, commrun_timeout_kills_the_job_124)
 	lc_t_exec(&o, argv, NULL);
 	cr_assert_eq(o.status, 124, "output:\n%s", o.text);
 	cr_assert(o.job[0] == '/' && !lc_t_seg_exists(o.job), "segment left; output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /*
@@ -322,7 +322,7 @@ Test(pipeline_faults, commrun_sigkill_nodes_follow_and_segment_is_swept)
 	 */
 	if (was_left && !(strstr(o.text, "removed the segment") && strstr(o.text, job)))
 		cr_log_info("segment %s was swept by another launcher of this user", job);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_faults, commrun_stats_prints_every_counter)
@@ -349,5 +349,5 @@ Test(pipeline_faults, commrun_stats_prints_every_counter)
 		if (strcmp(lc_stat_name(k), "rx_msgs") == 0)
 			cr_assert(v0 == 0 && v1 == 50, "rx_msgs %llu %llu", v0, v1);
 	}
-	free(o.text);
+	lc_t_out_free(&o);
 }

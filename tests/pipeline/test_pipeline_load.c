@@ -25,7 +25,7 @@
 		     "baseline_thread, small_rings, reliable, reliable_saw, flowctl")
 #endif
 
-TestSuite(pipeline_load, .timeout = 150);
+TestSuite(pipeline_load, .timeout = 150 * LC_T_SLOWDOWN);
 
 /* A clean liveload run in mode: node 1 got everything; node 0's link waited, never dropped. */
 static void lc_t_live(const char *mode, const char *pin)
@@ -46,7 +46,7 @@ static void lc_t_live(const char *mode, const char *pin)
 	/* without credits or stop-and-wait the link itself held the sender back the whole time */
 	cr_assert_gt(stalls, 0, "the link never stalled: the test did not test:\n%s", o.text);
 #endif
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /* The receiver computes for 3 x the limit (and past reliability's give-up) without a library call. */
@@ -98,7 +98,7 @@ Test(pipeline_load, stopped_receiver_fails_the_send_in_bounded_time)
 	/* from the first send: the limit's clock starts when the ring is full; slack for a loaded machine */
 	cr_assert_leq(ms, bound + 1500, "the send failed only after %llu ms:\n%s", ms, o.text);
 	cr_assert_eq(lc_t_count(&o, "FAIL"), 0, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /*
@@ -132,7 +132,7 @@ Test(pipeline_load, sizes_and_64MiB_beside_two_cpu_hogs)
 	}
 	lc_t_commrun(&o, 2, 120, "sizes", "--big", "--random", "20", "--seed", "7", NULL);
 	lc_t_expect_ok(&o, "sizes ok:", 2);
-	free(o.text);
+	lc_t_out_free(&o);
 	for (int i = 0; i < 2; i++) {
 		kill(hog[i], SIGKILL);
 		waitpid(hog[i], NULL, 0);

@@ -14,7 +14,7 @@
  */
 #define LC_T_FIXED (13 - (LC_PIO_THRESHOLD == 0))
 
-TestSuite(pipeline_sizes, .timeout = 150);
+TestSuite(pipeline_sizes, .timeout = 150 * LC_T_SLOWDOWN);
 
 static void lc_t_sizes_check(const struct lc_t_out *o, int nodes, int expect_msgs)
 {
@@ -33,7 +33,7 @@ Test(pipeline_sizes, two_nodes_every_boundary_random_and_64MiB)
 	lc_t_commrun(&o, 2, 120, "sizes", "--big", "--random", "40", "--seed", "7", NULL);
 	lc_t_sizes_check(&o, 2, LC_T_FIXED + 1 + 40);
 	cr_assert_eq(lc_t_count(&o, "largest 67108864"), 2, "64 MiB not sent; output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_sizes, three_nodes_boundaries_and_random)
@@ -41,7 +41,7 @@ Test(pipeline_sizes, three_nodes_boundaries_and_random)
 	struct lc_t_out o;
 	lc_t_commrun(&o, 3, 120, "sizes", "--random", "40", "--seed", "11", NULL);
 	lc_t_sizes_check(&o, 3, LC_T_FIXED + 40);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_sizes, eight_nodes_boundaries_and_random)
@@ -49,5 +49,5 @@ Test(pipeline_sizes, eight_nodes_boundaries_and_random)
 	struct lc_t_out o;
 	lc_t_commrun(&o, 8, 120, "sizes", "--random", "12", "--seed", "13", NULL);
 	lc_t_sizes_check(&o, 8, LC_T_FIXED + 12);
-	free(o.text);
+	lc_t_out_free(&o);
 }

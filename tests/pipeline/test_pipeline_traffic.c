@@ -3,7 +3,7 @@
 #include "lc_run.h"
 #include "lc_config.h"
 
-TestSuite(pipeline_traffic, .timeout = 150);
+TestSuite(pipeline_traffic, .timeout = 150 * LC_T_SLOWDOWN);
 
 Test(pipeline_traffic, all_to_all_among_8)
 {
@@ -12,7 +12,7 @@ Test(pipeline_traffic, all_to_all_among_8)
 	lc_t_expect_ok(&o, "alltoall ok:", 8);
 	/* every node got 4 rounds from each of the 7 others */
 	cr_assert_eq(lc_t_count(&o, "received 28 messages"), 8, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_traffic, four_threads_of_one_node_send_at_once)
@@ -22,7 +22,7 @@ Test(pipeline_traffic, four_threads_of_one_node_send_at_once)
 	lc_t_expect_ok(&o, "threads ok:", 2);
 	cr_assert(strstr(o.text, "[0] threads ok: node 0 received 1200 messages from 4 senders"),
 		  "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_traffic, threads_of_three_nodes_to_one_receiver)
@@ -32,7 +32,7 @@ Test(pipeline_traffic, threads_of_three_nodes_to_one_receiver)
 	lc_t_expect_ok(&o, "threads ok:", 3);
 	cr_assert(strstr(o.text, "[0] threads ok: node 0 received 900 messages from 6 senders"),
 		  "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_traffic, pair_order_across_pio_dma_and_multiframe)
@@ -42,7 +42,7 @@ Test(pipeline_traffic, pair_order_across_pio_dma_and_multiframe)
 	lc_t_expect_ok(&o, "order ok:", 2);
 	cr_assert(strstr(o.text, "[1] order ok: node 1 received 600 messages in order"),
 		  "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_traffic, slow_receiver_loses_no_frame)
@@ -66,7 +66,7 @@ Test(pipeline_traffic, slow_receiver_loses_no_frame)
 	/* 600 frames against a few hundred slots: the sender must have been held back */
 	cr_assert_gt(stalls, 0, "backpressure never engaged:\n%s", o.text);
 #endif
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_traffic, any_source_receive_from_3)
@@ -76,7 +76,7 @@ Test(pipeline_traffic, any_source_receive_from_3)
 	lc_t_expect_ok(&o, "anysrc ok:", 4);
 	cr_assert(strstr(o.text, "[0] anysrc ok: node 0 received 180 messages from 3 sources"),
 		  "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(pipeline_traffic, any_source_receive_from_7)
@@ -86,5 +86,5 @@ Test(pipeline_traffic, any_source_receive_from_7)
 	lc_t_expect_ok(&o, "anysrc ok:", 8);
 	cr_assert(strstr(o.text, "[0] anysrc ok: node 0 received 140 messages from 7 sources"),
 		  "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }

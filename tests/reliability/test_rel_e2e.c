@@ -9,7 +9,7 @@
 #include "../pipeline/lc_run.h"
 #include "lc_config.h"
 
-TestSuite(rel_e2e, .timeout = 300);
+TestSuite(rel_e2e, .timeout = 300 * LC_T_SLOWDOWN);
 
 /* The suite is built in every config; its tests run only when reliability is composed. */
 #define LC_T_REL_WHY "needs reliability composed in the config (LC_PROTO_RELIABILITY)"
@@ -83,7 +83,7 @@ static void lc_t_ring(const char *nodes, const char *msgs)
 	/* damage was caught: by the NIC (header), checksum (a protocol drop) or reliability's CRC */
 	cr_assert_gt(lc_t_stat0(&o, "rel_crc_drops") + lc_t_stat0(&o, "rx_drops_proto") +
 		     lc_t_stat0(&o, "nic_drops_bad"), 0, "no damaged frame caught at node 0:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /*
@@ -123,7 +123,7 @@ static void lc_t_kill(const char *nodes, const char *how)
 	/* the bound counts from the oldest frame's send; the slack covers polling and a loaded machine */
 	cr_assert_leq(ms, bound + 1500, "pending sends failed only after %llu ms:\n%s", ms, o.text);
 	cr_assert_eq(lc_t_count(&o, "FAIL"), 0, "output:\n%s", o.text);
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 Test(rel_e2e, killed_peer_fails_pending_sends)

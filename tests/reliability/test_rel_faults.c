@@ -9,7 +9,7 @@
 #include "../pipeline/lc_run.h"
 #include "lc_config.h"
 
-TestSuite(rel_faults, .timeout = 240);
+TestSuite(rel_faults, .timeout = 240 * LC_T_SLOWDOWN);
 
 #define LC_T_FAULTS "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,seed=7"
 
@@ -102,7 +102,7 @@ Test(rel_faults, stream_under_faults)
 			    "%llu lost", &n, &m, &c, &d, &r, &l), 6, "%s", o.text);
 	cr_assert(c + l > 0 && n < m, "faults injected but the baseline saw no damage:\n%s", o.text);
 #endif
-	free(o.text);
+	lc_t_out_free(&o);
 }
 
 /* A seeded spec injects on the data link every run (exact per-frame determinism: see the report). */
@@ -120,6 +120,6 @@ Test(rel_faults, same_seed_same_faults)
 	cr_assert_eq(a.status, 0, "%s", a.text);
 	cr_assert_eq(b.status, 0, "%s", b.text);
 #endif
-	free(a.text);
-	free(b.text);
+	lc_t_out_free(&a);
+	lc_t_out_free(&b);
 }

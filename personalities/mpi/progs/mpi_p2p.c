@@ -176,15 +176,19 @@ static void probe(void)
  * A synchronous send completes only after its receive was posted: the
  * receives are posted 100 ms and 200 ms after the start, so the sends end
  * no sooner (later is allowed: the receiver sends its ack from its next
- * library call).
+ * library call).  The start is node 0's, sent to node 1 (MPI_Wtime is
+ * CLOCK_MONOTONIC, one clock for the machine): the two processes do not
+ * start at the same moment.
  */
 static void ssend(void)
 {
 	int v = 42;
+	double t0;
 	if (me == 0) {
 		MPI_Request r;
 		int flag = 0;
-		double t0 = MPI_Wtime();
+		t0 = MPI_Wtime();
+		MPI_Send(&t0, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
 		MPI_Issend(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, &r);
 		sleep_ms(30);
 		MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
@@ -197,7 +201,7 @@ static void ssend(void)
 		dt = MPI_Wtime() - t0;
 		CHECK(dt >= 0.19, "MPI_Ssend completed after %.3f s, before the receive", dt);
 	} else {
-		double t0 = MPI_Wtime();
+		MPI_Recv(&t0, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		for (int t = 1; t <= 2; t++) {
 			while (MPI_Wtime() - t0 < 0.1 * t)
 				sleep_ms(5);

@@ -72,6 +72,10 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("alltoall ok: node %d received %u messages\n", me, got);
+	free(sb);
+	free(rb);
+	free(sr);
+	free(rr);
 	LC_TP_OK(node, lc_close(node));
 	return 0;
 }

@@ -381,6 +381,11 @@ static void mode_flood(lc_node *node, int me)
 				   tstart - tall);
 		printf("envelope ok: node 1 flood: %zu messages held back until %.3f s after the "
 		       "receiver began\n", n, tall - tstart);
+		for (i = 0; i < n; i++)
+			free(bufs[i]);
+		free(bufs);
+		free(r);
+		free(b);
 		return;
 	}
 	double t0 = lc_tp_now(), tstart;
@@ -432,6 +437,8 @@ static void mode_closing(lc_node *node, int me)
 		rc = lc_waitall(node, (int)n, r, NULL);
 		rc = lc_close(node);
 		printf("envelope ok: node 1 closing: flood ended, close -> %s\n", lc_tp_errname(rc));
+		free(buf);
+		free(r);
 		exit(0);
 	}
 	t0 = lc_tp_now();

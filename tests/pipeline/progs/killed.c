@@ -52,5 +52,6 @@ int main(int argc, char **argv)
 		printf("peer dead reported: node %d\n", me);
 	fflush(stdout);
 	lc_close(node);
+	free(b);
 	return 3;
 }

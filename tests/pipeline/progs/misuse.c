@@ -50,6 +50,8 @@ int main(void)
 		LC_TP_OK(node, lc_recv(node, 0, NULL, 0, &st));
 		LC_TP_OK(node, lc_close(node));
 		printf("misuse peer: node 1 done\n");
+		free(b);
+		free(r);
 		return 0;
 	}
 
@@ -103,5 +105,7 @@ int main(void)
 	if (lc_rank(node) >= 0)
 		lc_tp_fail("lc_rank after close returned %d", lc_rank(node));
 	printf("misuse ok: node 0 checked %d cases\n", lc_tp_cases);
+	free(b);
+	free(r);
 	return 0;
 }

@@ -54,6 +54,8 @@ int main(int argc, char **argv)
 			if (r[i])
 				LC_TP_OK(node, lc_wait(node, r[i], NULL));
 		printf("order ok: node 0 sent %u messages\n", k);
+		free(r);
+		free(b);
 	} else if (me == 1) {
 		unsigned char *b = lc_tp_alloc(cap);
 		for (unsigned i = 0; i < k; i++) {
@@ -68,6 +70,7 @@ int main(int argc, char **argv)
 				lc_tp_fail("message %u: bad length %zu or payload", i, st.len);
 		}
 		printf("order ok: node 1 received %u messages in order\n", k);
+		free(b);
 	}
 	LC_TP_OK(node, lc_close(node));
 	return 0;

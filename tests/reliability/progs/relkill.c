@@ -61,6 +61,7 @@ int main(int argc, char **argv)
 	}
 	if (me != 0) {
 		lc_close(node);
+		free(b);
 		return 0;
 	}
 	LC_TP_OK(node, lc_send(node, 1, b, LC_RK_LEN));
@@ -101,5 +102,6 @@ int main(int argc, char **argv)
 	if (stop)
 		kill((pid_t)pid, SIGKILL);
 	lc_close(node);
+	free(b);
 	return 3;
 }
