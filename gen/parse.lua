@@ -150,7 +150,11 @@ function M.load_data(path, shown, what)
   local chunk, err = load(src, "=" .. shown, "t", {})
   if not chunk then
     local line, msg = err:match("^[^:]*:(%d+): (.*)$")
-    return nil, M.diag(shown, tonumber(line), what, "not valid Lua: " .. (msg or err))
+    if not line and src:sub(1, 1) == "\27" then
+      -- load refuses a precompiled chunk before it reads a line: the file's first byte is why
+      return nil, M.diag(shown, 1, what, "not valid Lua: a precompiled (binary) chunk, not Lua text")
+    end
+    return nil, M.diag(shown, tonumber(line) or 1, what, "not valid Lua: " .. (msg or err))
   end
   local co = coroutine.create(chunk)
   local count, t0 = 0, os.clock()
