@@ -362,9 +362,10 @@ static int lc_send_ctrl_type(struct lc_node *node, uint8_t type, uint32_t dst, c
  */
 int lc_tx_acks(struct lc_node *node)
 {
-	struct {
+	/* the control header and its acks (word[]) in one frame: C11 lets no struct hold h */
+	union {
 		struct lc_fw_ctrl h;
-		uint32_t seq[LC_FW_ACKS_PER_FRAME];
+		unsigned char room[sizeof(struct lc_fw_ctrl) + 4 * LC_FW_ACKS_PER_FRAME];
 	} f;
 	uint32_t i, k, dst;
 	int sent = 0;
@@ -374,7 +375,7 @@ int lc_tx_acks(struct lc_node *node)
 		f.h = (struct lc_fw_ctrl){ .kind = LC_FW_SYNC_ACK };
 		for (i = 0; i < node->acks_n && f.h.count < LC_FW_ACKS_PER_FRAME; i++)
 			if (node->acks[i].dst == dst)
-				f.seq[f.h.count++] = node->acks[i].seq;
+				f.h.word[f.h.count++] = node->acks[i].seq;
 		if (lc_send_ctrl_type(node, LC_FT_FRAMEWORK, dst, &f,
 				      (uint32_t)(sizeof(f.h) + f.h.count * 4u)))
 			break;
