@@ -167,7 +167,11 @@ Test(envelope, matched_sync_frame_is_acked)
 /* An issend completes when its ack comes in, not when its frames left. */
 Test(envelope, issend_completes_on_its_ack)
 {
-	struct { struct lc_fw_ctrl h; uint32_t seq[2]; } ack = { { LC_FW_SYNC_ACK, 1, }, { 0, 0 } };
+	/* the ack frame's payload: the control header and one seq (C11 lets no struct hold h) */
+	union {
+		struct lc_fw_ctrl h;
+		unsigned char room[sizeof(struct lc_fw_ctrl) + 8];
+	} ack = { .room = { 0 } };
 	struct lc_frame_hdr h = { .magic = LC_FRAME_MAGIC, .type = LC_FT_FRAMEWORK,
 				  .flags = LC_FF_FIRST | LC_FF_LAST, .src = 3, .dst = 0,
 				  .len = sizeof(ack.h) + 4, .msg_len = sizeof(ack.h) + 4 };
@@ -182,7 +186,9 @@ Test(envelope, issend_completes_on_its_ack)
 	}
 	cr_assert_eq(lc_fake_wire_count(), 1);
 	cr_expect(lc_fake_wire(0)->hdr.flags & LC_FF_SYNC);
-	ack.seq[0] = lc_fake_wire(0)->hdr.seq;
+	ack.h.kind = LC_FW_SYNC_ACK;
+	ack.h.count = 1;
+	ack.h.word[0] = lc_fake_wire(0)->hdr.seq;
 	lc_fake_inject(&h, &ack);
 	cr_assert_eq(lc_wait(nd, r, NULL), 0);
 	lc_fake_wire_clear();

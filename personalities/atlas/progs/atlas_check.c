@@ -344,7 +344,7 @@ static void mode_dynamic(uint32_t m)
 	unsigned char *in = calloc((size_t)size, 1);
 	uint32_t *next = calloc((size_t)size, sizeof *next);
 	/* phase p: members are the nodes whose bit (p + id) % 3 != 0 ... every node leaves and joins */
-	unsigned phases = 6, per = m / 4 ? m / 4 : 1, got_from_nonmember = 0;
+	unsigned phases = 6, per = m / 4 ? m / 4 : 1;
 	for (unsigned p = 0; p < phases; p++) {
 		for (int s = 1; s < size; s++) {
 			int want = (p + (unsigned)s) % 3 != 0 && next[s] != END_SEQ;
@@ -369,7 +369,6 @@ static void mode_dynamic(uint32_t m)
 				continue;
 			}
 			int s = atlas_node_id(src);
-			got_from_nonmember += !in[s];
 			CHECK(in[s], "phase %u: received from node %d, not a member", p, s);
 			struct msg h = check_msg(b, s);
 			if (h.seq == END_SEQ) {

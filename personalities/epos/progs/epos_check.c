@@ -108,7 +108,7 @@ static void mode_stream(unsigned count)
 	}
 	unsigned char b[1021];
 	uint64_t pos = 0;
-	unsigned receives = 0, partial = 0;
+	unsigned receives = 0;
 	while (pos < total) {
 		size_t n = 0;
 		struct epos_addr from;
@@ -120,7 +120,6 @@ static void mode_stream(unsigned count)
 			      pattern(pos + i));
 		pos += n;
 		receives++;
-		partial += n < sizeof b;
 	}
 	size_t n;
 	CHECK(epos_comm_try_receive(ep, b, sizeof b, &n, NULL) == EPOS_ERR_AGAIN, "bytes beyond the stream");
