@@ -132,7 +132,8 @@ static void walk(const char *path)
 		names[n++] = full;
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, by_name);  /* the same order every run */
+	if (n)          /* an empty directory: names is NULL, which qsort may not take */
+		qsort(names, n, sizeof *names, by_name);  /* the same order every run */
 	for (size_t i = 0; i < n; i++) {
 		one(names[i]);
 		free(names[i]);

@@ -305,6 +305,22 @@ static int fz_completes(const struct fz_req *r)
 	return r->matched || (!r->sync && r->bytes <= m.eager);
 }
 
+/*
+ * Request i is gone (finished or freed): a message it sent that is still in
+ * flight, or held by a receive that may yet be cancelled, is a finished
+ * send's from now on (sreq -1), so the index can be reused by another request.
+ */
+static void fz_forget_req(int i)
+{
+	for (int k = 0; k < m.nmsg; k++)
+		if (m.msg[k].sreq == i)
+			m.msg[k].sreq = -1;
+	for (int k = 0; k < FZ_MAX_REQ; k++)
+		if (m.req[k].live && m.req[k].recv && m.req[k].matched && m.req[k].m.sreq == i)
+			m.req[k].m.sreq = -1;
+	m.req[i].live = 0;
+}
+
 static int fz_new_req(void)
 {
 	for (int i = 0; i < FZ_MAX_REQ; i++)
@@ -394,7 +410,7 @@ static void fz_finish(const char *call, int i, int rc, const MPI_Status *st)
 			fz_fail("%s: the send's buffer changed", call);
 	}
 	free(r->buf);
-	r->live = 0;
+	fz_forget_req(i);
 }
 
 /* ---- point-to-point ---- */
@@ -865,7 +881,7 @@ static void op_cancel(struct fz_in *in)
 	if (r->r != MPI_REQUEST_NULL)
 		fz_fail("MPI_Request_free left the handle");
 	fz_keep(r->buf);
-	r->live = 0;
+	fz_forget_req(i);
 }
 
 /* ---- communicators, errors, datatypes, environment ---- */
