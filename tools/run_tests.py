@@ -86,6 +86,7 @@ class Tally:
         self.failed = 0
         self.skipped = 0
         self.rows = []
+        self.failures = []      # (name, note, tail): repeated after the summary rows
         self.lock = threading.Lock()
 
     def add(self, name, passed, failed, note='', secs=None, tail=None, skipped=0):
@@ -94,6 +95,8 @@ class Tally:
             self.failed += failed
             self.skipped += skipped
             self.rows.append((name, passed, failed, note, secs))
+            if failed:
+                self.failures.append((name, note, tail or []))
             print('%-48s %5d passed, %d failed%s %s%s' % (
                 name, passed, failed, ', %d skipped' % skipped if skipped else '',
                 '' if secs is None else '%6.1fs' % secs,
@@ -353,6 +356,11 @@ def main():
 
     slow = sorted((r for r in t.rows if r[4] is not None), key=lambda r: -r[4])[:8]
     print('slowest suites: ' + ', '.join('%s %.0fs' % (r[0], r[4]) for r in slow))
+    # every failure once more at the end, where a log's tail shows it (.ci/run repeats these)
+    for name, note, tail in t.failures:
+        print('FAILED: %s%s' % (name, ': ' + note if note else ''))
+        for line in tail[-15:]:
+            print('    | ' + line)
     print('%d passed, %d failed, %d skipped' % (t.passed, t.failed, t.skipped))
     return 0 if t.failed == 0 else 1
 
