@@ -71,6 +71,12 @@ return {
     help = "how the MCP runs: \"inline\" inside the host's progress calls, "
         .. "\"thread\" as its own thread per node (LC_NIC_MCP_THREAD)" },
 
+  { key = "launcher.bind", type = "string", default = "none", values = { "none", "core" },
+    members = "LC_LAUNCHER_BIND",
+    help = "where commrun runs the nodes unless --bind says: \"core\" pins node i to the i-th "
+        .. "core it may use, one core each (as mpirun --bind-to core; more nodes than cores: "
+        .. "not bound, with a warning), \"none\" leaves them to the scheduler" },
+
   { key = "host.staging_bytes", type = "integer", default = 4 * MiB, min = 4 * KiB, max = 1 << 30,
     macro = "LC_HOST_STAGING_BYTES",
     help = "host staging area for received frames; split into slot_bytes slots, "

@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 
 	if (rc != LC_RUN_GO)
 		return rc;              /* --help, or a usage error */
-	struct lc_run_job job = { .nodes = opt.nodes, .timeout_ns = opt.timeout_ns };
+	struct lc_run_job job = { .nodes = opt.nodes, .timeout_ns = opt.timeout_ns, .bind = opt.bind };
 
 	/* the handlers first: a signal from the moment the segment exists must not leave it behind */
 	if (lc_run_signals_install() != 0 || lc_run_segment_create(&job, &opt) != 0 ||

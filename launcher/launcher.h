@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "faults.h"
+#include "lc_config.h"
 #include "nic.h"
 
 /* Functions shared between the launcher's files, not part of any library. */
@@ -22,8 +23,19 @@
 #define LC_RUN_GO (-1)                  /* lc_run_parse_options: start the job */
 
 /* The command line, parsed. */
+/* --bind: where the nodes run (the default is the config's launcher.bind) */
+enum lc_run_bind { LC_RUN_BIND_NONE = 0, LC_RUN_BIND_CORE = 1 };
+#if LC_LAUNCHER_BIND_CORE
+#define LC_RUN_BIND_DEFAULT LC_RUN_BIND_CORE
+#define LC_RUN_BIND_DEFAULT_NAME "core"
+#else
+#define LC_RUN_BIND_DEFAULT LC_RUN_BIND_NONE
+#define LC_RUN_BIND_DEFAULT_NAME "none"
+#endif
+
 struct lc_run_opts {
 	uint32_t nodes;                 /* -n N */
+	enum lc_run_bind bind;          /* --bind */
 	int stats;                      /* --stats */
 	int show_job;                   /* --show-job */
 	int have_faults;                /* --faults given: faults holds it */
@@ -59,6 +71,7 @@ struct lc_run_job {
 	char name[64];                  /* the segment, "/lc.<pid>.<n>" */
 	struct lc_nic_geom geom;
 	uint32_t nodes;
+	enum lc_run_bind bind;          /* --bind */
 	struct lc_run_node *nd;         /* [nodes] */
 	struct pollfd *pfd;             /* [2 x nodes + 1]: the signal pipe, then the open streams */
 	int *pfd_map;                   /* pfd index -> 2 x node + stream (-1: the signal pipe) */
@@ -113,6 +126,12 @@ LC_RUN_FUNC int lc_run_signals_install(void);
  * the segment removed.
  */
 LC_RUN_FUNC int lc_run_spawn(struct lc_run_job *j, char ***node_argv);
+/*
+ * spawn.c: the core of each node for --bind core (cpu[i] for node i, from the
+ * cores commrun may run on), or none (cpu[i] = -1): more nodes than cores,
+ * or bind none.  Says so on stderr when it cannot bind.  cpu has `nodes` entries.
+ */
+LC_RUN_FUNC void lc_run_bind_plan(enum lc_run_bind bind, uint32_t nodes, int *cpu);
 /* spawn.c: forward the nodes' output and our signals to them until every node is reaped. */
 LC_RUN_FUNC void lc_run_wait(struct lc_run_job *j);
 

@@ -47,6 +47,11 @@
 	  "protocols declare a group table only)") \
 	X(TIMEOUT, "timeout", 0, "SEC", ONCE, \
 	  "kill the job after SEC seconds (exit status 124)") \
+	X(BIND, "bind", 0, "WHAT", ONCE, \
+	  "core: pin node i to the i-th core commrun may run on, one core each,\n" \
+	  "as mpirun --bind-to core does (more nodes than cores: none, with a\n" \
+	  "warning); none: let the scheduler place them (default: the config's\n" \
+	  "launcher.bind, " LC_RUN_BIND_DEFAULT_NAME ")") \
 	X(SHOW_JOB, "show-job", 0, "", ONCE, \
 	  "print the job's segment name on stderr before starting") \
 	X(HELP, "help", 'h', "", ALONE, \
@@ -282,6 +287,13 @@ static int lc_run_apply(struct lc_run_opts *o, enum lc_run_opt_id id, const char
 		}
 		o->spec = arg;
 		break;
+	case LC_RUN_OPT_BIND:
+		if (!arg || (strcmp(arg, "core") != 0 && strcmp(arg, "none") != 0)) {
+			lc_run_msg("--bind needs 'core' or 'none'");
+			return LC_RUN_EXIT_USAGE;
+		}
+		o->bind = strcmp(arg, "core") == 0 ? LC_RUN_BIND_CORE : LC_RUN_BIND_NONE;
+		break;
 	case LC_RUN_OPT_SHOW_JOB:
 		o->show_job = 1;
 		break;
@@ -341,6 +353,7 @@ int lc_run_parse_options(int argc, char **argv, struct lc_run_opts *o)
 		}
 	optstring[len] = '\0';
 	memset(o, 0, sizeof *o);
+	o->bind = LC_RUN_BIND_DEFAULT;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, optstring, lc_run_longopts, NULL)) != -1) {
 		if (c == '?')

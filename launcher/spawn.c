@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,7 +70,7 @@ static int lc_run_status_of(int wst)
 
 /* Child side after fork: wire the pipes, set the environment, exec. Never returns. */
 static void lc_run_exec_node(char **argv, const char *job, uint32_t node, uint32_t nodes,
-			     int out_w, int err_w, pid_t launcher)
+			     int out_w, int err_w, pid_t launcher, int cpu)
 {
 	char v[32];
 	sigset_t none;
@@ -97,6 +98,19 @@ static void lc_run_exec_node(char **argv, const char *job, uint32_t node, uint32
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (cpu >= 0) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof one, &one) != 0)
+			fprintf(stderr, "commrun: node %u: cannot bind to core %d: %s\n", node, cpu,
+				strerror(errno));
+		snprintf(v, sizeof v, "%d", cpu);
+		setenv("LC_CORE", v, 1);
+	} else {
+		unsetenv("LC_CORE");
+	}
 	setenv("LC_JOB", job, 1);
 	snprintf(v, sizeof v, "%u", node);
 	setenv("LC_NODE", v, 1);
@@ -105,6 +119,30 @@ static void lc_run_exec_node(char **argv, const char *job, uint32_t node, uint32
 	execvp(argv[0], argv);
 	fprintf(stderr, "commrun: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
+}
+
+void lc_run_bind_plan(enum lc_run_bind bind, uint32_t nodes, int *cpu)
+{
+	cpu_set_t allowed;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < nodes; i++)
+		cpu[i] = -1;
+	if (bind != LC_RUN_BIND_CORE)
+		return;
+	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+		lc_run_msg("--bind core: cannot read the cores this process may run on (%s): "
+			   "nodes not bound", strerror(errno));
+		return;
+	}
+	if ((uint32_t)CPU_COUNT(&allowed) < nodes) {
+		lc_run_msg("--bind core: %u nodes on %d cores: nodes not bound (oversubscribed)",
+			   nodes, CPU_COUNT(&allowed));
+		return;
+	}
+	for (int c = 0; c < CPU_SETSIZE && n < nodes; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpu[n++] = c;
 }
 
 /*
@@ -116,13 +154,15 @@ int lc_run_spawn(struct lc_run_job *j, char ***node_argv)
 {
 	const uint32_t nodes = j->nodes;
 	const pid_t launcher = getpid();
+	int *cpu = calloc(nodes, sizeof *cpu);
 
 	j->nd = calloc(nodes, sizeof *j->nd);
 	j->pfd = calloc(2 * (size_t)nodes + 1, sizeof *j->pfd);
 	j->pfd_map = calloc(2 * (size_t)nodes + 1, sizeof *j->pfd_map);
-	if (!j->nd || !j->pfd || !j->pfd_map) {
+	if (!j->nd || !j->pfd || !j->pfd_map || !cpu) {
 		lc_run_msg("out of memory");
 		lc_seg_unlink(j->name);
+		free(cpu);
 		free(j->nd);
 		free(j->pfd);
 		free(j->pfd_map);
@@ -130,6 +170,7 @@ int lc_run_spawn(struct lc_run_job *j, char ***node_argv)
 	}
 	j->running = 0;
 	j->start_failed = 0;
+	lc_run_bind_plan(j->bind, nodes, cpu);
 	fflush(NULL);
 	for (uint32_t i = 0; i < nodes; i++) {
 		int po[2], pe[2];
@@ -147,7 +188,8 @@ int lc_run_spawn(struct lc_run_job *j, char ***node_argv)
 		}
 		if (pid == 0) {
 			/* O_CLOEXEC closes the other nodes' pipes at exec */
-			lc_run_exec_node(node_argv[i], j->name, i, nodes, po[1], pe[1], launcher);
+			lc_run_exec_node(node_argv[i], j->name, i, nodes, po[1], pe[1], launcher,
+					 cpu[i]);
 		}
 		close(po[1]);
 		close(pe[1]);
@@ -164,6 +206,7 @@ int lc_run_spawn(struct lc_run_job *j, char ***node_argv)
 		j->running++;
 	}
 
+	free(cpu);
 	j->grace_ns = 2 * j->geom.backpressure_timeout_ns + LC_RUN_GRACE_EXTRA_NS;
 	j->t0 = lc_run_now_ns();
 	j->kill_at = 0;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Launcher tests: commrun's options, --help, usage errors, arguments left alone, multi-program jobs, spec files, names. */
+#define _GNU_SOURCE     /* sched_getaffinity, CPU_* */
+#include <sched.h>
+
 #include "../pipeline/lc_run.h"
 
 TestSuite(launcher, .timeout = 60 * LC_T_SLOWDOWN);
@@ -21,6 +24,7 @@ static const struct {
 	{ "faults", 0, 1 },
 	{ "group", 0, 1 },
 	{ "timeout", 0, 1 },
+	{ "bind", 0, 1 },
 	{ "show-job", 0, 0 },
 	{ "help", 'h', 0 },
 };
@@ -492,5 +496,54 @@ Test(launcher, a_name_has_one_holder_in_the_job)
 	for (int i = 1; i < 3; i++)
 		lc_t_expect_node_line(&o, i, "jobprog ok: claim x: LC_ERR_BUSY: lc_name_register: \"x\" "
 				      "is registered already, by node 0\n");
+	lc_t_out_free(&o);
+}
+
+/* --bind core: node i on the i-th core commrun may use, alone; more nodes than cores: unbound, said. */
+Test(launcher, bind_core_pins_each_node_to_a_core_of_its_own)
+{
+	struct lc_t_out o;
+	char line[256], want[256], seen[CPU_SETSIZE] = { 0 };
+	cpu_set_t allowed;
+	char *script = "echo core=${LC_CORE:-none}; taskset -pc $$ | sed 's/.*: /cpus=/'";
+
+	cr_assert_eq(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+	int ncpu = CPU_COUNT(&allowed);
+	if (ncpu < 2)
+		cr_skip_test("needs two cores to bind two nodes (this process may use %d)", ncpu);
+	char n[16];
+	snprintf(n, sizeof n, "%d", ncpu);
+	lc_t_crun(&o, "--bind", "core", "-n", n, "sh", "-c", script, NULL);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	for (int i = 0; i < ncpu; i++) {
+		int core = -1;
+		lc_t_node_lines(&o, i, line, sizeof line);
+		cr_assert_eq(sscanf(line, "core=%d", &core), 1, "node %d: %s", i, line);
+		cr_assert(core >= 0 && core < CPU_SETSIZE && CPU_ISSET(core, &allowed) && !seen[core],
+			  "node %d on core %d: not one of ours, or shared; output:\n%s", i, core, o.text);
+		seen[core] = 1;
+		snprintf(want, sizeof want, "core=%d\ncpus=%d\n", core, core);
+		cr_assert_str_eq(line, want, "node %d is not pinned to its core alone", i);
+	}
+	lc_t_out_free(&o);
+	/* one node more than cores: nobody is bound, and commrun says why */
+	snprintf(n, sizeof n, "%d", ncpu + 1);
+	lc_t_crun(&o, "--bind", "core", "-n", n, "sh", "-c", "echo core=${LC_CORE:-none}", NULL);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert(strstr(o.text, "nodes not bound (oversubscribed)"), "output:\n%s", o.text);
+	for (int i = 0; i <= ncpu; i++) {
+		lc_t_node_lines(&o, i, line, sizeof line);
+		cr_assert_str_eq(line, "core=none\n", "node %d bound though oversubscribed", i);
+	}
+	lc_t_out_free(&o);
+	/* --bind none and a bad value */
+	lc_t_crun(&o, "--bind", "none", "-n", "2", "sh", "-c", "echo core=${LC_CORE:-none}", NULL);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	lc_t_node_lines(&o, 1, line, sizeof line);
+	cr_assert_str_eq(line, "core=none\n");
+	lc_t_out_free(&o);
+	lc_t_crun(&o, "--bind", "socket", "-n", "2", "true", NULL);
+	cr_assert_eq(o.status, 2, "exit %d, expected 2 (usage error); output:\n%s", o.status, o.text);
+	cr_assert(strstr(o.text, "--bind needs 'core' or 'none'"), "output:\n%s", o.text);
 	lc_t_out_free(&o);
 }
