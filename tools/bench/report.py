@@ -223,8 +223,13 @@ def write(outdir, csv_path, meta, cjs):
                                                  ', '.join(anchors) or 'none'),
           '- MPI series (the MPI twins built with each config\'s `bin/mpicc`): %s.'
           % (', '.join(bl.mpi_target(c) for c in configs) or 'none'),
-          '- Machine: %s, %s CPUs; both processes of a job run unpinned (Open MPI: `%s`).'
-          % (meta['host'], meta['cpus'], meta['mpirun'])]
+          '- Machine: %s, %s CPUs; %s (`bind=%s`: commrun `--bind`, shm_pingpong `--bind`; '
+          'Open MPI: `%s`).'
+          % (meta['host'], meta['cpus'],
+             'every process of a two-node job on a core of its own (the shm floor busy-polls); a job of more '
+             'nodes than cores runs unbound' if meta.get('bind', 'none') == 'core' else
+             'every process unpinned, placed by the scheduler',
+             meta.get('bind', 'none'), meta['mpirun'])]
     if meta.get('wall_seconds') is not None:
         L.append('- Wall time of the run (build, rounds, callgrind, plots): %dm%02ds.'
                  % (meta['wall_seconds'] // 60, meta['wall_seconds'] % 60))

@@ -35,8 +35,12 @@ import report  # noqa: E402
 
 LUA = 'lua5.4'
 GEN = os.path.join(ROOT, 'gen', 'main.lua')
-MPIRUN = ['mpirun.openmpi', '--allow-run-as-root', '-np', '2', '--bind-to', 'core',
+MPIRUN = ['mpirun.openmpi', '--allow-run-as-root', '-np', '2',
           '--mca', 'pml', 'ob1', '--mca', 'btl', 'self,vader']
+# bind=core (default) | none: every program of a run is placed the same way -- commrun --bind,
+# the config's mpirun --bind-to, Open MPI's --bind-to, shm_pingpong --bind -- and report.md says
+# which.  A job of more nodes than cores is not bound (commrun says so), pinned or not.
+BIND_VALUES = ('core', 'none')
 FAULT_DROPS = [0.0, 0.001, 0.01, 0.05]
 QUICK_SIZES = [8, 65536]
 # The configs of a default run: the baseline and each protocol alone (multicast in its NIC
@@ -106,7 +110,7 @@ progress = Progress()
 # ---------------------------------------------------------------- arguments
 def parse_args(argv):
     opts = dict(configs='', sizes='', rounds='', quick='0', mpi='1', faults='0', out='', build='1',
-                budget=str(BUDGET_SECONDS))
+                budget=str(BUDGET_SECONDS), bind='core')
     for a in argv:
         if '=' not in a:
             sys.exit('bench: argument %r is not KEY=VALUE' % a)
@@ -140,6 +144,9 @@ def parse_args(argv):
         sys.exit('bench: no sizes')
     o['sizes'] = sizes
     o['configs'] = opts['configs']
+    if opts['bind'] not in BIND_VALUES:
+        sys.exit('bench: bind must be one of %s' % ', '.join(BIND_VALUES))
+    o['bind'] = opts['bind']
     return o
 
 
@@ -402,12 +409,14 @@ def run_sweep(cmd, sizes, column, timeout, on_size):
     return got, err
 
 
-def bench_cmd(target, bench, seg, args, bindir, timeout, quick=False):
+def bench_cmd(target, bench, seg, args, bindir, timeout, quick=False, bind='core'):
     rng = ['-s', '%d:%d' % (seg[0], seg[-1])]
+    cbind = ['--bind', bind]
     if target == 'shm':
-        return [os.path.join(bindir, 'shm_pingpong')] + rng + args
+        return [os.path.join(bindir, 'shm_pingpong')] + cbind + rng + args
     if target == 'openmpi':
-        return MPIRUN + [twin_path(bindir, target, bench['program'])] + rng + args
+        return MPIRUN + ['--bind-to', bind] + [twin_path(bindir, target, bench['program'])] + \
+            rng + args
     b = cfg_bin(bl.config_of(target))
     pb = bl.personality_bench(target, bench['name'])
     if pb:
@@ -415,14 +424,14 @@ def bench_cmd(target, bench, seg, args, bindir, timeout, quick=False):
         # are the native programs'), under the config's commrun
         prog = os.path.join(os.path.dirname(b), 'examples', pb['p'], pb['program'])
         return (['env'] + pb['env'] if pb['env'] else []) + \
-            [os.path.join(b, 'commrun'), '-n', str(bench['nodes']), '--timeout', str(timeout),
-             prog] + pb['args'](seg[0], seg[-1], quick)
+            [os.path.join(b, 'commrun'), '-n', str(bench['nodes']), '--timeout', str(timeout)] + \
+            cbind + [prog] + pb['args'](seg[0], seg[-1], quick)
     if bl.is_mpi_target(target):
         # the config's own mpirun: -n N, then commrun's options (its --timeout) and the program
-        return [os.path.join(b, 'mpirun'), '-n', str(bench['nodes']), '--timeout', str(timeout),
-                twin_path(bindir, target, bench['program'])] + rng + args
-    return [os.path.join(b, 'commrun'), '-n', str(bench['nodes']), '--timeout', str(timeout),
-            os.path.join(b, bench['program'])] + rng + args
+        return [os.path.join(b, 'mpirun'), '-n', str(bench['nodes']), '--timeout', str(timeout)] + \
+            cbind + [twin_path(bindir, target, bench['program'])] + rng + args
+    return [os.path.join(b, 'commrun'), '-n', str(bench['nodes']), '--timeout', str(timeout)] + \
+        cbind + [os.path.join(b, bench['program'])] + rng + args
 
 
 SINK_RE = re.compile(r'sink ok:.*checked, ([0-9.]+) MB/s')
@@ -798,7 +807,7 @@ def main(argv):
             for seg in segments(sizes):
                 got, err = {}, twins.get((t, b['name']))
                 if err is None:
-                    cmd = bench_cmd(t, b, seg, args, bindir, limit, o['quick'])
+                    cmd = bench_cmd(t, b, seg, args, bindir, limit, o['quick'], o['bind'])
                     got, err = run_sweep(cmd, seg, b['column'], limit,
                                          lambda s, lab=label, rem=remaining:
                                          progress.show('%s size %s' % (lab, bl.fmt_size(s)), rem,
@@ -846,7 +855,8 @@ def main(argv):
                 mpi_targets=mpi_targets, personality_targets=ptargets,
                 mpi_twins={'%s %s' % k: v for k, v in sorted(twins.items())},
                 instr_api=dict(calls=API_CALLS, wait=API_WAIT, put_back=list(API_PUT_BACK)),
-                skipped=skipped, notes=note, mpirun=' '.join(MPIRUN),
+                skipped=skipped, notes=note, mpirun=' '.join(MPIRUN + ['--bind-to', o['bind']]),
+                bind=o['bind'],
                 benchmarks=[{k: v for k, v in b.items() if k != 'anchors'} for b in bl.BENCHMARKS])
     summary = [dict(config=k[0], benchmark=k[1], size=k[2], **v)
                for k, v in sorted(bl.cells(rows).items())]
