@@ -20,17 +20,21 @@ static inline __attribute__((always_inline)) int dma_step(struct lc_nic *nic, _A
 	struct lc_nic_ctrl *ct = nic->ctrl;
 	struct lc_nic_dma_eng *m = &ct->dma;
 	struct lc_nic_dma_block *b;
-	uint32_t c, done = 0;
+	uint32_t c, done = 0, nchains = atomic_load_explicit(&nic->dma_chains, memory_order_relaxed);
 	void *sram, *host;
 
-	/* the highest-priority chain with an activated block not yet done */
-	for (c = 0; c < LC_DMA_CHAINS; c++) {
+	/*
+	 * the highest-priority chain with an activated block not yet done; the spare
+	 * chains only once one was given blocks (dma_chains: an idle step, every
+	 * progress call of a waiting host, reads two chains, not four)
+	 */
+	for (c = 0; c < nchains; c++) {
 		done = atomic_load_explicit(&ct->chain_done[c].v, memory_order_relaxed);
 		/* acquire (A14): pairs with the chain producer's release of chain_active (R14) */
 		if (atomic_load_explicit(&ct->chain_active[c].v, memory_order_acquire) != done)
 			break;
 	}
-	if (c == LC_DMA_CHAINS)
+	if (c == nchains)
 		return 0;
 	if (c != m->cur_chain) {
 		uint32_t k = m->cur_chain;
@@ -85,6 +89,8 @@ int lc_nic_dma_chain_setup(struct lc_nic *nic, uint32_t c, struct lc_nic_dma_blo
 		return LC_ERR_BUSY;
 	nic->chain[c].blocks = blocks;
 	nic->chain[c].mask = n - 1;
+	if (atomic_load_explicit(&nic->dma_chains, memory_order_relaxed) < c + 1)
+		atomic_store_explicit(&nic->dma_chains, c + 1, memory_order_relaxed);
 	return 0;
 }
 

@@ -750,6 +750,7 @@ static void nic_free(struct lc_nic *nic)
 	if (nic->seg)
 		munmap(nic->seg, nic->seg_bytes);
 	free(nic->routes);
+	free(nic->node_sram);
 	free(nic->peer_tail);
 	free(nic->tx_ready);
 	free(nic->rx_done);
@@ -809,6 +810,7 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->chain[0].mask = g->rx_dma - 1;
 	nic->chain[1].blocks = (struct lc_nic_dma_block *)(nic->sram + g->off_tx_dma);
 	nic->chain[1].mask = g->tx_dma - 1;
+	atomic_init(&nic->dma_chains, 2);   /* the Rx and Tx DMA chains; spares join when set up */
 	nic->rx_room = g->rx_fifo < g->staging_slots ? g->rx_fifo : g->staging_slots;
 	/* the host caches start from the segment's indices (0, or a test's base) */
 	nic->hc_send_tail = atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_acquire);
@@ -816,18 +818,21 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->hc_txdma_done = atomic_load_explicit(&nic->ctrl->chain_done[1].v, memory_order_acquire);
 	nic->hc_rxfifo_head = atomic_load_explicit(&nic->ctrl->rxfifo_tail.v, memory_order_acquire);
 	nic->routes = calloc(g->nodes, sizeof(*nic->routes));
+	nic->node_sram = calloc(g->nodes, sizeof(*nic->node_sram));
 	nic->peer_tail = calloc(g->nodes, sizeof(*nic->peer_tail));
 	nic->tx_ready = calloc(g->send_ring, sizeof(*nic->tx_ready));
 	nic->rx_done = calloc(g->recv_ring, 1);
-	if (!nic->routes || !nic->peer_tail || !nic->tx_ready || !nic->rx_done ||
+	if (!nic->routes || !nic->node_sram || !nic->peer_tail || !nic->tx_ready || !nic->rx_done ||
 	    lc_faults_attach(nic) != 0) {
 		snprintf(err, errlen, "out of memory");
 		nic_free(nic);
 		*rc = LC_ERR_NOMEM;
 		return NULL;
 	}
-	for (uint32_t d = 0; d < g->nodes; d++)
+	for (uint32_t d = 0; d < g->nodes; d++) {
 		lc_net_route(g, node, d, &nic->routes[d]);   /* cannot fail: geometry checked */
+		nic->node_sram[d] = nic->seg + off_nodes + nic->nl.bytes * d + nic->nl.sram;
+	}
 	if (!atomic_compare_exchange_strong_explicit(&nic->hdr->node[node].state, &st, LC_NODE_ATTACHED,
 						     memory_order_acq_rel, memory_order_acquire)) {
 		snprintf(err, errlen, "node %" PRIu32 " of job segment %s is %s, not unused", node, name,

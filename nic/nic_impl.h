@@ -387,8 +387,12 @@ struct lc_nic {
 	struct lc_net_port *ports;
 	struct lc_nic_fifo_entry *txfifo, *rxfifo;
 	struct lc_nic_chain chain[LC_DMA_CHAINS];
+	/* chains the DMA engine serves: 2, up to the last spare set up (relaxed: a spare's blocks
+	 * reach the engine through its activation, R2 -> A2, R14 -> A14) */
+	_Atomic uint32_t dma_chains;
 	uint32_t rx_room;                   /* min(rx_fifo, staging_slots) */
 	struct lc_route *routes;            /* [nodes] */
+	uint8_t **node_sram;                /* [nodes]: each node's SRAM in this mapping (lc_seg_sram) */
 	uint32_t *peer_tail;                /* [nodes], Net-Send: last seen recv_tail of each peer (stale = fewer free slots) */
 	_Atomic uint8_t *tx_ready;          /* [send_ring]: slot may be injected; R13/A13 */
 	uint8_t *rx_done;                   /* [recv_ring], Net-Recv: slot may be freed */
@@ -443,9 +447,27 @@ LC_NIC_FUNC int lc_seg_names_init(struct lc_seg_names *t, char *err, size_t errl
 /* Map the segment and verify it was made for g. 0 or negative lc_err with a message. */
 LC_NIC_FUNC int lc_seg_map(const char *name, const struct lc_nic_geom *g, uint8_t **base,
 			   size_t *bytes, char *err, size_t errlen);
-LC_NIC_FUNC struct lc_nic_ctrl *lc_seg_ctrl(const struct lc_nic *nic, uint32_t node);
-LC_NIC_FUNC uint8_t *lc_seg_sram(const struct lc_nic *nic, uint32_t node);
-LC_NIC_FUNC uint32_t lc_seg_node_state(const struct lc_nic *nic, uint32_t node);
+/*
+ * Node `node`'s SRAM and control block in this mapping, and its state (A10).
+ * Inline, from the table lc_nic_attach fills: Net-Send reaches them for every
+ * frame it puts on a link (an out-of-line call and the layout's arithmetic
+ * each time cost lc_net_put about a third of its instructions).
+ */
+static inline uint8_t *lc_seg_sram(const struct lc_nic *nic, uint32_t node)
+{
+	return nic->node_sram[node];
+}
+
+static inline struct lc_nic_ctrl *lc_seg_ctrl(const struct lc_nic *nic, uint32_t node)
+{
+	return (struct lc_nic_ctrl *)(void *)(nic->node_sram[node] + nic->g.off_ctrl);
+}
+
+static inline uint32_t lc_seg_node_state(const struct lc_nic *nic, uint32_t node)
+{
+	/* acquire: pairs with the release of the state in lc_seg_mark_dead / lc_nic_detach (R10) */
+	return atomic_load_explicit(&nic->hdr->node[node].state, memory_order_acquire);
+}
 /* 1 while the launcher sees node's process stopped (lc_seg_mark_stopped). */
 LC_NIC_FUNC int lc_seg_node_stopped(const struct lc_nic *nic, uint32_t node);
 /*
@@ -468,10 +490,54 @@ LC_NIC_FUNC uint32_t lc_net_ports(const struct lc_nic_geom *g);
 /* Source route from src to dst. 0 or LC_ERR_RANGE. */
 LC_NIC_FUNC int lc_net_route(const struct lc_nic_geom *g, uint32_t src, uint32_t dst,
 			     struct lc_route *r);
-/* Take every port of r in route order (wormhole); on failure release them. 1 taken, 0 busy (*busy = gport). */
-LC_NIC_FUNC int lc_net_lock(struct lc_nic *nic, const struct lc_route *r, uint32_t *busy);
-LC_NIC_FUNC void lc_net_unlock(struct lc_nic *nic, const struct lc_route *r);
-LC_NIC_FUNC struct lc_net_port *lc_net_port(struct lc_nic *nic, uint32_t gport);
+/* Switch port gport (global id) of the job. */
+static inline struct lc_net_port *lc_net_port(struct lc_nic *nic, uint32_t gport)
+{
+	return nic->ports + gport;
+}
+
+/* Take one port; a lock held by a dead or exited node is stolen. */
+static inline int lc_net_port_trylock(struct lc_nic *nic, struct lc_net_port *p)
+{
+	uint32_t me = nic->node + 1, owner = 0;
+
+	/* acquire (A5): pairs with the release in lc_net_unlock (R5) of the last holder */
+	if (atomic_compare_exchange_strong_explicit(&p->owner, &owner, me, memory_order_acquire,
+						    memory_order_relaxed))
+		return 1;
+	if (owner - 1 < nic->g.nodes && lc_seg_node_state(nic, owner - 1) >= LC_NODE_EXITED)
+		return atomic_compare_exchange_strong_explicit(&p->owner, &owner, me,
+							       memory_order_acquire, memory_order_relaxed);
+	return 0;
+}
+
+/*
+ * Take every port of r in route order (wormhole); on failure release them.
+ * 1 taken, 0 busy (*busy = gport).  Inline, with lc_net_unlock: Net-Send
+ * takes and gives a route for every frame.
+ */
+static inline int lc_net_lock(struct lc_nic *nic, const struct lc_route *r, uint32_t *busy)
+{
+	for (uint32_t i = 0; i < r->hops; i++) {
+		if (!lc_net_port_trylock(nic, lc_net_port(nic, r->gport[i]))) {
+			*busy = r->gport[i];
+			while (i-- > 0)
+				/* release (R5): pairs with the acquire in lc_net_port_trylock (A5) */
+				atomic_store_explicit(&lc_net_port(nic, r->gport[i])->owner, 0,
+						      memory_order_release);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static inline void lc_net_unlock(struct lc_nic *nic, const struct lc_route *r)
+{
+	for (uint32_t i = r->hops; i-- > 0;)
+		/* release (R5): pairs with the acquire in lc_net_port_trylock (A5) */
+		atomic_store_explicit(&lc_net_port(nic, r->gport[i])->owner, 0, memory_order_release);
+}
+
 /*
  * With the port lock of the route to dst held: 1 when dst's Receive Ring has
  * room for a frame, its head in *rh (the slot to fill, then release recv_head

@@ -288,22 +288,6 @@ _Static_assert(sizeof(struct lc_nic_geom) == 0 LC_GEOM_LIST(LC_X_SIZE),
 	       "struct lc_nic_geom has no padding between the fields of LC_GEOM_LIST");
 #undef LC_X_SIZE
 
-struct lc_nic_ctrl *lc_seg_ctrl(const struct lc_nic *nic, uint32_t node)
-{
-	return (struct lc_nic_ctrl *)(lc_seg_sram(nic, node) + nic->g.off_ctrl);
-}
-
-uint8_t *lc_seg_sram(const struct lc_nic *nic, uint32_t node)
-{
-	return nic->seg + nic->hdr->off_nodes + nic->hdr->node_bytes * node + nic->nl.sram;
-}
-
-uint32_t lc_seg_node_state(const struct lc_nic *nic, uint32_t node)
-{
-	/* acquire: pairs with the release of the state in lc_seg_mark_dead / lc_nic_detach (R10) */
-	return atomic_load_explicit(&nic->hdr->node[node].state, memory_order_acquire);
-}
-
 int lc_seg_node_stopped(const struct lc_nic *nic, uint32_t node)
 {
 	/* acquire (A12): pairs with the release in lc_seg_mark_stopped (R12) */
