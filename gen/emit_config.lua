@@ -2,6 +2,7 @@
 -- Emit lc_config.h: every constant of the resolved config.
 local common = require("emit_common")
 local util = require("util")
+local model = require("model")
 
 local M = {}
 
@@ -27,7 +28,8 @@ function M.macros(m, schema, protos)
   def("LC_NIC_CTRL_BYTES", tostring(m.sram[1].bytes), "SRAM control block (ring indices, one 64-byte line each)")
   def("LC_NIC_DMA_BLOCK_BYTES", "32", "bytes of one DMA chain block")
   def("LC_NIC_FIFO_ENTRY_BYTES", "16", "bytes of one doorbell/completion FIFO entry")
-  def("LC_NIC_RECV_LEN_BYTES", "4", "bytes of one Receive Ring slot's wire length")
+  def("LC_NIC_RECV_WORD_BYTES", tostring(model.RECV_WORD_BYTES),
+    "bytes of a Receive Ring slot's publication word, before its frame")
   local stamp
   for _, l in ipairs(m.sram) do
     def("LC_NIC_OFF_" .. l.name:upper(), tostring(l.offset), "SRAM offset of " .. l.name)

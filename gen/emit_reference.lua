@@ -78,7 +78,8 @@ function M.emit(schema, protos, pointcuts)
         or s.members and ("`" .. s.members .. "_<VALUE>` (0/1)") or "", md(s.help))
   end
   o[#o + 1] = ""
-  o[#o + 1] = "Derived checks: `mtu` + frame header <= `nic.slot_bytes` (a multiple of 64);"
+  o[#o + 1] = "Derived checks: the Receive Ring slot's publication word (8 bytes) + frame header + `mtu`"
+  o[#o + 1] = "<= `nic.slot_bytes` (a multiple of 64);"
   o[#o + 1] = "`pio_threshold` <= `mtu`; the SRAM layout (control block 4096 bytes, Send and Receive"
   o[#o + 1] = "Rings of `slot_bytes` slots, DMA chains of 32-byte blocks, FIFOs of 16-byte entries, each"
   o[#o + 1] = "aligned to 64) fits `nic.sram_bytes`; `host.staging_bytes` holds at least 2 slots."

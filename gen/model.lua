@@ -9,7 +9,9 @@ local M = {}
 M.CTRL_BYTES = 4096
 M.DMA_BLOCK_BYTES = 32
 M.FIFO_ENTRY_BYTES = 16
-M.RECV_LEN_BYTES = 4   -- wire byte count of one Receive Ring slot (written by the sending NIC)
+-- a Receive Ring slot's publication word before its frame (ring index and wire byte count, written
+-- by the sending NIC after the frame: nic/nic_impl.h, lc_recv_publish)
+M.RECV_WORD_BYTES = 8
 M.SRAM_ALIGN = 64
 
 -- The SRAM buffers in layout order: name, config key, bytes per element.
@@ -21,7 +23,6 @@ local function sram_buffers(c)
     { name = "rx_dma", count = c["nic.rx_dma"], elem = M.DMA_BLOCK_BYTES },
     { name = "tx_fifo", count = c["nic.tx_fifo"], elem = M.FIFO_ENTRY_BYTES },
     { name = "rx_fifo", count = c["nic.rx_fifo"], elem = M.FIFO_ENTRY_BYTES },
-    { name = "recv_len", count = c["nic.recv_ring"], elem = M.RECV_LEN_BYTES },
   }
 end
 
@@ -136,9 +137,10 @@ function M.build(c, frame, protos, name)
     err("nic.slot_bytes", string.format("%d is not a multiple of %d (slots are cache-line aligned)",
       slot, M.SRAM_ALIGN))
   end
-  if mtu + m.hdr_bytes > slot then
-    err("mtu", string.format("MTU larger than a ring slot: mtu %d + frame header %d = %d > "
-      .. "nic.slot_bytes %d", mtu, m.hdr_bytes, mtu + m.hdr_bytes, slot))
+  if M.RECV_WORD_BYTES + mtu + m.hdr_bytes > slot then
+    err("mtu", string.format("MTU larger than a ring slot: Receive Ring word %d + mtu %d + frame "
+      .. "header %d = %d > nic.slot_bytes %d", M.RECV_WORD_BYTES, mtu, m.hdr_bytes,
+      M.RECV_WORD_BYTES + mtu + m.hdr_bytes, slot))
   end
   if c.pio_threshold > mtu then
     err("pio_threshold", string.format("%d is larger than mtu %d", c.pio_threshold, mtu))

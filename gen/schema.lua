@@ -44,11 +44,13 @@ return {
 
   { key = "nic.sram_bytes", type = "integer", default = 2 * MiB, min = 64 * KiB, max = 1 << 30,
     macro = "LC_NIC_SRAM_BYTES",
-    help = "size of the NIC's SRAM; the seven buffers and the control block must fit in it" },
+    help = "size of the NIC's SRAM; the six buffers (and the stamp tables, where a protocol "
+        .. "needs them) and the control block must fit in it" },
   { key = "nic.slot_bytes", type = "integer", default = 8256, min = 128, max = (1 << 20) + 4 * KiB,
     macro = "LC_NIC_SLOT_BYTES",
     help = "bytes of one Send/Receive Ring slot (and of one host staging slot): "
-        .. "frame header plus at most mtu bytes of payload; a multiple of 64" },
+        .. "the NIC's 8-byte publication word of a Receive Ring slot, the frame header and at most mtu "
+        .. "bytes of payload; a multiple of 64" },
   { key = "nic.send_ring", type = "integer", default = 16, min = 2, max = 4096, pow2 = true,
     macro = "LC_NIC_SEND_RING",
     help = "slots of the Send Ring (host -> NIC frames waiting to be injected)" },

@@ -91,8 +91,9 @@ int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr *hdr, uint32_t ds
 /*
  * lc_net_put, right after the frame (bytes at src) was copied into slot rh of
  * dst's Receive Ring, with the route held and room for `room` frames from rh:
- * corrupt the copy, add a duplicate, release a held frame.  Returns the
- * frames now written from rh (>= 1): the caller publishes recv_head = rh + n.
+ * corrupt the copy, add a duplicate, release a held frame (each added frame
+ * published in its slot, lc_recv_publish).  Returns the frames now written
+ * from rh (>= 1): the caller publishes slot rh's frame, then recv_head = rh + n.
  */
 uint32_t lc_faults_wire(struct lc_nic *nic, uint32_t dst, const void *src, uint32_t bytes,
 			uint32_t rh, uint32_t room);

@@ -298,11 +298,12 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 	}
 	/* the NIC-to-NIC copy: header and payload, from our SRAM into the remote Receive Ring */
 	memcpy(recv_slot(lc_seg_sram(nic, dst), &nic->g, rh), hdr, bytes);
-	*lc_recv_len(lc_seg_sram(nic, dst), &nic->g, rh) = bytes;
 	n = 1;
 	if (nic->faults)
 		n = lc_faults_wire(nic, dst, hdr, bytes, rh, nic->g.recv_ring - (rh - nic->peer_tail[dst]));
-	/* release (R7): pairs with the remote Net-Recv's acquire of recv_head (A7) */
+	/* the frame as the wire left it (faults applied): now Net-Recv may take it (R7) */
+	lc_recv_publish(lc_seg_sram(nic, dst), &nic->g, rh, bytes);
+	/* the next sender's slot (the port lock orders the senders, R5 -> A5) */
 	atomic_store_explicit(&rc->recv_head.v, rh + n, memory_order_release);
 	for (uint32_t i = 0; i < r->hops; i++) {
 		struct lc_net_port *p = lc_net_port(nic, r->gport[i]);
@@ -501,14 +502,15 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 	struct lc_frame_hdr *hdr;
 	struct lc_nic_dma_block *b;
 	lc_verdict v;
+	/* the slot's publication word (A7): the wire byte count, not the header's len (a fault may have flipped it) */
+	int64_t w = lc_recv_wire(nic->sram, &nic->g, next);
 
-	/* acquire (A7): pairs with the remote Net-Send's release of recv_head (R7) */
-	if (next == atomic_load_explicit(&ct->recv_head.v, memory_order_acquire))
+	if (w < 0)
 		return 0;
+	wire = (uint32_t)w;
 	hdr = (struct lc_frame_hdr *)recv_slot(nic->sram, &nic->g, next);
-	/* the wire byte count, not the header's len (a fault may have flipped it) */
-	wire = *lc_recv_len(nic->sram, &nic->g, next);
-	if (wire < nic->g.hdr_bytes || wire > nic->g.slot_bytes || hdr->magic != LC_FRAME_MAGIC ||
+	if (wire < nic->g.hdr_bytes || wire > nic->g.slot_bytes - LC_NIC_RECV_WORD_BYTES ||
+	    hdr->magic != LC_FRAME_MAGIC ||
 	    hdr->dst != nic->node || hdr->src >= nic->g.nodes || hdr->len != wire - nic->g.hdr_bytes) {
 		lc_nic_count_shared(nic, LC_NIC_STAT_nic_drops_bad, 1);
 		goto drop;

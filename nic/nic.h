@@ -18,7 +18,7 @@
 
 #define LC_MAX_NODES 256
 #define LC_DMA_CHAINS 4         /* chain 0 = Rx (highest priority), 1 = Tx, 2..3 spare */
-#define LC_SEG_LAYOUT_VERSION 4
+#define LC_SEG_LAYOUT_VERSION 5
 
 enum lc_nic_stat {
 #define LC_X_ENUM(name, ...) LC_NIC_STAT_##name,
@@ -59,8 +59,8 @@ enum lc_nic_stat {
 	X(uint32_t, off_rx_dma, LC_NIC_OFF_RX_DMA, 1, "SRAM offset: Rx DMA chain")                \
 	X(uint32_t, off_tx_fifo, LC_NIC_OFF_TX_FIFO, 1, "SRAM offset: doorbell FIFO")             \
 	X(uint32_t, off_rx_fifo, LC_NIC_OFF_RX_FIFO, 1, "SRAM offset: Rx FIFO")                   \
-	X(uint32_t, off_recv_len, LC_NIC_OFF_RECV_LEN, 1,                                           \
-	  "SRAM offset: recv_ring x uint32_t, the wire byte count of each Receive Ring slot")       \
+	X(uint32_t, recv_word_bytes, LC_NIC_RECV_WORD_BYTES, 1,                                     \
+	  "a Receive Ring slot's publication word, before its frame (nic_impl.h)")                 \
 	X(uint32_t, off_stamp, LC_NIC_OFF_STAMP, 1,                                                 \
 	  "SRAM offset: send_ring stamp tables of replicated frames, 0: none (lc_nic_tx_stamp)")     \
 	X(uint32_t, staging_slots, LC_HOST_STAGING_SLOTS, 1,                                        \

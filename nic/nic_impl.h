@@ -74,9 +74,12 @@
  *   a sender holds the switch output port that leads to this node (so the
  *   remote writers are serialized by that port's lock: lock CAS acquire /
  *   unlock store release, R5 -> A5), acquires recv_tail (A6) for room,
- *   copies the frame into slot recv_head, writes the wire byte count of the
- *   copy into recv_len[slot] (SRAM at off_recv_len) and releases recv_head
- *   (R7) -> Net-Recv acquires it (A7).  Net-Recv trusts that count, never
+ *   copies the frame into slot recv_head, then releases the slot's
+ *   publication word -- the ring index and the wire byte count of the copy,
+ *   in the line of the frame's header (lc_recv_publish, R7) -> Net-Recv
+ *   acquires the word of the index it expects (lc_recv_wire, A7), so it
+ *   never reads recv_head, the senders' own index (released after the word,
+ *   for the next sender).  Net-Recv trusts that count, never
  *   the frame's (possibly damaged) header length: a frame whose header
  *   len + hdr_bytes differs from it is dropped as bad.  Net-Recv alone
  *   releases recv_tail (R6) once the frame's Rx DMA completed (seen through
@@ -421,15 +424,49 @@ struct lc_nic {
 
 /* ---- internal functions (nic/ and tests/nic/) ---- */
 
-/* Receive Ring slot i of the SRAM at sram, and its wire byte count (R7/A7 above). */
+/*
+ * A Receive Ring slot: its publication word (LC_NIC_RECV_WORD_BYTES), then the
+ * frame.  The word of the frame that is ring index i (free-running) reads
+ * (i << 32) | LC_RECV_VALID | wire bytes; the sending NIC stores it with a
+ * release (R7) after the frame, in the same cache line as the frame's header
+ * (and a small frame's payload), and Net-Recv polls the word of the index it
+ * expects (A7): a small frame costs the receiver one line, not three
+ * (recv_head, a separate wire count, the slot).  A word of an older lap or of
+ * a slot never written (0) has another index or no valid bit.
+ */
+#define LC_RECV_VALID 0x80000000u
+
+/* The frame in Receive Ring slot i of the SRAM at sram. */
 static inline uint8_t *lc_recv_slot(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
 {
-	return sram + g->off_recv_ring + (size_t)(i & (g->recv_ring - 1)) * g->slot_bytes;
+	return sram + g->off_recv_ring + (size_t)(i & (g->recv_ring - 1)) * g->slot_bytes +
+	       LC_NIC_RECV_WORD_BYTES;
 }
 
-static inline uint32_t *lc_recv_len(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
+static inline _Atomic uint64_t *lc_recv_word(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
 {
-	return (uint32_t *)(void *)(sram + g->off_recv_len) + (i & (g->recv_ring - 1));
+	return (_Atomic uint64_t *)(void *)(sram + g->off_recv_ring +
+					    (size_t)(i & (g->recv_ring - 1)) * g->slot_bytes);
+}
+
+/* The frame of index i is in its slot, `bytes` on the wire: publish it (R7). */
+static inline void lc_recv_publish(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i, uint32_t bytes)
+{
+	/* release (R7): pairs with the remote Net-Recv's acquire of the word (A7) */
+	atomic_store_explicit(lc_recv_word(sram, g, i),
+			      (uint64_t)i << 32 | LC_RECV_VALID | (bytes & ~LC_RECV_VALID),
+			      memory_order_release);
+}
+
+/* The wire byte count of the frame of index i, or -1 when it is not published yet (A7). */
+static inline int64_t lc_recv_wire(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
+{
+	/* acquire (A7): pairs with the sending NIC's release of the word (R7) */
+	uint64_t w = atomic_load_explicit(lc_recv_word(sram, g, i), memory_order_acquire);
+
+	if ((uint32_t)(w >> 32) != i || !(w & LC_RECV_VALID))
+		return -1;
+	return (int64_t)(w & ~(uint64_t)LC_RECV_VALID & 0xffffffffu);
 }
 
 /* Check a geometry is self-consistent. 0 or LC_ERR_CONFIG with a message. */

@@ -32,8 +32,7 @@ int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen)
 	X("tx dma", g->tx_dma, LC_NIC_DMA_BLOCK_BYTES, g->off_tx_dma)      \
 	X("rx dma", g->rx_dma, LC_NIC_DMA_BLOCK_BYTES, g->off_rx_dma)      \
 	X("tx fifo", g->tx_fifo, LC_NIC_FIFO_ENTRY_BYTES, g->off_tx_fifo)  \
-	X("rx fifo", g->rx_fifo, LC_NIC_FIFO_ENTRY_BYTES, g->off_rx_fifo)  \
-	X("recv len", g->recv_ring, LC_NIC_RECV_LEN_BYTES, g->off_recv_len)
+	X("rx fifo", g->rx_fifo, LC_NIC_FIFO_ENTRY_BYTES, g->off_rx_fifo)
 	uint64_t end;
 
 	if (g->nodes < 1 || g->nodes > LC_MAX_NODES) {
@@ -45,9 +44,16 @@ int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen)
 			 g->hdr_bytes, sizeof(struct lc_frame_hdr));
 		return LC_ERR_CONFIG;
 	}
-	if (g->slot_bytes % LC_LINE != 0 || (uint64_t)g->slot_bytes < (uint64_t)g->hdr_bytes + g->mtu) {
-		snprintf(err, errlen, "geometry: slot_bytes %" PRIu32 " must be a multiple of 64 holding header %"
-			 PRIu32 " + mtu %" PRIu32, g->slot_bytes, g->hdr_bytes, g->mtu);
+	if (g->recv_word_bytes != LC_NIC_RECV_WORD_BYTES) {
+		snprintf(err, errlen, "geometry: recv_word_bytes %" PRIu32 " but this program's is %d",
+			 g->recv_word_bytes, LC_NIC_RECV_WORD_BYTES);
+		return LC_ERR_CONFIG;
+	}
+	if (g->slot_bytes % LC_LINE != 0 ||
+	    (uint64_t)g->slot_bytes < (uint64_t)LC_NIC_RECV_WORD_BYTES + g->hdr_bytes + g->mtu) {
+		snprintf(err, errlen, "geometry: slot_bytes %" PRIu32 " must be a multiple of 64 holding the "
+			 "Receive Ring's word %d + header %" PRIu32 " + mtu %" PRIu32, g->slot_bytes,
+			 LC_NIC_RECV_WORD_BYTES, g->hdr_bytes, g->mtu);
 		return LC_ERR_CONFIG;
 	}
 	if (g->off_ctrl % LC_LINE != 0 || (uint64_t)g->off_ctrl + sizeof(struct lc_nic_ctrl) > g->off_send_ring) {

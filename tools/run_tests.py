@@ -46,7 +46,7 @@ import time
 PLAIN = re.compile(r'(\d+) passed, (\d+) failed\s*$', re.M)
 SUITE_TIMEOUT = 300     # seconds for one suite; the tests set their own .timeout too
 # --mode: how many times more time a suite gets (LC_T_SLOWDOWN, tests/pipeline/lc_run.h)
-SLOWDOWN = {'release': 1, 'debug': 3, 'tsan': 5}
+SLOWDOWN = {'release': 1, 'debug': 3, 'tsan': 10}
 NO_TEST = 'every test compiled out for this config (no LC_T_SKIPPED)'
 # the first line of a sanitizer's report, at the start of a line of the suite's own output
 SANITIZER_REPORT = re.compile(r'^(==\d+==ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|'

@@ -167,10 +167,9 @@ Test(api, geometry_from_config)
 	cr_expect_eq(g.mtu, LC_MTU);
 	cr_expect_eq(g.hdr_bytes, sizeof(struct lc_frame_hdr));
 	cr_expect_eq(g.slot_bytes, LC_NIC_SLOT_BYTES);
-	cr_expect_geq(g.slot_bytes, g.hdr_bytes + g.mtu);
+	cr_expect_geq(g.slot_bytes, LC_NIC_RECV_WORD_BYTES + g.hdr_bytes + g.mtu);
 	cr_expect_eq(g.send_ring, LC_NIC_SEND_RING);
 	cr_expect_eq(g.off_rx_fifo, LC_NIC_OFF_RX_FIFO);
-	cr_expect_eq(g.off_recv_len, LC_NIC_OFF_RECV_LEN);
 	cr_expect_eq(g.staging_slots, LC_HOST_STAGING_SLOTS);
 	cr_expect_eq(g.fingerprint, LC_CONFIG_FINGERPRINT);
 	cr_expect_eq(g.backpressure_timeout_ns, (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000);

@@ -39,7 +39,8 @@ static inline struct lc_nic_geom lct_geom(struct lct_shape s)
 	g.nodes = s.nodes ? s.nodes : 2;
 	g.mtu = s.mtu ? s.mtu : 256;
 	g.hdr_bytes = sizeof(struct lc_frame_hdr);
-	g.slot_bytes = lct_align(g.hdr_bytes + g.mtu);
+	g.recv_word_bytes = LC_NIC_RECV_WORD_BYTES;
+	g.slot_bytes = lct_align(LC_NIC_RECV_WORD_BYTES + g.hdr_bytes + g.mtu);
 	g.send_ring = s.send_ring ? s.send_ring : 8;
 	g.recv_ring = s.recv_ring ? s.recv_ring : 8;
 	g.tx_dma = s.tx_dma ? s.tx_dma : 8;
@@ -66,8 +67,6 @@ static inline struct lc_nic_geom lct_geom(struct lct_shape s)
 	o = lct_align(o + g.tx_fifo * 16u);
 	g.off_rx_fifo = o;
 	o = lct_align(o + g.rx_fifo * 16u);
-	g.off_recv_len = o;
-	o = lct_align(o + g.recv_ring * 4u);
 	g.sram_bytes = o + LCT_SCRATCH;
 	return g;
 }

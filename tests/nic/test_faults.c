@@ -198,7 +198,7 @@ Test(faults, corrupt_flips_header_and_payload_bits)
 		memcpy(sent + sizeof(*h), buf, len);
 		while (atomic_load(&r->ctrl->recv_head.v) == rn)
 			lc_nic_step(s);
-		cr_assert_eq(*lc_recv_len(r->sram, &g, rn), sizeof(sent), "the wire count is never damaged");
+		cr_assert_eq(lc_recv_wire(r->sram, &g, rn), (int64_t)sizeof(sent), "the wire count is never damaged");
 		for (uint32_t b = 0; b < sizeof(sent); b++) {
 			uint32_t d = (uint32_t)__builtin_popcount((unsigned)(slot[b] ^ sent[b]));
 

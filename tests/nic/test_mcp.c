@@ -248,8 +248,7 @@ Test(mcp, misdelivered_frame_dropped)
 	cr_assert_eq(lct_send(lct_nic[0], 1, 0, 4, 0, buf, NULL), 0);
 	/* sender steps alone: the frame sits in node 1's Receive Ring */
 	lc_nic_step(lct_nic[0]);
-	in = (struct lc_frame_hdr *)(r->sram + g.off_recv_ring +
-				     (r->ctrl->net_recv.recv_next & (g.recv_ring - 1)) * g.slot_bytes);
+	in = (struct lc_frame_hdr *)lc_recv_slot(r->sram, &g, r->ctrl->net_recv.recv_next);
 	cr_assert_eq(in->dst, 1);
 	in->dst = 2;
 	lc_nic_step(r);
@@ -281,7 +280,7 @@ Test(mcp, header_len_disagreeing_with_wire_dropped)
 		cr_assert_eq(lct_send(lct_nic[0], 1, seq, 100, 0, buf, NULL), 0);
 		lc_nic_step(lct_nic[0]);
 		in = (struct lc_frame_hdr *)lc_recv_slot(r->sram, &g, r->ctrl->net_recv.recv_next);
-		cr_assert_eq(*lc_recv_len(r->sram, &g, r->ctrl->net_recv.recv_next), g.hdr_bytes + 100);
+		cr_assert_eq(lc_recv_wire(r->sram, &g, r->ctrl->net_recv.recv_next), (int64_t)g.hdr_bytes + 100);
 		cr_assert_eq(in->len, 100);
 		in->len = bad_len[i];
 		lc_nic_step(r);

@@ -15,10 +15,72 @@ SECTIONS = ['## Run', '## Fastest configuration per size range', '## Cost of eac
             'and protocol against baseline', '## Peak bandwidth and n½',
             '## Distance to the shm floor and to Open MPI', '## Failed cells', '## Broadcast and fault sweep',
             '## MPI personality vs native API', '## The seeds\' personalities (CSN, ATLAS) vs native API',
-            '## The seeds\' own tables, reproduced']
+            '## The seeds\' own tables, reproduced', '## Small-message targets']
 MPI_SECTION = SECTIONS[7]
 PERS_SECTION = SECTIONS[8]
 SEED_SECTION = SECTIONS[9]
+TARGET_SECTION = SECTIONS[10]
+# The small-message targets: (what, numerator series, denominator series, benchmark, sizes, bound,
+# 'le' (ratio at most bound) or 'ge' (at least)).  Each is judged on the per-round ratios of the
+# two series in the same round (their median; the worst size's where there are several), and
+# `scons bench preset=small` measures every one of them.
+SMALL_SIZES = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256]
+TARGETS = [
+    ('`baseline` 8 B latency vs Open MPI', 'baseline', 'openmpi', 'pingpong', [8], 1.0, 'le'),
+    ('`baseline` 8 B latency vs the shm floor', 'baseline', 'shm', 'pingpong', [8], 3.0, 'le'),
+    ('`baseline` latency vs Open MPI, every size 0-256 B', 'baseline', 'openmpi', 'pingpong',
+     SMALL_SIZES, 1.0, 'le'),
+    ('`baseline` 8 B message rate vs Open MPI (window 64)', 'baseline', 'openmpi', 'msgrate', [8],
+     1.0, 'ge'),
+    ('`checksum` 64 KiB latency vs `baseline`', 'checksum', 'baseline', 'pingpong', [65536], 1.3, 'le'),
+    ('`reliable` 64 KiB latency vs `baseline`', 'reliable', 'baseline', 'pingpong', [65536], 1.3, 'le'),
+    ('`reliable` 1 MiB stream bandwidth vs `baseline`', 'reliable', 'baseline', 'stream', [1 << 20],
+     0.8, 'ge'),
+    ('`reliable` 8 B latency vs `baseline`', 'reliable', 'baseline', 'pingpong', [8], 1.15, 'le'),
+    ('MPI personality (`baseline+mpi`) 8 B latency vs Open MPI', 'baseline+mpi', 'openmpi',
+     'pingpong', [8], 1.0, 'le'),
+]
+
+
+def target_rows(rows):
+    """One dict per target: its verdict ('met', 'not met', 'not measured'), the judged size, the
+    per-round ratios' summary there."""
+    out = []
+    for what, a, b, bench, sizes, bound, how in TARGETS:
+        worst = None
+        for sz in sizes:
+            x = bl.summarise(bl.round_ratios(rows, a, b, bench, sz))
+            if x is None:
+                continue
+            bad = x['median'] if how == 'le' else -x['median']
+            if worst is None or bad > worst[0]:
+                worst = (bad, sz, x)
+        if worst is None:
+            out.append(dict(what=what, verdict='not measured', size=None, x=None, bound=bound, how=how,
+                            why='no round measured both `%s` and `%s` (%s)' % (a, b, bench)))
+            continue
+        x = worst[2]
+        ok = x['median'] <= bound if how == 'le' else x['median'] >= bound
+        out.append(dict(what=what, verdict='met' if ok else 'not met', size=worst[1], x=x,
+                        bound=bound, how=how, why=''))
+    return out
+
+
+def target_section(rows):
+    L = [TARGET_SECTION, '',
+         'Each target is judged on the ratio of the two series measured in the same round (median '
+         'over rounds, its interquartile range and [min max]); where a target covers several '
+         'sizes, the worst size is shown.  `scons bench preset=small` measures them all.', '',
+         '| target | bound | verdict | size | per-round ratio |', '|---|---|---|---|---|']
+    for t in target_rows(rows):
+        x = t['x']
+        L.append('| %s | %s %.2f× | %s | %s | %s |' % (
+            t['what'], '≤' if t['how'] == 'le' else '≥', t['bound'], t['verdict'],
+            bl.fmt_size(t['size']) if t['size'] is not None else 'n/a',
+            t['why'] if x is None else '%.3f×, IQR %.3f–%.3f [%.3f %.3f] (%d rounds)' % (
+                x['median'], x['q1'], x['q3'], x['min'], x['max'], x['n'])))
+    L.append('')
+    return L
 # Seed 000's Table 1 (the ATLAS message passing over SCI, 2000): size, bandwidth MB/s (streaming),
 # latency us (ping-pong / 2), as published.
 SEED000_TABLE1 = [(8, 0.7, 15), (16, 1.4, 15), (32, 3.0, 15), (64, 6.0, 15), (128, 9.8, 18),
@@ -405,6 +467,9 @@ def write(outdir, csv_path, meta, cjs):
         if why:
             L.append('- `%s` not built: %s' % (k, why))
     L.append('')
+
+    # ---- the small-message targets
+    L += target_section(rows)
 
     # ---- the seeds' personalities
     L += personality_section(rows, cells, configs, cjs)

@@ -41,6 +41,11 @@ MPIRUN = ['mpirun.openmpi', '--allow-run-as-root', '-np', '2',
 # the config's mpirun --bind-to, Open MPI's --bind-to, shm_pingpong --bind -- and report.md says
 # which.  A job of more nodes than cores is not bound (commrun says so), pinned or not.
 BIND_VALUES = ('core', 'none')
+# preset=NAME: options a preset gives unless the command line sets them.  small: the small-message
+# mode -- every size 0 B to 4 KiB, 64 KiB and 1 MiB for the protocols' targets, the configs those
+# targets name, 11 interleaved rounds; report.md judges each target (report.TARGETS).
+PRESETS = {'small': dict(configs='baseline,checksum,reliable', rounds='11',
+                         sizes='0,1,2,4,8,16,32,64,128,256,512,1K,2K,4K,64K,1M')}
 FAULT_DROPS = [0.0, 0.001, 0.01, 0.05]
 QUICK_SIZES = [8, 65536]
 # The configs of a default run: the baseline and each protocol alone (multicast in its NIC
@@ -110,7 +115,7 @@ progress = Progress()
 # ---------------------------------------------------------------- arguments
 def parse_args(argv):
     opts = dict(configs='', sizes='', rounds='', quick='0', mpi='1', faults='0', out='', build='1',
-                budget=str(BUDGET_SECONDS), bind='core')
+                budget=str(BUDGET_SECONDS), bind='core', preset='')
     for a in argv:
         if '=' not in a:
             sys.exit('bench: argument %r is not KEY=VALUE' % a)
@@ -120,6 +125,11 @@ def parse_args(argv):
         if k not in opts:
             sys.exit('bench: unknown option %s (known: %s)' % (k, ', '.join(sorted(opts))))
         opts[k] = v
+    if opts['preset'] and opts['preset'] not in PRESETS:
+        sys.exit('bench: preset must be one of %s' % ', '.join(sorted(PRESETS)))
+    for k, v in PRESETS.get(opts['preset'], {}).items():
+        if not opts[k]:
+            opts[k] = v         # a preset fills what the command line leaves unsaid
     quick = opts['quick'] not in ('0', '', 'no', 'false')
     o = dict(quick=quick, mpi=opts['mpi'] not in ('0', 'no', 'false'),
              faults=opts['faults'] not in ('0', '', 'no', 'false'), out=opts['out'],

@@ -198,9 +198,10 @@ static void fz_capture(struct lc_nic *nic, uint32_t *seen)
 	uint32_t head = atomic_load_explicit(&nic->ctrl->recv_head.v, memory_order_acquire);
 
 	for (; *seen != head; (*seen)++) {
-		uint32_t bytes = *lc_recv_len(nic->sram, &nic->g, *seen);
+		int64_t w = lc_recv_wire(nic->sram, &nic->g, *seen);
+		uint32_t bytes = (uint32_t)w;
 
-		if (nrec == FZ_MAX_REC || bytes > nic->g.slot_bytes)
+		if (nrec == FZ_MAX_REC || w < 0 || bytes > nic->g.slot_bytes - LC_NIC_RECV_WORD_BYTES)
 			continue;
 		rec[nrec].data = malloc(bytes);
 		memcpy(rec[nrec].data, lc_recv_slot(nic->sram, &nic->g, *seen), bytes);
@@ -376,7 +377,7 @@ static int fz_put(struct fz_run *r, const uint8_t *bytes, uint32_t n, const uint
 	uint32_t busy = 0, rh;
 	uint8_t *slot;
 
-	if (n < geom.hdr_bytes || n > geom.slot_bytes)
+	if (n < geom.hdr_bytes || n > geom.slot_bytes - LC_NIC_RECV_WORD_BYTES)
 		return 0;
 	memcpy(frame, bytes, n);
 	/*
@@ -398,7 +399,7 @@ static int fz_put(struct fz_run *r, const uint8_t *bytes, uint32_t n, const uint
 	for (unsigned k = 0; k < nflips; k++)
 		slot[(flips[k] >> 3) % n] ^= (uint8_t)(1u << (flips[k] & 7));
 	if (wire)
-		*lc_recv_len(lc_seg_sram(r->peer, 1), &geom, rh) = wire;
+		lc_recv_publish(lc_seg_sram(r->peer, 1), &geom, rh, wire);
 	r->put++;
 	return 1;
 }
