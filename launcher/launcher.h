@@ -126,12 +126,6 @@ LC_RUN_FUNC int lc_run_signals_install(void);
  * the segment removed.
  */
 LC_RUN_FUNC int lc_run_spawn(struct lc_run_job *j, char ***node_argv);
-/*
- * spawn.c: the core of each node for --bind core (cpu[i] for node i, from the
- * cores commrun may run on), or none (cpu[i] = -1): more nodes than cores,
- * or bind none.  Says so on stderr when it cannot bind.  cpu has `nodes` entries.
- */
-LC_RUN_FUNC void lc_run_bind_plan(enum lc_run_bind bind, uint32_t nodes, int *cpu);
 /* spawn.c: forward the nodes' output and our signals to them until every node is reaped. */
 LC_RUN_FUNC void lc_run_wait(struct lc_run_job *j);
 

@@ -121,7 +121,12 @@ static void lc_run_exec_node(char **argv, const char *job, uint32_t node, uint32
 	_exit(127);
 }
 
-void lc_run_bind_plan(enum lc_run_bind bind, uint32_t nodes, int *cpu)
+/*
+ * The core of each node for --bind core (cpu[i] for node i, from the cores
+ * commrun may run on), or none (cpu[i] = -1): more nodes than cores, or bind
+ * none.  Says so on stderr when it cannot bind.  cpu has `nodes` entries.
+ */
+static void lc_run_bind_plan(enum lc_run_bind bind, uint32_t nodes, int *cpu)
 {
 	cpu_set_t allowed;
 	uint32_t n = 0;

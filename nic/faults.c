@@ -262,14 +262,12 @@ uint32_t lc_faults_wire(struct lc_nic *nic, uint32_t dst, const void *src, uint3
 		lc_fault_count(nic, dst, LC_FAULT_corrupt);
 	}
 	if (l->dup && n < room) {
-		memcpy(lc_recv_slot(lc_seg_sram(nic, dst), &nic->g, rh + n), src, bytes);
-		lc_recv_publish(lc_seg_sram(nic, dst), &nic->g, rh + n, bytes);
+		lc_recv_put(lc_seg_sram(nic, dst), &nic->g, rh + n, src, bytes);
 		n++;
 		lc_fault_count(nic, dst, LC_FAULT_dup);
 	}
 	if (l->held_bytes && n < room) {
-		memcpy(lc_recv_slot(lc_seg_sram(nic, dst), &nic->g, rh + n), l->held, l->held_bytes);
-		lc_recv_publish(lc_seg_sram(nic, dst), &nic->g, rh + n, l->held_bytes);
+		lc_recv_put(lc_seg_sram(nic, dst), &nic->g, rh + n, l->held, l->held_bytes);
 		n++;
 		l->held_bytes = 0;
 		fs->held_n--;
@@ -306,8 +304,7 @@ int lc_faults_step(struct lc_nic *nic)
 			lc_net_unlock(nic, r);
 			continue;
 		}
-		memcpy(lc_recv_slot(lc_seg_sram(nic, dst), &nic->g, rh), l->held, l->held_bytes);
-		lc_recv_publish(lc_seg_sram(nic, dst), &nic->g, rh, l->held_bytes);
+		lc_recv_put(lc_seg_sram(nic, dst), &nic->g, rh, l->held, l->held_bytes);
 		/* the next sender's slot (the port lock orders the senders, R5 -> A5) */
 		atomic_store_explicit(&rc->recv_head.v, rh + 1, memory_order_release);
 		lc_net_unlock(nic, r);

@@ -136,6 +136,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lc_config.h"
 #include "faults.h"
@@ -216,7 +217,7 @@ struct lc_nic_ctrl {
 	/* chain activation: chain 0 by Net-Recv, 1..3 by the doorbell service */
 	struct lc_idx chain_active[LC_DMA_CHAINS];  /* R14 */
 	/* Receive Ring: written by remote senders / read by them */
-	struct lc_idx recv_head;                  /* R7 */
+	struct lc_idx recv_head;                  /* the senders' (port lock R5/A5) */
 	struct lc_idx recv_tail;                  /* R6, Net-Recv */
 	struct lc_nic_recv_eng net_recv;
 	/* sources whose data frames wait at their NIC (host-owned, read by remote senders) */
@@ -436,17 +437,17 @@ struct lc_nic {
  */
 #define LC_RECV_VALID 0x80000000u
 
-/* The frame in Receive Ring slot i of the SRAM at sram. */
-static inline uint8_t *lc_recv_slot(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
-{
-	return sram + g->off_recv_ring + (size_t)(i & (g->recv_ring - 1)) * g->slot_bytes +
-	       LC_NIC_RECV_WORD_BYTES;
-}
-
+/* The publication word of Receive Ring slot i of the SRAM at sram: the slot's start. */
 static inline _Atomic uint64_t *lc_recv_word(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
 {
 	return (_Atomic uint64_t *)(void *)(sram + g->off_recv_ring +
 					    (size_t)(i & (g->recv_ring - 1)) * g->slot_bytes);
+}
+
+/* The frame in Receive Ring slot i, right after its word. */
+static inline uint8_t *lc_recv_slot(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
+{
+	return (uint8_t *)(void *)lc_recv_word(sram, g, i) + LC_NIC_RECV_WORD_BYTES;
 }
 
 /* The frame of index i is in its slot, `bytes` on the wire: publish it (R7). */
@@ -458,6 +459,14 @@ static inline void lc_recv_publish(uint8_t *sram, const struct lc_nic_geom *g, u
 			      memory_order_release);
 }
 
+/* A frame put whole into slot i (no fault to apply to it first): copy, then publish (R7). */
+static inline void lc_recv_put(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i,
+			       const void *frame, uint32_t bytes)
+{
+	memcpy(lc_recv_slot(sram, g, i), frame, bytes);
+	lc_recv_publish(sram, g, i, bytes);
+}
+
 /* The wire byte count of the frame of index i, or -1 when it is not published yet (A7). */
 static inline int64_t lc_recv_wire(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
 {
@@ -466,7 +475,7 @@ static inline int64_t lc_recv_wire(uint8_t *sram, const struct lc_nic_geom *g, u
 
 	if ((uint32_t)(w >> 32) != i || !(w & LC_RECV_VALID))
 		return -1;
-	return (int64_t)(w & ~(uint64_t)LC_RECV_VALID & 0xffffffffu);
+	return (uint32_t)w & ~LC_RECV_VALID;
 }
 
 /* Check a geometry is self-consistent. 0 or LC_ERR_CONFIG with a message. */
@@ -577,8 +586,8 @@ static inline void lc_net_unlock(struct lc_nic *nic, const struct lc_route *r)
 
 /*
  * With the port lock of the route to dst held: 1 when dst's Receive Ring has
- * room for a frame, its head in *rh (the slot to fill, then release recv_head
- * R7), else 0.  Every writer of a remote Receive Ring checks room here.
+ * room for a frame, its head in *rh (the slot to fill and publish, then
+ * release recv_head for the next sender), else 0.  Every writer of a remote Receive Ring checks room here.
  */
 LC_NIC_FUNC int lc_net_room(struct lc_nic *nic, uint32_t dst, uint32_t *rh);
 /*
