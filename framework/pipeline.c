@@ -619,7 +619,7 @@ int lc_progress_locked(struct lc_node *node)
 	int work = 0, i;
 
 #if !LC_NIC_MCP_THREAD
-	work += lc_nic_step(node->nic);
+	work += lc_nic_step_held(node->nic);   /* our lock serializes the NIC's steppers */
 #else
 	/* thread mode: step the engines while the host is here anyway (no handoff to the MCP thread) */
 	work += lc_nic_assist(node->nic);

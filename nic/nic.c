@@ -677,6 +677,24 @@ int lc_nic_step(struct lc_nic *nic)
 	return w;
 }
 
+int lc_nic_step_held(struct lc_nic *nic)
+{
+	return nic->thread_on ? 0 : step_all(nic);
+}
+
+int lc_nic_step_send_held(struct lc_nic *nic)
+{
+	int w;
+
+	if (nic->thread_on)
+		return 0;
+	w = lc_nic_doorbell_step(nic);
+	w += lc_nic_net_send_step(nic);
+	if (nic->faults)
+		w += lc_faults_step(nic);
+	return w;
+}
+
 int lc_nic_assist(struct lc_nic *nic)
 {
 	if (nic->g.mcp_thread)

@@ -268,6 +268,16 @@ int lc_nic_mcast_done(struct lc_nic *nic);
 /* Inline mode: one bounded step of every engine. Returns the work done (0 = idle, and always in thread mode). */
 int lc_nic_step(struct lc_nic *nic);
 /*
+ * Inline mode, for a caller that already serializes every stepping of this
+ * NIC (the framework: its progress lock, held by each of its calls that
+ * steps the NIC): lc_nic_step without step_lock, whose atomic exchange
+ * would only repeat the caller's.  lc_nic_step_send_held: the doorbell
+ * service and Net-Send only, the engines that move a frame the host just
+ * posted by PIO (the other two get their turn at the next full step).
+ */
+int lc_nic_step_held(struct lc_nic *nic);
+int lc_nic_step_send_held(struct lc_nic *nic);
+/*
  * Either mode: the same step, minus what another thread is stepping right
  * now.  Inline mode: all engines, or none (0) while another host thread
  * steps.  Thread mode: each engine (doorbell service, Net-Recv, DMA,

@@ -118,7 +118,9 @@
  * host thread in lc_nic_assist.  In inline mode there is no MCP thread and
  * one lock, step_lock (exchange acquire / store release, the same pair R11
  * -> A11), covers all four engines: lc_nic_step runs them back to back on
- * the calling thread.  A protocol's nic_tx hook
+ * the calling thread; lc_nic_step_held and lc_nic_step_send_held leave it
+ * to their caller, whose own lock (the framework's progress lock: acquire
+ * at lc_trylock, release at lc_unlock) gives the same pair.  A protocol's nic_tx hook
  * runs in Net-Send, its nic_rx hook in Net-Recv: in thread mode the two may
  * run at the same time on different threads.
  *

@@ -359,6 +359,17 @@ int lc_nic_step(struct lc_nic *nic)
 	return work;
 }
 
+/* The framework's calls under its own lock: the same one step (the fake has no engines to split). */
+int lc_nic_step_held(struct lc_nic *nic)
+{
+	return lc_nic_step(nic);
+}
+
+int lc_nic_step_send_held(struct lc_nic *nic)
+{
+	return lc_nic_step(nic);
+}
+
 /* Thread mode's host-side step: nothing to add, the fake's "thread" already runs whenever the host looks. */
 int lc_nic_assist(struct lc_nic *nic)
 {

@@ -177,7 +177,7 @@ def targets_of(bench, configs, anchors):
 # Pseudo-benchmarks recorded in the same CSV.
 INSTR = dict(name='instr', unit='Ir/msg')          # callgrind, once per config
 # callgrind, once per config and per MPI series, at 8 B: the program's blocking send and receive
-# calls per message, outside lc_wait's polling (run.py, callgrind_api)
+# calls per message, outside the wait loop's polling (lc_wait_held) (run.py, callgrind_api)
 INSTR_API = dict(name='instr_api', unit='Ir/msg')
 FAULT_BENCHES = ['fault_goodput', 'fault_latency']  # the fault sweep
 

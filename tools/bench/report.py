@@ -447,7 +447,7 @@ def write(outdir, csv_path, meta, cjs):
               for b in ('stream', 'bibw')]))
     L += ['', 'Instructions per 8 B message (callgrind, ping-pong, both nodes): the program\'s '
           'blocking send and receive calls (native `lc_send` + `lc_recv`, via MPI `MPI_Send` + '
-          '`MPI_Recv`), collected only inside them, less `lc_wait` (it polls for as long as the '
+          '`MPI_Recv`), collected only inside them, less the wait loop `lc_wait_held` (it polls for as long as the '
           'peer takes: timing, not work), plus the `lc_rx_frame` and `lc_finish` calls it makes '
           '(the frame received, the request finished); messages = calls of the send function; '
           'median of the repeats, [min max] in `tables/<target>.instr_api.txt`.  '

@@ -560,11 +560,11 @@ def callgrind(cfg, size, iters, workdir):
 
 
 # The blocking send and receive calls of the two ping-pong programs at 8 B (instr_api): the native
-# example's and its MPI twin's.  lc_wait, which both reach, polls for as long as the peer takes, so
-# its count is timing: it is left out, and the calls it makes once per message whatever the timing
+# example's and its MPI twin's.  The wait loop both reach (lc_wait_held: lc_wait, and the native
+# blocking calls' own wait) polls for as long as the peer takes, so its count is timing: it is left out, and the calls it makes once per message whatever the timing
 # (the frame received, the request finished) are put back.
 API_CALLS = {'native': ('lc_send', 'lc_recv'), 'mpi': ('MPI_Send', 'MPI_Recv')}
-API_WAIT = 'lc_wait'
+API_WAIT = 'lc_wait_held'   # every blocking wait's polling loop (lc_wait, lc_send, lc_recv, ...)
 API_PUT_BACK = ('lc_rx_frame', 'lc_finish')
 # Repeats of each instr_api count, recorded as rounds 1..N: the baseline's repeats to the
 # instruction; a protocol's acks, handled inside the calls or inside the wait as they happen to
@@ -575,7 +575,7 @@ API_REPEATS = 3
 
 def callgrind_api(target, bindir, iters, workdir):
     """Ir per message of the program's blocking send + receive calls (both nodes, collected only
-    inside them), less lc_wait, plus lc_wait's API_PUT_BACK calls; messages = calls of the send
+    inside them), less the wait loop (API_WAIT), plus its API_PUT_BACK calls; messages = calls of the send
     function.  target is a config (examples/pingpong.c) or <config>+mpi (the MPI twin); (value, err)."""
     cfg, mpi = bl.config_of(target), bl.is_mpi_target(target)
     b = cfg_bin(cfg)
