@@ -60,6 +60,56 @@ static inline int lc_ex_open(lc_node **node, int pair)
 	return 0;
 }
 
+/*
+ * The pairs of a run of N nodes (LC_EX_OPT_PAIRS): node 2k with node 2k+1,
+ * the first `pairs` of them (0: all N/2) active.  Sets *peer; 1 when this
+ * node exchanges, 0 when it idles (an odd last node, or a pair beyond
+ * `pairs`), -1 after printing why the run cannot be paired (node 0 says it).
+ */
+static inline int lc_ex_pair(lc_node *node, unsigned pairs, int *peer)
+{
+	int me = lc_rank(node), n = lc_size(node);
+
+	if (pairs == 0)
+		pairs = (unsigned)n / 2;
+	if (n < 2 || pairs > (unsigned)n / 2) {
+		if (me == 0)
+			fprintf(stderr, LC_EX_PROG ": %u pairs need %u nodes, the run has %d\n",
+				pairs ? pairs : 1, 2 * (pairs ? pairs : 1), n);
+		return -1;
+	}
+	*peer = me ^ 1;
+	return (unsigned)me < 2 * pairs;
+}
+
+/*
+ * The sum over the active pairs' first nodes (even ranks below 2 * pairs)
+ * of their figure v, at node 0 (its own included); the others send theirs
+ * there.  0 with *sum set (at node 0), else the exit status 1.
+ */
+static inline int lc_ex_pair_sum(lc_node *node, unsigned pairs, double v, double *sum)
+{
+	int me = lc_rank(node), rc;
+
+	if (pairs == 0)
+		pairs = (unsigned)lc_size(node) / 2;
+	*sum = v;
+	if (me & 1)
+		return 0;
+	if (me != 0) {
+		rc = lc_send(node, 0, &v, sizeof v);
+		return rc ? lc_ex_fail(node, "send (figure to node 0)", rc) : 0;
+	}
+	for (unsigned k = 1; k < pairs; k++) {
+		double x;
+
+		if ((rc = lc_recv(node, (int)(2 * k), &x, sizeof x, NULL)) != 0)
+			return lc_ex_fail(node, "recv (figure of a pair)", rc);
+		*sum += x;
+	}
+	return 0;
+}
+
 /* lc_close: 0, or the exit status 1 after printing why. */
 static inline int lc_ex_close(lc_node *node)
 {

@@ -255,11 +255,14 @@ struct lc_ex_opts {
 	unsigned long work_us;          /* --work-us (LC_EX_OPT_WORK) */
 	int verify;                     /* --verify (LC_EX_OPT_VERIFY) */
 	unsigned tail_ms;               /* --tail-ms (LC_EX_OPT_VERIFY), above 0 */
+	unsigned pairs;                 /* --pairs (LC_EX_OPT_PAIRS): active pairs, 0 = all */
 };
 
 #define LC_EX_OPT_WINDOW 1u     /* --window W */
 #define LC_EX_OPT_WORK   2u     /* --work-us U */
 #define LC_EX_OPT_VERIFY 4u     /* --verify, --tail-ms MS */
+#define LC_EX_OPT_PAIRS  16u    /* --pairs K: of a run of N nodes, pairs (0,1) .. (2K-2,2K-1)
+				 * exchange at once, the other nodes idle (default: all N/2) */
 #define LC_EX_OPT_COUNTS 8u     /* a bad -i or -w value is a "bad iteration count" or a
 				 * "bad warm-up count" (the latency programs), not a "bad number" */
 
@@ -275,6 +278,7 @@ static inline int lc_ex_parse(int argc, char **argv, const char *prog, unsigned 
 	for (int a = 1; a < argc; a++) {
 		const char *opt = argv[a], *what = "number";
 		char *end;
+		int zero = 0;
 
 		if (strcmp(opt, "--verify") == 0 && (flags & LC_EX_OPT_VERIFY)) {
 			o->verify = 1;
@@ -303,10 +307,14 @@ static inline int lc_ex_parse(int argc, char **argv, const char *prog, unsigned 
 			o->work_us = strtoul(argv[++a], &end, 10);
 		} else if (strcmp(opt, "--tail-ms") == 0 && (flags & LC_EX_OPT_VERIFY)) {
 			o->tail_ms = (unsigned)strtoul(argv[++a], &end, 10);
+		} else if (strcmp(opt, "--pairs") == 0 && (flags & LC_EX_OPT_PAIRS)) {
+			o->pairs = (unsigned)strtoul(argv[++a], &end, 10);
+			what = "pair count";
+			zero = o->pairs == 0;   /* leave --pairs out for all pairs */
 		} else {
 			return 1;
 		}
-		if (*end || o->iters == 0 ||
+		if (*end || zero || o->iters == 0 ||
 		    ((flags & LC_EX_OPT_WINDOW) && (o->window == 0 || o->window > 4096)) ||
 		    ((flags & LC_EX_OPT_VERIFY) && o->tail_ms == 0)) {
 			fprintf(stderr, "%s: bad %s '%s'\n", prog, what, argv[a]);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* msgrate: osu_mbw_mr-style message rate from node 0 to node 1 (window of 64 small messages), every message checked. */
+/* msgrate: osu_mbw_mr-style message rate from node 0 to node 1, or of every pair of a larger run (window of 64 small messages), every message checked. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 
@@ -7,7 +7,7 @@
 #include "lc_ex_common.h"
 
 /*
- * Usage: commrun -n 2 msgrate [-s min:max] [-i windows] [-w warmup] [--window W]
+ * Usage: commrun -n N msgrate [-s min:max] [-i windows] [-w warmup] [--window W] [--pairs K]
  *
  * For each size node 0 posts W isends (W = 64 by default) and waits for
  * them; node 1 posted W irecvs, waits for them and answers with a 1-byte
@@ -15,25 +15,35 @@
  * of osu_mbw_mr with one pair).  Sizes are meant to be small (default 0 to
  * 8 KiB), so every message is the whole pattern of its sequence number,
  * filled by the sender and checked byte for byte by the receiver, as in
- * pingpong.  Exit status 1 on any mismatch.
+ * pingpong.  Exit status 1 on any mismatch.  With N > 2 nodes every pair
+ * (0,1), (2,3), ... streams at once (the first K with --pairs K, the other
+ * nodes idle), and node 0 prints the sum of the pairs' rates (osu_mbw_mr's
+ * aggregate).
  */
 
 static const char lc_mr_usage[] =
-	"usage: commrun -n 2 msgrate [-s min:max] [-i windows] [-w warmup] [--window W]\n"
-	"  sizes take K/M suffixes; default -s 0:8K -i 200 -w 20 --window 64\n";
+	"usage: commrun -n N msgrate [-s min:max] [-i windows] [-w warmup] [--window W] [--pairs K]\n"
+	"  sizes take K/M suffixes; default -s 0:8K -i 200 -w 20 --window 64, every pair of the run\n";
 
 int main(int argc, char **argv)
 {
 	struct lc_ex_opts o = { .lo = 0, .hi = 8u << 10, .iters = 200, .warmup = 20, .window = 64 };
-	int rc = lc_ex_options(argc, argv, LC_EX_OPT_WINDOW, &o, lc_mr_usage);
+	int rc = lc_ex_options(argc, argv, LC_EX_OPT_WINDOW | LC_EX_OPT_PAIRS, &o, lc_mr_usage);
 	if (rc != 0)
 		return rc;
 	unsigned window = o.window;
 
 	lc_node *node;
-	if ((rc = lc_ex_open(&node, 1)) != 0)
+	if ((rc = lc_ex_open(&node, 0)) != 0)
 		return rc;
-	int me = lc_rank(node);
+	int peer, active = lc_ex_pair(node, o.pairs, &peer);
+	if (active < 0) {
+		lc_close(node);
+		return 2;
+	}
+	if (!active)
+		return lc_ex_close(node);
+	int me = lc_rank(node), first = !(me & 1);
 	size_t slot = o.hi ? o.hi : 1;
 	unsigned char *bufs = malloc(slot * window);
 	lc_req **req = calloc(window, sizeof *req);
@@ -50,19 +60,19 @@ int main(int argc, char **argv)
 			unsigned char ack = 0;
 			if (w == o.warmup)
 				t0 = lc_ex_now_s();
-			if (me == 0) {
+			if (first) {
 				for (unsigned j = 0; j < window; j++) {
 					unsigned char *b = bufs + j * slot;
 					lc_ex_fill(b, size, lc_ex_seed(size, (uint64_t)w * window + j));
-					if ((rc = lc_isend(node, 1, b, size, &req[j])) != 0)
+					if ((rc = lc_isend(node, peer, b, size, &req[j])) != 0)
 						return lc_ex_fail(node, "isend", rc);
 				}
 				if ((rc = lc_ex_wait_all(node, req, window, "wait (send)")) != 0)
 					return rc;
-				if ((rc = lc_recv(node, 1, &ack, 1, NULL)) != 0)
+				if ((rc = lc_recv(node, peer, &ack, 1, NULL)) != 0)
 					return lc_ex_fail(node, "recv (ack)", rc);
 			} else {
-				if ((rc = lc_ex_post_recvs(node, 0, bufs, slot, size, window, req)) != 0)
+				if ((rc = lc_ex_post_recvs(node, peer, bufs, slot, size, window, req)) != 0)
 					return rc;
 				for (unsigned j = 0; j < window; j++) {
 					struct lc_status st;
@@ -71,18 +81,20 @@ int main(int argc, char **argv)
 						return lc_ex_fail(node, "wait (recv)", rc);
 					if (st.len != size ||
 					    lc_ex_check(bufs + j * slot, size, seed) != size) {
-						fprintf(stderr, "msgrate: node 1: size %zu window %u message %u: "
-								"wrong payload (%zu bytes)\n", size, w, j, st.len);
+						fprintf(stderr, "msgrate: node %d: size %zu window %u message %u: "
+								"wrong payload (%zu bytes)\n", me, size, w, j, st.len);
 						return 1;
 					}
 				}
-				if ((rc = lc_send(node, 0, &ack, 1)) != 0)
+				if ((rc = lc_send(node, peer, &ack, 1)) != 0)
 					return lc_ex_fail(node, "send (ack)", rc);
 			}
 		}
-		double dt = lc_ex_now_s() - t0;
+		double dt = lc_ex_now_s() - t0, rate;
+		if ((rc = lc_ex_pair_sum(node, o.pairs, (double)o.iters * window / dt, &rate)) != 0)
+			return rc;
 		if (me == 0)
-			lc_ex_row_rate(size, (double)o.iters * window, dt);
+			lc_ex_row_rate(size, rate, 1.0);
 	}
 	free(bufs);
 	free(req);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* pingpong: OSU-style latency between nodes 0 and 1, payload verified on every iteration. */
+/* pingpong: OSU-style latency between nodes 0 and 1 (or between the pairs of a larger run), payload verified on every iteration. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 
@@ -7,30 +7,39 @@
 #include "lc_ex_common.h"
 
 /*
- * Usage: commrun -n 2 pingpong [-s min:max] [-i iters] [-w warmup]
+ * Usage: commrun -n N pingpong [-s min:max] [-i iters] [-w warmup] [--pairs K]
  * Node 0 sends a message of each size, node 1 checks it and sends it back,
- * node 0 checks the echo.  The payload of iteration it of size n is
+ * node 0 checks the echo.  With N > 2 nodes the pairs (0,1), (2,3), ... do
+ * the same at once (the first K pairs with --pairs K, the other nodes idle)
+ * and node 0 prints the mean of the pairs' latencies.  The payload of iteration it of size n is
  * lc_ex_fill(seed(n, it)), so a stale or misplaced frame fails the check.
  * Latency = half the round trip, averaged over the timed iterations.
  * Iterations shrink above 8 KiB so that the big sizes do not take long.
  */
 
 static const char lc_pp_usage[] =
-	"usage: commrun -n 2 pingpong [-s min:max] [-i iters] [-w warmup]\n"
-	"  sizes take K/M suffixes; default -s 0:4M -i 1000 -w 100\n";
+	"usage: commrun -n N pingpong [-s min:max] [-i iters] [-w warmup] [--pairs K]\n"
+	"  sizes take K/M suffixes; default -s 0:4M -i 1000 -w 100, every pair of the run\n";
 
 int main(int argc, char **argv)
 {
 	struct lc_ex_opts o = { .lo = 0, .hi = 4u << 20, .iters = 1000, .warmup = 100 };
-	int rc = lc_ex_options(argc, argv, LC_EX_OPT_COUNTS, &o, lc_pp_usage);
+	int rc = lc_ex_options(argc, argv, LC_EX_OPT_COUNTS | LC_EX_OPT_PAIRS, &o, lc_pp_usage);
 	if (rc != 0)
 		return rc;
 
 	lc_node *node;
-	if ((rc = lc_ex_open(&node, 1)) != 0)
+	if ((rc = lc_ex_open(&node, 0)) != 0)
 		return rc;
-	int me = lc_rank(node);
-	int peer = 1 - me;
+	int peer, active = lc_ex_pair(node, o.pairs, &peer);
+	if (active < 0) {
+		lc_close(node);
+		return 2;
+	}
+	if (!active)
+		return lc_ex_close(node);
+	int me = lc_rank(node), first = !(me & 1);
+	unsigned npairs = o.pairs ? o.pairs : (unsigned)lc_size(node) / 2;
 	unsigned char *sbuf = malloc(o.hi ? o.hi : 1), *rbuf = malloc(o.hi ? o.hi : 1);
 	if (!sbuf || !rbuf) {
 		fprintf(stderr, "pingpong: out of memory for %zu bytes\n", o.hi);
@@ -44,7 +53,7 @@ int main(int argc, char **argv)
 		for (unsigned it = 0; lc_ex_lat_more(&l, it); it++) {
 			uint64_t seed = lc_ex_seed(size, it);
 			struct lc_status st;
-			if (me == 0) {
+			if (first) {
 				lc_ex_fill(sbuf, size, seed);
 				if ((rc = lc_send(node, peer, sbuf, size)) != 0)
 					return lc_ex_fail(node, "send", rc);
@@ -56,12 +65,14 @@ int main(int argc, char **argv)
 			}
 			if (lc_ex_expect(me, rbuf, st.len, size, seed, it) != 0)
 				return 1;
-			if (me == 1 && (rc = lc_send(node, peer, rbuf, size)) != 0)
+			if (!first && (rc = lc_send(node, peer, rbuf, size)) != 0)
 				return lc_ex_fail(node, "send", rc);
 		}
-		double us = (lc_ex_now_us() - l.t0) / (2.0 * l.timed);
+		double us = (lc_ex_now_us() - l.t0) / (2.0 * l.timed), sum;
+		if ((rc = lc_ex_pair_sum(node, o.pairs, us, &sum)) != 0)
+			return rc;
 		if (me == 0)
-			lc_ex_row(size, us);
+			lc_ex_row(size, sum / npairs);
 	}
 	free(sbuf);
 	free(rbuf);

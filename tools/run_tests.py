@@ -9,7 +9,7 @@ every Criterion executable per config (its machine-readable report, --json:
 passed, failed, errored = crashed, skipped with each skipped test's reason; run
 with LC_BUILD_DIR=<abs build/NAME>),
 the zero-cost proof, the config-reference check, the scaffold self-test and the
-benchmark quick-check (tools/bench/run.py quick=1, "bench-quick: N passed, M failed"; it
+benchmark quick-check (tools/bench/run.py quick=1 scale=1, "bench-quick: N passed, M failed"; it
 measures build/baseline, the release build, whatever --mode the suites were built in).
 A suite that does not run, times out, or prints no summary counts as one failure.
 A sanitizer's report (ASan, LeakSanitizer, UBSan, ThreadSanitizer) in a Criterion suite's own
@@ -346,7 +346,7 @@ def main():
     if a.bench_quick:
         bench_to = 600
         cmd = [sys.executable, os.path.join(root, 'tools', 'bench', 'run.py'), 'quick=1',
-               'build=0', 'mpi=0', 'configs=baseline', 'out=build/bench/quick']
+               'build=0', 'mpi=0', 'scale=1', 'configs=baseline', 'out=build/bench/quick']
         secs, r = timed(run, cmd, root, timeout=bench_to)
         plain_suite(t, 'bench: quick-check (tools/bench/run.py quick=1)', *r, secs=secs,
                     timeout=bench_to)

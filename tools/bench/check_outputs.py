@@ -235,6 +235,25 @@ def main(argv):
                     % (r['config'], ', '.join(want)))
         if meta.get('wall_seconds') is not None:
             c.check('Wall time' in text, 'report.md gives the wall time')
+        # scaling with peers (scale=1): every job has figures, and a message costs node 0 the same
+        # instructions whatever the number of nodes and active pairs (idle peers cost nothing)
+        spath = os.path.join(outdir, 'scale.csv')
+        if os.path.isfile(spath):
+            with open(spath, newline='') as f:
+                srows = list(csv.DictReader(f))
+            bad = ['%s nodes %s pairs %s: %s' % (r['nodes'], r['pairs'], r['benchmark'], r['status'])
+                   for r in srows if r['status'] != 'ok']
+            c.check(srows and not bad, 'scale.csv: every job of the scaling stage has its figures%s'
+                    % (' (failed: %s)' % '; '.join(bad[:3]) if bad else ''))
+            send = {(r['nodes'], r['pairs']): float(r['value']) for r in srows
+                    if r['benchmark'] == 'send_ir' and r['status'] == 'ok'}
+            if send:
+                lo, hi = min(send.values()), max(send.values())
+                c.check(hi <= lo * 1.01, 'lc_send costs node 0 the same instructions per message '
+                        'with 2 to %s nodes, idle or active (%.1f..%.1f Ir/msg)'
+                        % (max(int(k[0]) for k in send), lo, hi))
+            c.check('| 8 (oversubscribed) | 1 |' in text or '| 8 | 1 |' in text,
+                    'report.md\'s scaling table has the job of 8 nodes with one active pair')
 
     print('bench-quick: %d passed, %d failed' % (c.passed, c.failed))
     return 1 if c.failed else 0

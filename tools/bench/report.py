@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 # report.md of the benchmark matrix: every figure is computed here from results.csv (no hand-written numbers).
+import csv
 import os
 
 import benchlib as bl
@@ -15,11 +16,13 @@ SECTIONS = ['## Run', '## Fastest configuration per size range', '## Cost of eac
             'and protocol against baseline', '## Peak bandwidth and n½',
             '## Distance to the shm floor and to Open MPI', '## Failed cells', '## Broadcast and fault sweep',
             '## MPI personality vs native API', '## The seeds\' personalities (CSN, ATLAS) vs native API',
-            '## The seeds\' own tables, reproduced', '## Small-message targets']
+            '## The seeds\' own tables, reproduced', '## Small-message targets',
+            '## Scaling with peers']
 MPI_SECTION = SECTIONS[7]
 PERS_SECTION = SECTIONS[8]
 SEED_SECTION = SECTIONS[9]
 TARGET_SECTION = SECTIONS[10]
+SCALE_SECTION = SECTIONS[11]
 # The small-message targets: (what, numerator series, denominator series, benchmark, sizes, bound,
 # 'le' (ratio at most bound) or 'ge' (at least)).  Each is judged on the per-round ratios of the
 # two series in the same round (their median; the worst size's where there are several), and
@@ -90,6 +93,54 @@ SEED000_TABLE1 = [(8, 0.7, 15), (16, 1.4, 15), (32, 3.0, 15), (64, 6.0, 15), (12
 # most this many times the native API's (median of the per-round ratios).
 MPI_SIZE = 8
 MPI_TARGET = 1.10
+
+
+def scale_section(outdir, meta):
+    """Scaling with peers (run.py scale=1, scale.csv): per job, node 0's instructions per message
+    and per poll, and the wall-time figures over rounds."""
+    L = [SCALE_SECTION, '']
+    path = os.path.join(outdir, 'scale.csv')
+    if not os.path.isfile(path):
+        return L + ['Not measured in this run (`scale=1`, or `preset=small`, measures it).', '']
+    with open(path, newline='') as f:
+        rows = list(csv.DictReader(f))
+    jobs, vals, fails = [], {}, {}
+    for r in rows:
+        j = (int(r['nodes']), int(r['pairs']))
+        if j not in jobs:
+            jobs.append(j)
+        if r['value'] not in ('', None):
+            vals.setdefault((j, r['benchmark']), []).append(float(r['value']))
+        else:
+            fails[(j, r['benchmark'])] = r['status']
+    cpus = meta.get('cpus') or 0
+    L += ['`%s`, 8 B.  Nodes pair up as (0,1), (2,3), ...; "pairs" exchange at once, the other '
+          'nodes idle in `lc_close`.  Instructions are node 0\'s (callgrind, one run each): '
+          '`lc_send` per message (the whole send: request, Send Ring, doorbell, Net-Send), and '
+          '`lc_progress_locked` per call (one poll of every engine and the Rx FIFO; its mean mixes '
+          'idle and busy polls, so it falls as the idle ones grow).  Wall time: median over rounds '
+          '[min max] of the pairs\' mean one-way latency and of their summed message rate '
+          '(window 64).  A job of more nodes than the machine\'s %d CPUs is oversubscribed: its '
+          'wall times measure the scheduler, not the library; the instruction counts do not depend '
+          'on it.' % (meta.get('notes', {}).get('scale', '?'), cpus), '',
+          '| nodes | pairs | `lc_send` Ir/msg | `lc_progress_locked` Ir/call | polls/msg | '
+          'latency | message rate |', '|---|---|---|---|---|---|---|']
+
+    def cell(j, b, fmt, unit='', scale=1.0):
+        x = bl.summarise([v * scale for v in vals.get((j, b), [])])
+        if x is None:
+            return 'failed: %s' % fails.get((j, b), 'no figure')
+        if x['n'] == 1:
+            return fmt % x['median'] + unit
+        return (fmt + unit + ' [' + fmt + ' ' + fmt + ']') % (x['median'], x['min'], x['max'])
+    for j in jobs:
+        over = ' (oversubscribed)' if cpus and j[0] > cpus else ''
+        L.append('| %d%s | %d | %s | %s | %s | %s | %s |' % (
+            j[0], over, j[1], cell(j, 'send_ir', '%.1f'), cell(j, 'poll_ir', '%.1f'),
+            cell(j, 'polls', '%.1f'), cell(j, 'pingpong', '%.2f', ' us'),
+            cell(j, 'msgrate', '%.2f', ' M/s', 1e-6)))
+    L.append('')
+    return L
 
 
 def flat(d, prefix=''):
@@ -470,6 +521,7 @@ def write(outdir, csv_path, meta, cjs):
 
     # ---- the small-message targets
     L += target_section(rows)
+    L += scale_section(outdir, meta)
 
     # ---- the seeds' personalities
     L += personality_section(rows, cells, configs, cjs)

@@ -45,7 +45,12 @@ BIND_VALUES = ('core', 'none')
 # mode -- every size 0 B to 4 KiB, 64 KiB and 1 MiB for the protocols' targets, the configs those
 # targets name, 11 interleaved rounds; report.md judges each target (report.TARGETS).
 PRESETS = {'small': dict(configs='baseline,checksum,reliable', rounds='11',
-                         sizes='0,1,2,4,8,16,32,64,128,256,512,1K,2K,4K,64K,1M')}
+                         sizes='0,1,2,4,8,16,32,64,128,256,512,1K,2K,4K,64K,1M', scale='1')}
+# scale=1: scaling with peers (the first config, 8 B): pingpong and msgrate with SCALE_NODES nodes,
+# every pair exchanging at once (pairs (0,1), (2,3), ...), and with one active pair among idle
+# nodes; callgrind's instructions of node 0 per message and per poll for each (scale.csv, report.md).
+SCALE_NODES = [2, 4, 8]
+SCALE_ROUNDS = 5
 FAULT_DROPS = [0.0, 0.001, 0.01, 0.05]
 QUICK_SIZES = [8, 65536]
 # The configs of a default run: the baseline and each protocol alone (multicast in its NIC
@@ -115,7 +120,7 @@ progress = Progress()
 # ---------------------------------------------------------------- arguments
 def parse_args(argv):
     opts = dict(configs='', sizes='', rounds='', quick='0', mpi='1', faults='0', out='', build='1',
-                budget=str(BUDGET_SECONDS), bind='core', preset='')
+                budget=str(BUDGET_SECONDS), bind='core', preset='', scale='0')
     for a in argv:
         if '=' not in a:
             sys.exit('bench: argument %r is not KEY=VALUE' % a)
@@ -157,6 +162,7 @@ def parse_args(argv):
     if opts['bind'] not in BIND_VALUES:
         sys.exit('bench: bind must be one of %s' % ', '.join(BIND_VALUES))
     o['bind'] = opts['bind']
+    o['scale'] = opts['scale'] not in ('0', '', 'no', 'false')
     return o
 
 
@@ -534,6 +540,63 @@ def callgrind_file(path):
     return total, calls, incl
 
 
+def scale_jobs():
+    """(nodes, active pairs, label) of the scaling stage: every pair of each size, then one active
+    pair among the idle nodes of each size above 2."""
+    return [(n, n // 2, '%d nodes, %d pairs' % (n, n // 2)) for n in SCALE_NODES] + \
+        [(n, 1, '%d nodes, 1 pair (%d idle)' % (n, n - 2)) for n in SCALE_NODES if n > 2]
+
+
+def scale_sweep(cfg, rounds, bind, workdir, quick):
+    """Rows (nodes, pairs, benchmark, round, value, unit, status) of the scaling stage on cfg:
+    callgrind once per job (instructions of node 0: lc_send per message, lc_progress_locked per
+    call), then `rounds` interleaved rounds of pingpong (mean one-way latency of the pairs) and
+    msgrate (their summed rate), 8 B."""
+    b = cfg_bin(cfg)
+    out = []
+    iters = 200 if quick else 2000
+    for n, k, label in scale_jobs():
+        say('bench: scale: callgrind %s, %s' % (cfg, label))
+        os.makedirs(workdir, exist_ok=True)
+        outpat = os.path.join(workdir, 'scale.%d.%d.%%q{LC_NODE}.out' % (n, k))
+        cmd = [os.path.join(b, 'commrun'), '-n', str(n), '--timeout', '600', 'valgrind',
+               '--tool=callgrind', '--callgrind-out-file=' + outpat, os.path.join(b, 'pingpong'),
+               '-s', '8:8', '-i', str(iters), '-w', '10', '--pairs', str(k)]
+        err = None
+        try:
+            rc, o, e = run_cmd(cmd, timeout=660)
+            if rc != 0:
+                err = 'callgrind run exited %d: %s' % (rc, e.strip().splitlines()[-1:] or '')
+        except subprocess.TimeoutExpired:
+            err = 'callgrind run timed out'
+        vals = {}
+        if err is None:
+            _, calls, incl = callgrind_file(outpat.replace('%q{LC_NODE}', '0'))
+            for f, name in (('lc_send', 'send_ir'), ('lc_progress_locked', 'poll_ir')):
+                if calls.get(f):
+                    vals[name] = incl[f] / calls[f]
+            vals['polls'] = calls.get('lc_progress_locked', 0) / max(1, calls.get('lc_send', 1))
+        for name, unit in (('send_ir', 'Ir/msg'), ('poll_ir', 'Ir/poll'), ('polls', 'polls/msg')):
+            v = vals.get(name)
+            out.append(dict(nodes=n, pairs=k, benchmark=name, round=1, value=v, unit=unit,
+                            status='ok' if v is not None else 'failed: ' + (err or 'no such call')))
+    for rnd in range(1, rounds + 1):
+        for n, k, label in scale_jobs():
+            for prog, col, unit, args in (('pingpong', 1, 'us', ['-i', '2000' if quick else '20000',
+                                                                  '-w', '1000']),
+                                          ('msgrate', 2, 'msgs/s', ['-i', '20' if quick else '200'])):
+                say('bench: scale: round %d/%d %s %s' % (rnd, rounds, prog, label))
+                cmd = [os.path.join(b, 'commrun'), '-n', str(n), '--timeout', '120', '--bind',
+                       bind, os.path.join(b, prog), '-s', '8:8', '--pairs', str(k)] + args
+                got, err = run_sweep(cmd, [8], col, 130, lambda s: None)
+                out.append(dict(nodes=n, pairs=k, benchmark=prog, round=rnd, value=got.get(8),
+                                unit=unit, status='ok' if 8 in got else 'failed: ' + (err or 'no figure')))
+    return out
+
+
+SCALE_COLUMNS = ['nodes', 'pairs', 'benchmark', 'round', 'value', 'unit', 'status']
+
+
 def callgrind(cfg, size, iters, workdir):
     """Instructions of lc_tx_frame + lc_rx_frame (inclusive) per message, both nodes; (value, err)."""
     b = cfg_bin(cfg)
@@ -851,6 +914,18 @@ def main(argv):
         fault_sweep(configs, cjs, bindir, rows, note)
     else:
         note['faults'] = 'not requested (faults=1 runs it)'
+    progress.clear()
+
+    # scaling with peers: the first config (preset=small: baseline)
+    if o['scale'] and configs:
+        srows = scale_sweep(configs[0], SCALE_ROUNDS, o['bind'], os.path.join(outdir, 'callgrind'),
+                            o['quick'])
+        with open(os.path.join(outdir, 'scale.csv'), 'w', newline='') as f:
+            w = csv.DictWriter(f, fieldnames=SCALE_COLUMNS)
+            w.writeheader()
+            for r in srows:
+                w.writerow(dict(r, value='' if r['value'] is None else repr(float(r['value']))))
+        note['scale'] = configs[0]
     progress.clear()
 
     # outputs
