@@ -814,11 +814,25 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->g = *g;
 	nic->node = node;
 	nic->hdr = (struct lc_seg_hdr *)nic->seg;
+
 	lc_seg_layout(g, &nic->nl, &off_nodes, &off_net, &total);
 	area = nic->seg + off_nodes + nic->nl.bytes * node;
 	nic->sram = area + nic->nl.sram;
 	nic->ctrl = (struct lc_nic_ctrl *)(nic->sram + g->off_ctrl);
 	nic->staging = area + nic->nl.staging;
+	/*
+	 * This node's SRAM buffers and its host staging: resident from the start,
+	 * as a NIC's memory and pinned staging are, so that no frame of the first
+	 * milliseconds pays a page fault (measured: the first 1100 8 B ping-pongs
+	 * averaged 1.15 us against 0.28 us after them, each staging slot faulting
+	 * in on its first frame).  Best effort: a kernel without
+	 * MADV_POPULATE_WRITE faults the pages in as they are first used.
+	 */
+#ifdef MADV_POPULATE_WRITE
+	(void)madvise(nic->sram, g->off_rx_fifo + (size_t)g->rx_fifo * LC_NIC_FIFO_ENTRY_BYTES,
+		      MADV_POPULATE_WRITE);
+	(void)madvise(nic->staging, (size_t)g->staging_slots * g->slot_bytes, MADV_POPULATE_WRITE);
+#endif
 	nic->stats = (_Atomic uint64_t *)(area + nic->nl.nic_stats);
 	nic->host_stats = (_Atomic uint64_t *)(area + nic->nl.host_stats);
 	nic->dst_drops = (_Atomic uint32_t *)(area + nic->nl.dst_drops);

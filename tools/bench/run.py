@@ -120,7 +120,7 @@ progress = Progress()
 # ---------------------------------------------------------------- arguments
 def parse_args(argv):
     opts = dict(configs='', sizes='', rounds='', quick='0', mpi='1', faults='0', out='', build='1',
-                budget=str(BUDGET_SECONDS), bind='core', preset='', scale='0')
+                budget=str(BUDGET_SECONDS), bind='core', preset='', scale='')
     for a in argv:
         if '=' not in a:
             sys.exit('bench: argument %r is not KEY=VALUE' % a)
