@@ -448,6 +448,7 @@ static int lc_irecv_held(lc_node *node, int src, uint64_t match, uint64_t mask, 
 			lc_sync_ack(node, m->src, m->seq);
 		if (m->done) {
 			memcpy(r->ubuf, m->data, m->len < cap ? m->len : cap);
+			LC_STAT_ADD(node, host_copy_bytes, m->len < cap ? m->len : cap);
 			r->m.src = m->src;
 			r->m.len = m->len;
 			r->m.match = m->match;
@@ -457,6 +458,14 @@ static int lc_irecv_held(lc_node *node, int src, uint64_t match, uint64_t mask, 
 		} else {
 			m->req = r;
 			r->um = m;
+#if LC_PC_ANNOUNCE
+			if (m->announced) {
+				/* its data goes straight to this receive's buffer */
+				m->data = r->ubuf;
+				m->cap = r->ucap;
+				LC_PC(match_announced, node, m);
+			}
+#endif
 		}
 		if (node->acks_n)
 			lc_tx_acks(node);

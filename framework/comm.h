@@ -280,7 +280,10 @@ int lc_progress(lc_node *node);
 	X(rx_parked,        "first frames parked at the unexpected budget")   \
 	X(rx_held,          "data frames held behind a parked first frame")   \
 	X(sync_acks,        "synchronous-send acks sent (messages matched)")  \
-	X(send_queue_hwm,   "queued send requests, high-water mark")
+	X(send_queue_hwm,   "queued send requests, high-water mark")        \
+	X(host_copy_bytes,  "payload bytes the host CPU copied (PIO into the Send Ring; staging, "\
+	  "unexpected or held buffers to the user): with the NIC's DMA and Net-Send bytes, the copies "\
+	  "per delivered byte")
 
 /* The protocols' counters: LC_PROTO_STAT_LIST, generated from the registry (stats). */
 #include "lc_proto_stats.h"

@@ -24,8 +24,10 @@ return {
   { "uint16_t", "src",     "sending node id" },
   { "uint16_t", "dst",     "destination node id (or group id with LC_FF_GROUP)" },
   { "uint32_t", "len",     "payload bytes in this frame (0 .. mtu)" },
-  { "uint32_t", "seq",     "message sequence number per (src, dst) pair" },
-  { "uint32_t", "off",     "byte offset of this frame's payload in its message (not first frames)",
+  { "uint32_t", "seq",     "message sequence number per (src, dst) pair",
+    alias = { "rkey", "RDMA frame (LC_FT_RDMA): the handle of the registered region it writes" } },
+  { "uint32_t", "off",     "byte offset of this frame's payload in its message (not first frames; "
+    .. "RDMA frames: in the registered region)",
     alias = { "match_lo", "first frame (LC_FF_FIRST, offset 0): low 32 bits of the match word" } },
   { "uint32_t", "msg_len", "total bytes of the message" },
   { "uint32_t", "match_hi", "first frame: high 32 bits of the match word (other frames: as sent, unread)" },

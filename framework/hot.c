@@ -39,6 +39,7 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 			memcpy(slot + sizeof(hdr), payload, len);
 			lc_nic_tx_post_pio(node->nic);
 			LC_STAT_ADD(node, pio_frames, 1);
+			LC_STAT_ADD(node, host_copy_bytes, len);
 		} else {
 			s->ticket = lc_nic_tx_post_dma(node->nic, payload, len);
 			s->dma = 1;
@@ -94,13 +95,19 @@ __attribute__((always_inline)) static inline int lc_rx_data(struct lc_node *node
 		rs->expect = hdr->seq;
 		if (!m)
 			return lc_rx_nomsg(node, hdr);   /* parked at the budget, or no memory */
+#if LC_PC_ANNOUNCE
+		if (hdr->flags & LC_FF_ANNOUNCE)
+			return lc_rx_announced(node, hdr, m);
+#endif
 	} else {
 		m = rs->cur;
 		if (!m || hdr->seq != m->seq || off != rs->off || hdr->msg_len != m->len)
 			goto bad;
 	}
-	if (off < m->cap)
+	if (off < m->cap) {
 		memcpy(m->data + off, payload, m->cap - off < len ? m->cap - off : len);
+		LC_STAT_ADD(node, host_copy_bytes, m->cap - off < len ? m->cap - off : len);
+	}
 	rs->off = off + len;
 	m->got += len;
 	LC_STAT_ADD(node, rx_bytes, len);
@@ -124,6 +131,10 @@ int lc_rx_frame(struct lc_node *node, struct lc_frame_hdr *hdr)
 	lc_verdict v;
 
 	LC_STAT_ADD(node, rx_frames, 1);
+	/* an RDMA frame's payload is where the NIC placed it (only its header is in staging) */
+	if (__builtin_expect(hdr->type == LC_FT_RDMA, 0) &&
+	    !(payload = lc_nic_rdma_payload(node->nic, hdr)))
+		goto bad;
 	if (hdr->magic != LC_FRAME_MAGIC || hdr->dst != node->rank || hdr->src >= node->size ||
 	    len > LC_MTU || (uint64_t)off + len > hdr->msg_len)
 		goto bad;

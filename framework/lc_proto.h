@@ -158,6 +158,80 @@ static inline const struct lc_stamps *lc_proto_stamps_posted(const struct lc_nod
 }
 #endif
 
+/* ---- announced messages and RDMA (for a protocol that provides the capability "announce") ---- */
+
+/*
+ * Announce message s, which send_msg is about to take over (it returns
+ * LC_CONSUMED after a 0 here): its first frame goes out now with
+ * LC_FF_ANNOUNCE, no payload, the message's envelope (seq, match, msg_len).
+ * The receiver matches it like any message; when a receive takes it the
+ * match_announced pointcut runs there, and the protocol moves the data and
+ * calls lc_proto_rmsg_done; the sender's request completes by
+ * lc_proto_sreq_done.  From send_msg only.  0, or LC_ERR_AGAIN (the Send
+ * Ring is full or a send_frame hook said LC_RETRY: return LC_RETRY).
+ */
+int lc_proto_send_announce(struct lc_node *node, const struct lc_sreq *s);
+
+/*
+ * An announced message matched to its receive (match_announced) is over:
+ * got bytes are in msg->data, err 0 or a negative lc_err (LC_ERR_LOST...).
+ * deliver_msg runs, then the receive completes (LC_ERR_TRUNC when the
+ * message was longer than the receive's buffer).  From a host hook.
+ */
+void lc_proto_rmsg_done(struct lc_node *node, struct lc_rmsg *msg, uint32_t got, int err);
+
+/*
+ * One RDMA frame (type LC_FT_RDMA) to dst: len <= LC_MTU bytes from buf,
+ * written by dst's NIC at offset off of its region rkey (nic.h, "registered
+ * memory and RDMA"); end is the offset where the whole transfer ends (the
+ * frame's msg_len).  By PIO up to the PIO threshold (buf is read at once,
+ * *ticket left as it is), else by Tx DMA: then *ticket is set to the block's
+ * ticket and buf must stay untouched until lc_proto_tx_done says so (so a
+ * transfer's last ticket covers every frame of it before).  send_frame and after_send run as for any frame.  From a host hook
+ * but send_frame / after_send.  0, LC_ERR_AGAIN (full, or LC_RETRY of a
+ * send_frame hook: try again later), LC_ERR_RANGE, LC_ERR_INVAL.
+ */
+int lc_proto_send_rdma(struct lc_node *node, uint32_t dst, uint32_t rkey, uint32_t off, uint32_t end,
+		       const void *buf, uint32_t len, uint32_t *ticket);
+
+/* 1 once the Tx DMA block of ticket is done (its source buffer is no longer read). */
+static inline int lc_proto_tx_done(const struct lc_node *node, uint32_t ticket)
+{
+	return (int32_t)(lc_nic_tx_dma_done(node->nic) - ticket) >= 0;
+}
+
+/*
+ * This node's registered memory (nic.h): register buf (len bytes, under this
+ * endpoint's tag, remote write allowed) -> *handle; a new generation for a
+ * handle; revoke one (*fence: wait for lc_proto_reg_quiet before the memory
+ * goes back to the user).  Return codes as the NIC's.
+ */
+static inline int lc_proto_reg(struct lc_node *node, void *buf, uint64_t len, uint32_t *handle)
+{
+	return lc_nic_reg(node->nic, buf, len, lc_nic_vi_tag(node->nic), LC_NIC_REG_WRITE, handle);
+}
+
+static inline int lc_proto_reg_rekey(struct lc_node *node, uint32_t *handle)
+{
+	return lc_nic_reg_rekey(node->nic, handle);
+}
+
+static inline int lc_proto_dereg(struct lc_node *node, uint32_t handle, uint32_t *fence)
+{
+	return lc_nic_dereg(node->nic, handle, fence);
+}
+
+static inline int lc_proto_reg_quiet(const struct lc_node *node, uint32_t fence)
+{
+	return lc_nic_rdma_quiet(node->nic, fence);
+}
+
+/* RDMA frames from this node that dst's NIC refused so far (free-running). */
+static inline uint32_t lc_proto_rdma_nacks(const struct lc_node *node, uint32_t dst)
+{
+	return lc_nic_rdma_nacks(node->nic, dst);
+}
+
 /* Monotonic time in ns (vDSO clock, no system call); for poll and timers. */
 uint64_t lc_now_ns(void);
 

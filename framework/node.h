@@ -98,6 +98,10 @@ struct lc_rmsg {
 	uint8_t done;             /* every frame arrived (unexpected message waiting for its receive) */
 	uint8_t unexpected;       /* lives in a malloc'd buffer of the unexpected queue */
 	uint8_t sync;             /* a synchronous send: ack its sender when a receive matches it */
+	uint8_t announced;        /* its first frame announced it (LC_FF_ANNOUNCE): no frame of it
+				   * follows; the protocol that announced it moves its data into
+				   * `data` and completes it (lc_proto_rmsg_done) */
+	size_t held;              /* unexpected: bytes of the unexpected budget it holds */
 };
 
 enum lc_req_kind { LC_REQ_FREE = 0, LC_REQ_SEND = 1, LC_REQ_RECV = 2 };
@@ -325,6 +329,8 @@ static inline void lc_hdr_fill(struct lc_frame_hdr *h, uint32_t me, const struct
 
 /* Take a request from the pool, zeroed, or NULL when all are in use. */
 LC_INTERNAL struct lc_req *lc_req_alloc(struct lc_node *node);
+/* The announce frame (LC_FF_ANNOUNCE) of message m from hdr->src: 1 (pipeline.c). */
+LC_INTERNAL int lc_rx_announced(struct lc_node *node, const struct lc_frame_hdr *hdr, struct lc_rmsg *m);
 /* Return r to the pool. */
 LC_INTERNAL void lc_req_free(struct lc_node *node, struct lc_req *r);
 /* Reset the pipeline state of node (pool, queues, sequence numbers); no NIC call. */

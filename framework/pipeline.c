@@ -96,7 +96,7 @@ void lc_uq_unlink(struct lc_node *node, struct lc_rmsg *m)
 
 void lc_uq_free(struct lc_node *node, struct lc_rmsg *m)
 {
-	node->uq_bytes -= m->len;
+	node->uq_bytes -= m->held;
 	free(m);
 }
 
@@ -183,7 +183,13 @@ static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_fr
 					uint64_t match)
 {
 	struct lc_rmsg *m;
-	uint64_t held = node->uq_bytes + hdr->msg_len;
+#if LC_PC_ANNOUNCE
+	/* an announced message holds no buffer: its data goes straight to its receive's */
+	uint32_t bytes = (hdr->flags & LC_FF_ANNOUNCE) ? 0 : hdr->msg_len;
+#else
+	uint32_t bytes = hdr->msg_len;
+#endif
+	uint64_t held = node->uq_bytes + bytes;
 
 	if (held > (uint64_t)LC_HOST_UNEXPECTED_BYTES) {
 		/*
@@ -198,12 +204,12 @@ static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_fr
 		return NULL;
 	}
 	/* the one allocation of the pipeline, off the fast path */
-	m = malloc(sizeof(*m) + hdr->msg_len);
+	m = malloc(sizeof(*m) + bytes);
 	if (!m)
 		return NULL;
 	*m = (struct lc_rmsg){ .match = match, .src = hdr->src, .seq = hdr->seq,
-			       .len = hdr->msg_len, .data = (uint8_t *)(m + 1), .cap = hdr->msg_len,
-			       .unexpected = 1, .sync = (hdr->flags & LC_FF_SYNC) != 0 };
+			       .len = hdr->msg_len, .data = (uint8_t *)(m + 1), .cap = bytes,
+			       .unexpected = 1, .sync = (hdr->flags & LC_FF_SYNC) != 0, .held = bytes };
 	lc_uq_push(node, m);
 	node->uq_bytes = held;
 	LC_STAT_ADD(node, unexpected_msgs, 1);
@@ -224,6 +230,7 @@ static int lc_held_push(struct lc_node *node, const struct lc_frame_hdr *hdr)
 	}
 	h->next = NULL;
 	memcpy(h->frame, hdr, sizeof(*hdr) + hdr->len);
+	LC_STAT_ADD(node, host_copy_bytes, hdr->len);
 	if (rs->held) {
 		rs->held_tail->next = h;
 	} else {
@@ -464,11 +471,53 @@ void lc_rx_complete(struct lc_node *node, struct lc_rmsg *m, lc_verdict v)
 	} else if (r) {
 		/* an unexpected message its receive found while it was arriving */
 		memcpy(r->ubuf, m->data, m->len < r->ucap ? m->len : r->ucap);
+		LC_STAT_ADD(node, host_copy_bytes, m->len < r->ucap ? m->len : r->ucap);
 		lc_recv_done(r, m, 0);
 		lc_uq_free(node, m);
 	} else {
 		m->done = 1;
 	}
+}
+
+#if LC_PC_ANNOUNCE
+int lc_rx_announced(struct lc_node *node, const struct lc_frame_hdr *hdr, struct lc_rmsg *m)
+{
+	struct lc_rx_src *rs = &node->rx[hdr->src];
+
+	/* no frame of it follows: the next message of src may start */
+	rs->cur = NULL;
+	rs->expect = m->seq + 1;
+	m->announced = 1;
+	if (m->req)
+		LC_PC(match_announced, node, m);
+	return 1;
+}
+#endif
+
+void lc_proto_rmsg_done(struct lc_node *node, struct lc_rmsg *m, uint32_t got, int err)
+{
+	struct lc_req *r = m->req;
+	lc_verdict v;
+
+	m->got = got;
+	if (!err) {
+		v = LC_PC(deliver_msg, node, m);
+		if (v != LC_CONTINUE) {
+			/* as lc_rx_complete: the receive is posted again, the message forgotten */
+			if (v == LC_DROP)
+				LC_STAT_ADD(node, rx_drops_proto, 1);
+			r->um = NULL;
+			lc_reqq_push_front(&node->posted, r);
+			if (m->unexpected)
+				lc_uq_free(node, m);
+			return;
+		}
+		LC_STAT_ADD(node, rx_msgs, 1);
+		LC_STAT_ADD(node, rx_bytes, got);
+	}
+	lc_recv_done(r, m, err);
+	if (m->unexpected)
+		lc_uq_free(node, m);
 }
 
 void lc_rx_abort(struct lc_node *node, struct lc_rmsg *m)
@@ -686,6 +735,7 @@ static void lc_post_pio(struct lc_node *node, uint8_t *slot, const struct lc_fra
 	memcpy(slot, hdr, sizeof(*hdr));
 	if (hdr->len)
 		memcpy(slot + sizeof(*hdr), payload, hdr->len);
+	LC_STAT_ADD(node, host_copy_bytes, hdr->len);
 	lc_nic_tx_post_pio(node->nic);
 	LC_STAT_ADD(node, pio_frames, 1);
 	LC_STAT_ADD(node, tx_frames, 1);
@@ -721,6 +771,67 @@ __attribute__((always_inline)) static inline int lc_send_ctrl_inline(struct lc_n
 		return 0;
 	lc_post_pio(node, slot, &hdr, payload);
 	LC_PC(after_send, node, &hdr, payload);
+	return 0;
+}
+
+int lc_proto_send_announce(struct lc_node *node, const struct lc_sreq *s)
+{
+	struct lc_frame_hdr hdr;
+	uint8_t *slot = lc_nic_tx_slot(node->nic);
+	lc_verdict v;
+
+	if (!slot) {
+		LC_STAT_ADD(node, tx_ring_full, 1);
+		return LC_ERR_AGAIN;
+	}
+	lc_hdr_fill(&hdr, node->rank, s, 0, 0);
+	hdr.flags = LC_FF_FIRST | LC_FF_LAST | LC_FF_ANNOUNCE | s->sync;
+	v = LC_PC(send_frame, node, &hdr, s->buf);
+	if (v == LC_RETRY)
+		return LC_ERR_AGAIN;
+	if (v != LC_CONTINUE)
+		return 0;       /* a protocol below took or dropped it, as any frame */
+	lc_post_pio(node, slot, &hdr, NULL);
+	LC_STAT_ADD(node, tx_msgs, 1);
+	LC_PC(after_send, node, &hdr, s->buf);
+	return 0;
+}
+
+int lc_proto_send_rdma(struct lc_node *node, uint32_t dst, uint32_t rkey, uint32_t off, uint32_t end,
+		       const void *buf, uint32_t len, uint32_t *ticket)
+{
+	struct lc_frame_hdr hdr;
+	uint8_t *slot;
+	lc_verdict v;
+
+	if (dst >= node->size)
+		return LC_ERR_RANGE;
+	if (len > LC_MTU || !buf || !ticket || (uint64_t)off + len > end)
+		return LC_ERR_INVAL;
+	slot = lc_nic_tx_slot(node->nic);
+	if (!slot) {
+		LC_STAT_ADD(node, tx_ring_full, 1);
+		return LC_ERR_AGAIN;
+	}
+	hdr = (struct lc_frame_hdr){ .magic = LC_FRAME_MAGIC, .type = LC_FT_RDMA,
+				     .flags = LC_FF_FIRST | LC_FF_LAST, .src = (uint16_t)node->rank,
+				     .dst = (uint16_t)dst, .len = len, .rkey = rkey, .off = off,
+				     .msg_len = end };
+	v = LC_PC(send_frame, node, &hdr, buf);
+	if (v == LC_RETRY)
+		return LC_ERR_AGAIN;
+	if (v != LC_CONTINUE)
+		return 0;
+	if (len <= LC_PIO_THRESHOLD) {
+		lc_post_pio(node, slot, &hdr, buf);   /* *ticket stays: the last DMA block's */
+	} else {
+		memcpy(slot, &hdr, sizeof(hdr));
+		*ticket = lc_nic_tx_post_dma(node->nic, buf, len);
+		LC_STAT_ADD(node, dma_frames, 1);
+		LC_STAT_ADD(node, tx_frames, 1);
+		LC_STAT_ADD(node, tx_bytes, len);
+	}
+	LC_PC(after_send, node, &hdr, buf);
 	return 0;
 }
 

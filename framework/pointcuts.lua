@@ -57,7 +57,13 @@ return {
   { name = "deliver_msg", ret = "lc_verdict", combine = "verdict", neutral = "LC_CONTINUE", side = "host",
     params = { { "struct lc_node *", "node" }, { "struct lc_rmsg *", "msg" } },
     help = "a whole message is assembled, before it completes the receive; "
-        .. "rendezvous, forwarding" },
+        .. "a protocol that moves data on its own, forwarding" },
+  { name = "match_announced", ret = "void", combine = "all", side = "host",
+    params = { { "struct lc_node *", "node" }, { "struct lc_rmsg *", "msg" } },
+    help = "an announced message (its first frame had LC_FF_ANNOUNCE and no payload) met its "
+        .. "receive, at its arrival or when the receive was posted later: msg->data and msg->cap "
+        .. "are the receive's buffer; the protocol that announced it fetches its data there and "
+        .. "completes it (lc_proto_rmsg_done)" },
   { name = "poll", ret = "void", combine = "all", side = "host",
     params = { { "struct lc_node *", "node" }, { "uint64_t", "now_ns" } },
     help = "every progress step, with the current monotonic time; timers" },

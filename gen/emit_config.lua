@@ -28,6 +28,7 @@ function M.macros(m, schema, protos)
   def("LC_NIC_CTRL_BYTES", tostring(m.sram[1].bytes), "SRAM control block (ring indices, one 64-byte line each)")
   def("LC_NIC_DMA_BLOCK_BYTES", "32", "bytes of one DMA chain block")
   def("LC_NIC_FIFO_ENTRY_BYTES", "16", "bytes of one doorbell/completion FIFO entry")
+  def("LC_NIC_REG_ENTRY_BYTES", tostring(model.REG_ENTRY_BYTES), "bytes of one memory registration")
   def("LC_NIC_RECV_WORD_BYTES", tostring(model.RECV_WORD_BYTES),
     "bytes of a Receive Ring slot's publication word, before its frame")
   local stamp

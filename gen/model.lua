@@ -9,6 +9,7 @@ local M = {}
 M.CTRL_BYTES = 4096
 M.DMA_BLOCK_BYTES = 32
 M.FIFO_ENTRY_BYTES = 16
+M.REG_ENTRY_BYTES = 32      -- one memory registration (nic/nic_impl.h, struct lc_nic_reg)
 -- a Receive Ring slot's publication word before its frame (ring index and wire byte count, written
 -- by the sending NIC after the frame: nic/nic_impl.h, lc_recv_publish)
 M.RECV_WORD_BYTES = 8
@@ -23,6 +24,7 @@ local function sram_buffers(c)
     { name = "rx_dma", count = c["nic.rx_dma"], elem = M.DMA_BLOCK_BYTES },
     { name = "tx_fifo", count = c["nic.tx_fifo"], elem = M.FIFO_ENTRY_BYTES },
     { name = "rx_fifo", count = c["nic.rx_fifo"], elem = M.FIFO_ENTRY_BYTES },
+    { name = "reg", count = c["nic.reg_entries"], elem = M.REG_ENTRY_BYTES },
   }
 end
 

@@ -69,6 +69,12 @@ return {
   { key = "nic.rx_fifo", type = "integer", default = 64, min = 2, max = 65536, pow2 = true,
     macro = "LC_NIC_RX_FIFO",
     help = "entries of the completion FIFO NIC -> host (16 bytes each)" },
+  { key = "nic.reg_entries", type = "integer", default = 64, min = 0, max = 4096,
+    macro = "LC_NIC_REG_ENTRIES",
+    help = "entries of the NIC's memory registration table in SRAM (32 bytes each; 0: no "
+        .. "registered memory, every RDMA frame is refused): host regions a remote NIC may "
+        .. "write straight into (RDMA, nic/rdma.c), each with its protection tag, rights and a "
+        .. "generation that the 32-bit handle carries" },
   { key = "nic.mcp", type = "string", default = "inline", values = { "inline", "thread" },
     help = "how the MCP runs: \"inline\" inside the host's progress calls, "
         .. "\"thread\" as its own thread per node (LC_NIC_MCP_THREAD)" },

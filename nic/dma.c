@@ -50,10 +50,13 @@ static inline __attribute__((always_inline)) int dma_step(struct lc_nic *nic, _A
 	host = (void *)(uintptr_t)b->host;
 	if (mark)
 		atomic_store_explicit(mark, LC_NIC_ENG_COPYING, memory_order_relaxed);
-	if (b->flags & LC_DMA_TO_NIC)
+	if (b->flags & LC_DMA_TO_NIC) {
 		memcpy(sram, host, b->len);
-	else
+		lc_nic_count(nic, LC_NIC_STAT_dma_to_nic_bytes, b->len);
+	} else {
 		memcpy(host, sram, b->len);
+		lc_nic_count(nic, LC_NIC_STAT_dma_to_host_bytes, b->len);
+	}
 	b->status = LC_DMA_DONE;
 	lc_nic_count(nic, (enum lc_nic_stat)(LC_NIC_STAT_dma_blocks_c0 + c), 1);
 	if (b->flags & LC_DMA_SIGNAL) {

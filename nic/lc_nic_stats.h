@@ -24,6 +24,11 @@
 	X(dead_drops,       "frames dropped because their destination is dead")\
 	X(mcast_frames,     "group frames replicated to their members by the MCP")\
 	X(send_dma_overlap, "Net-Send frames moved while a DMA block was copied on another thread")\
-	X(recv_dma_overlap, "Net-Recv frames taken while a DMA block was copied on another thread")
+	X(recv_dma_overlap, "Net-Recv frames taken while a DMA block was copied on another thread")\
+	X(dma_to_nic_bytes, "bytes the DMA engine copied host -> SRAM")      \
+	X(dma_to_host_bytes, "bytes the DMA engine copied SRAM -> host")     \
+	X(rdma_frames,      "RDMA frames whose payload went straight to registered memory")\
+	X(rdma_bytes,       "payload bytes of those frames")                  \
+	X(rdma_denied,      "RDMA frames refused (handle, rights, tag or bounds): nothing written")
 
 #endif /* LC_NIC_STATS_H */

@@ -474,8 +474,9 @@ static inline void recv_reap(struct lc_nic *nic)
 	if (d == r)
 		return;
 	/* locals: a store through rx_done (uint8_t) would make the compiler reload every field */
+	/* a block with LC_DMA_HOLD writes 0: its slot waits for the block after it (rdma.c) */
 	do
-		done[blk[r & bmask].tag & rmask] = 1;
+		done[blk[r & bmask].tag & rmask] = !(blk[r & bmask].flags & LC_DMA_HOLD);
 	while (++r != d);
 	m->rx_reaped = d;
 	recv_retire(nic);
@@ -537,6 +538,14 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 	}
 	if (v == LC_CONSUMED)
 		goto drop;
+	if (__builtin_expect(hdr->type == LC_FT_RDMA, 0)) {
+		int placed = lc_nic_rdma_place(nic, hdr, next, h0);
+
+		if (placed < 0)
+			goto drop;
+		/* no room for its two blocks: wait like for one (rx_fifo_full counts the waits) */
+		return placed;
+	}
 	slot = m->rx_alloc & (nic->g.staging_slots - 1);
 	b = &nic->chain[0].blocks[h0 & nic->chain[0].mask];
 	b->host = (uint64_t)(uintptr_t)(nic->staging + (size_t)slot * nic->g.slot_bytes);
@@ -837,6 +846,8 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->host_stats = (_Atomic uint64_t *)(area + nic->nl.host_stats);
 	nic->dst_drops = (_Atomic uint32_t *)(area + nic->nl.dst_drops);
 	nic->fault_stats = (_Atomic uint64_t *)(area + nic->nl.fault_stats);
+	nic->rdma_nacks = (_Atomic uint32_t *)(area + nic->nl.rdma_nacks);
+	nic->reg = (struct lc_nic_reg *)(nic->sram + g->off_reg);
 	nic->ports = (struct lc_net_port *)(nic->seg + off_net);
 	nic->txfifo = (struct lc_nic_fifo_entry *)(nic->sram + g->off_tx_fifo);
 	nic->rxfifo = (struct lc_nic_fifo_entry *)(nic->sram + g->off_rx_fifo);
@@ -845,6 +856,8 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->chain[1].blocks = (struct lc_nic_dma_block *)(nic->sram + g->off_tx_dma);
 	nic->chain[1].mask = g->tx_dma - 1;
 	atomic_init(&nic->dma_chains, 2);   /* the Rx and Tx DMA chains; spares join when set up */
+	if (!atomic_load_explicit(&nic->ctrl->vi_tag, memory_order_relaxed))
+		lc_nic_set_vi_tag(nic, node + 1);   /* the endpoint's default protection tag */
 	nic->rx_room = g->rx_fifo < g->staging_slots ? g->rx_fifo : g->staging_slots;
 	/* the host caches start from the segment's indices (0, or a test's base) */
 	nic->hc_send_tail = atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_acquire);

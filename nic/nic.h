@@ -18,7 +18,7 @@
 
 #define LC_MAX_NODES 256
 #define LC_DMA_CHAINS 4         /* chain 0 = Rx (highest priority), 1 = Tx, 2..3 spare */
-#define LC_SEG_LAYOUT_VERSION 5
+#define LC_SEG_LAYOUT_VERSION 6
 
 enum lc_nic_stat {
 #define LC_X_ENUM(name, ...) LC_NIC_STAT_##name,
@@ -59,6 +59,8 @@ enum lc_nic_stat {
 	X(uint32_t, off_rx_dma, LC_NIC_OFF_RX_DMA, 1, "SRAM offset: Rx DMA chain")                \
 	X(uint32_t, off_tx_fifo, LC_NIC_OFF_TX_FIFO, 1, "SRAM offset: doorbell FIFO")             \
 	X(uint32_t, off_rx_fifo, LC_NIC_OFF_RX_FIFO, 1, "SRAM offset: Rx FIFO")                   \
+	X(uint32_t, reg_entries, LC_NIC_REG_ENTRIES, 1, "memory registration table entries (0: none)") \
+	X(uint32_t, off_reg, LC_NIC_OFF_REG, 1, "SRAM offset: memory registration table")         \
 	X(uint32_t, recv_word_bytes, LC_NIC_RECV_WORD_BYTES, 1,                                     \
 	  "a Receive Ring slot's publication word, before its frame (nic_impl.h)")                 \
 	X(uint32_t, off_stamp, LC_NIC_OFF_STAMP, 1,                                                 \
@@ -262,6 +264,62 @@ int lc_nic_mcast_left(const struct lc_nic *nic, uint32_t dst);
 int lc_nic_mcast_busy(const struct lc_nic *nic);
 int lc_nic_mcast_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst);
 int lc_nic_mcast_done(struct lc_nic *nic);
+
+/* ---- registered memory and RDMA (nic/rdma.c) ---- */
+
+/*
+ * A host registers a region of its memory in its NIC's registration table
+ * (SRAM, nic.reg_entries entries) under a protection tag and rights, and
+ * gets a 32-bit handle: generation << 16 | entry.  A remote NIC may then
+ * send RDMA frames (type LC_FT_RDMA: rkey = handle, off = offset in the
+ * region, len payload bytes): this node's Net-Recv checks the handle's
+ * generation, the rights, the region's tag against this node's endpoint
+ * tag and the bounds, and has the DMA engine write the payload straight
+ * into the region -- no staging copy -- and only the header into a staging
+ * slot, so the host still sees the frame (lc_nic_rdma_payload tells where
+ * its payload went).  A frame that fails a check touches no memory: it is
+ * dropped and counted here (rdma_denied) and for its sender
+ * (lc_nic_rdma_nacks).  The host side of this API is single-threaded per
+ * node like the rest (the framework's lock).
+ */
+#define LC_NIC_REG_WRITE 1u    /* remote NICs may write the region (RDMA write) */
+#define LC_NIC_REG_RIGHTS LC_NIC_REG_WRITE
+
+/* This node's endpoint protection tag (default: node + 1), and setting it (0 is refused). */
+uint32_t lc_nic_vi_tag(const struct lc_nic *nic);
+int lc_nic_set_vi_tag(struct lc_nic *nic, uint32_t tag);
+/*
+ * Register [addr, addr + len) under tag with rights (LC_NIC_REG_*): 0 with
+ * *handle set, LC_ERR_INVAL (len 0, NULL addr, unknown rights, a region
+ * that wraps), LC_ERR_AGAIN (the table is full: deregister one).
+ */
+int lc_nic_reg(struct lc_nic *nic, const void *addr, uint64_t len, uint32_t tag, uint32_t rights,
+	       uint32_t *handle);
+/*
+ * A new generation for the entry of *handle (same region, tag and rights):
+ * frames that still carry the old handle are refused from now on.  0 with
+ * *handle updated, LC_ERR_INVAL for a handle that is not registered.
+ */
+int lc_nic_reg_rekey(struct lc_nic *nic, uint32_t *handle);
+/*
+ * Revoke handle: Net-Recv refuses it from now on.  An RDMA block it had
+ * already posted may still be writing the region: *fence is the chain-0
+ * index to wait for (lc_nic_rdma_quiet) before the memory is reused.
+ * 0, or LC_ERR_INVAL for a handle that is not registered.
+ */
+int lc_nic_dereg(struct lc_nic *nic, uint32_t handle, uint32_t *fence);
+/* 1 once every Rx DMA block posted before fence is done. */
+int lc_nic_rdma_quiet(const struct lc_nic *nic, uint32_t fence);
+/* The host address of handle + off when handle is registered here and off is inside it, else NULL. */
+void *lc_nic_reg_addr(const struct lc_nic *nic, uint32_t handle, uint32_t off);
+/*
+ * The payload of an RDMA frame the host took from the Rx FIFO (its header
+ * is in staging, its payload where Net-Recv placed it), or NULL when the
+ * handle no longer resolves (the host revoked it since).
+ */
+void *lc_nic_rdma_payload(const struct lc_nic *nic, const struct lc_frame_hdr *hdr);
+/* RDMA frames from this node that dst's NIC refused (free-running). */
+uint32_t lc_nic_rdma_nacks(const struct lc_nic *nic, uint32_t dst);
 
 /* ---- the MCP ---- */
 

@@ -174,6 +174,13 @@ struct lc_nic_fifo_entry {
 #define LC_DMA_SIGNAL  4u   /* raise a completion signal when done */
 #define LC_DMA_FLAGS   (LC_DMA_TO_NIC | LC_DMA_TO_HOST | LC_DMA_SIGNAL)
 #define LC_DMA_DONE    1u   /* status */
+/*
+ * Chain 0 only, set by Net-Recv: the block does not free its Receive Ring
+ * slot (tag) when done -- the payload block of an RDMA frame, whose header
+ * block, after it, frees the slot (nic/rdma.c).  Not one of LC_DMA_FLAGS: a
+ * host never posts it.
+ */
+#define LC_DMA_HOLD    8u
 
 struct lc_nic_dma_block {
 	uint64_t host;    /* host virtual address */
@@ -224,6 +231,8 @@ struct lc_nic_ctrl {
 	struct lc_nic_recv_eng net_recv;
 	/* sources whose data frames wait at their NIC (host-owned, read by remote senders) */
 	alignas(LC_LINE) _Atomic uint64_t rx_hold[LC_MAX_NODES / 64];
+	/* the protection tag of this node's endpoint (host-owned, read by Net-Recv: nic/rdma.c) */
+	alignas(LC_LINE) _Atomic uint32_t vi_tag;
 };
 
 _Static_assert(sizeof(struct lc_nic_dma_block) == 32, "DMA control block is 32 bytes");
@@ -309,8 +318,26 @@ struct lc_seg_name {
 
 /* Offsets inside one node area. */
 struct lc_seg_node_layout {
-	uint64_t sram, staging, nic_stats, host_stats, dst_drops, fault_stats, bytes;
+	uint64_t sram, staging, nic_stats, host_stats, dst_drops, fault_stats, rdma_nacks, bytes;
 };
+
+/*
+ * One memory registration (SRAM: the registration table, nic/rdma.c).  The
+ * host writes an entry (key 0 first, the fields, then the key with a
+ * release, R15); Net-Recv reads the key with an acquire (A15), the fields,
+ * and the key again after an acquire fence: a key that changed in between
+ * (the host revoked or re-keyed the entry) refuses the frame.  key: the
+ * generation (the handle's high half) << 16 | LC_REG_KEY_VALID | rights.
+ */
+struct lc_nic_reg {
+	_Atomic uint32_t key;
+	uint32_t tag;              /* protection tag: an endpoint of another tag is refused */
+	uint64_t addr;             /* host virtual address (this node's process) */
+	uint64_t len;              /* bytes */
+	uint64_t pad;
+};
+#define LC_REG_KEY_VALID 0x8000u
+_Static_assert(sizeof(struct lc_nic_reg) == LC_NIC_REG_ENTRY_BYTES, "lc_config.h registration size");
 
 /*
  * One group (nic/mcast.c), after the switch ports.  state: 0 free,
@@ -389,6 +416,8 @@ struct lc_nic {
 	_Atomic uint64_t *host_stats;
 	_Atomic uint32_t *dst_drops;        /* written by Net-Send */
 	_Atomic uint64_t *fault_stats;      /* [nodes][LC_FAULT_COUNT]: faults injected per link (faults.c) */
+	_Atomic uint32_t *rdma_nacks;       /* [nodes]: RDMA frames from each source refused (Net-Recv) */
+	struct lc_nic_reg *reg;             /* the registration table (g.reg_entries) */
 	struct lc_fault_state *faults;      /* the injector's state (Net-Send's), NULL with no fault set */
 	struct lc_net_port *ports;
 	struct lc_nic_fifo_entry *txfifo, *rxfifo;
@@ -506,6 +535,12 @@ static inline uint8_t *lc_seg_sram(const struct lc_nic *nic, uint32_t node)
 	return nic->node_sram[node];
 }
 
+/* Node's whole area of the segment in this mapping (its SRAM is at nl.sram in it). */
+static inline uint8_t *lc_seg_node_area(const struct lc_nic *nic, uint32_t node)
+{
+	return nic->node_sram[node] - nic->nl.sram;
+}
+
 static inline struct lc_nic_ctrl *lc_seg_ctrl(const struct lc_nic *nic, uint32_t node)
 {
 	return (struct lc_nic_ctrl *)(void *)(nic->node_sram[node] + nic->g.off_ctrl);
@@ -592,6 +627,14 @@ static inline void lc_net_unlock(struct lc_nic *nic, const struct lc_route *r)
  * release recv_head for the next sender), else 0.  Every writer of a remote Receive Ring checks room here.
  */
 LC_NIC_FUNC int lc_net_room(struct lc_nic *nic, uint32_t dst, uint32_t *rh);
+/*
+ * Net-Recv, an RDMA frame at Receive Ring index next (checked like any frame,
+ * the nic_rx verdict CONTINUE, room for one Rx DMA block and a staging slot
+ * at chain index h0): 1 placed (payload to its registered region, header to
+ * staging), 0 no room for its two blocks yet, -1 refused (counted; the
+ * caller drops it).  nic/rdma.c.
+ */
+LC_NIC_FUNC int lc_nic_rdma_place(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t next, uint32_t h0);
 /*
  * Put the frame at hdr (hdr_bytes + hdr->len, dst already < nodes and alive)
  * on the link to dst, the one path of every frame this MCP sends: Net-Send's

@@ -73,6 +73,15 @@ int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen)
 	}                                                                                          \
 	end = (uint64_t)(off) + (uint64_t)(count) * (size);
 	LC_GEOM_BUFFERS(LC_X_CHECK)
+	/* the registration table (nic/rdma.c): any size up to the 16 bits a handle has for its entry */
+	if (g->reg_entries > 0xffffu || g->off_reg % LC_LINE != 0 || g->off_reg < end ||
+	    (uint64_t)g->off_reg + (uint64_t)g->reg_entries * LC_NIC_REG_ENTRY_BYTES > g->sram_bytes) {
+		snprintf(err, errlen, "geometry: registration table (%" PRIu32 " x %d bytes at %" PRIu32
+			 ") must hold at most 65535 entries, 64-aligned, after the Rx FIFO and inside %" PRIu32
+			 " bytes of SRAM", g->reg_entries, LC_NIC_REG_ENTRY_BYTES, g->off_reg, g->sram_bytes);
+		return LC_ERR_CONFIG;
+	}
+	end = (uint64_t)g->off_reg + (uint64_t)g->reg_entries * LC_NIC_REG_ENTRY_BYTES;
 	/* the stamp tables of replicated frames (nic.h): optional, last, LC_NIC_STAMP_BYTES each */
 	if (g->off_stamp) {
 		LC_X_CHECK("stamp", g->send_ring, LC_NIC_STAMP_BYTES, g->off_stamp)
@@ -123,6 +132,8 @@ void lc_seg_layout(const struct lc_nic_geom *g, struct lc_seg_node_layout *nl,
 	o = align_up(o + sizeof(uint32_t) * g->nodes, LC_LINE);
 	nl->fault_stats = o;
 	o = align_up(o + sizeof(uint64_t) * LC_FAULT_COUNT * g->nodes, LC_LINE);
+	nl->rdma_nacks = o;
+	o = align_up(o + sizeof(uint32_t) * g->nodes, LC_LINE);
 	nl->bytes = align_up(o, 4096);
 	*off_nodes = align_up(sizeof(struct lc_seg_hdr), 4096);
 	*off_net = *off_nodes + nl->bytes * g->nodes;

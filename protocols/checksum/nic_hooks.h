@@ -16,4 +16,19 @@ static inline void lc_checksum_seal(struct lc_frame_hdr *hdr)
 	hdr->checksum_crc = lc_checksum_frame_crc(hdr, hdr + 1);
 }
 
+/*
+ * Pointcut nic_rx: an RDMA frame (LC_FT_RDMA) is checked here, in Net-Recv,
+ * before its NIC writes its payload into registered memory -- a damaged
+ * offset or handle must write nothing anywhere; recv_frame then finds it
+ * checked.  Other frames are checked on the host, as they always were.
+ */
+static inline lc_verdict lc_checksum_nic_rx(struct lc_nic *nic, struct lc_frame_hdr *hdr)
+{
+	(void)nic;
+	if (hdr->type != LC_FT_RDMA)
+		return LC_CONTINUE;
+	return hdr->len <= LC_MTU && lc_checksum_frame_crc(hdr, hdr + 1) == hdr->checksum_crc ?
+	       LC_CONTINUE : LC_DROP;
+}
+
 #endif /* LC_CHECKSUM_NIC_HOOKS_H */

@@ -15,7 +15,7 @@ return {
   header = {
     { "uint32_t", "crc", "CRC32C of the header (with this field 0) and, with cover = \"frame\", the payload" },
   },
-  pointcuts = { "send_frame", "recv_frame", "seal" },
+  pointcuts = { "send_frame", "recv_frame", "seal", "nic_rx" },
   -- the CRC of each copy of a replicated frame is computed again by the MCP (lc_pc_seal)
   seal_field = "crc",
   requires = {},

@@ -17,4 +17,19 @@ static inline void lc_reliability_seal(struct lc_frame_hdr *hdr)
 	hdr->reliability_crc = lc_reliability_crc(hdr, hdr + 1);
 }
 
+/*
+ * Pointcut nic_rx: an RDMA frame (LC_FT_RDMA) is checked here, in Net-Recv,
+ * before its NIC writes its payload into registered memory: a damaged
+ * offset or handle must write nothing anywhere (the frame counts as lost and
+ * is sent again); recv_frame then finds it checked.
+ */
+static inline lc_verdict lc_reliability_nic_rx(struct lc_nic *nic, struct lc_frame_hdr *hdr)
+{
+	(void)nic;
+	if (hdr->type != LC_FT_RDMA)
+		return LC_CONTINUE;
+	return hdr->len <= LC_MTU && lc_reliability_crc(hdr, hdr + 1) == hdr->reliability_crc ?
+	       LC_CONTINUE : LC_DROP;
+}
+
 #endif /* LC_RELIABILITY_NIC_HOOKS_H */

@@ -35,7 +35,7 @@ return {
     { "uint32_t", "crc", "CRC32C of the header (this field and the seal fields sealed after it "
       .. "as 0) and payload" },
   },
-  pointcuts = { "init", "fini", "send_frame", "after_send", "recv_frame", "poll", "seal" },
+  pointcuts = { "init", "fini", "send_frame", "after_send", "recv_frame", "poll", "seal", "nic_rx" },
   -- cooperation (docs/internals.md, "How protocols cooperate")
   seal_field = "crc",
   member_fields = { "seq", "ack" },

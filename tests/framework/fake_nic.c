@@ -370,6 +370,45 @@ int lc_nic_step_send_held(struct lc_nic *nic)
 	return lc_nic_step(nic);
 }
 
+/* The fake has no registration table: no RDMA frame's payload resolves. */
+void *lc_nic_rdma_payload(const struct lc_nic *nic, const struct lc_frame_hdr *hdr)
+{
+	(void)nic;
+	(void)hdr;
+	return NULL;
+}
+
+uint32_t lc_nic_vi_tag(const struct lc_nic *nic)
+{
+	(void)nic;
+	return 1;
+}
+
+int lc_nic_reg(struct lc_nic *nic, const void *addr, uint64_t len, uint32_t tag, uint32_t rights,
+	       uint32_t *handle)
+{
+	(void)nic, (void)addr, (void)len, (void)tag, (void)rights, (void)handle;
+	return LC_ERR_AGAIN;    /* a table of no entry */
+}
+
+int lc_nic_reg_rekey(struct lc_nic *nic, uint32_t *handle)
+{
+	(void)nic, (void)handle;
+	return LC_ERR_INVAL;
+}
+
+int lc_nic_dereg(struct lc_nic *nic, uint32_t handle, uint32_t *fence)
+{
+	(void)nic, (void)handle, (void)fence;
+	return LC_ERR_INVAL;
+}
+
+uint32_t lc_nic_rdma_nacks(const struct lc_nic *nic, uint32_t dst)
+{
+	(void)nic, (void)dst;
+	return 0;
+}
+
 /* Thread mode's host-side step: nothing to add, the fake's "thread" already runs whenever the host looks. */
 int lc_nic_assist(struct lc_nic *nic)
 {

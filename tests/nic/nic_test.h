@@ -13,6 +13,7 @@
 
 #define LCT_MAX_NICS 16
 #define LCT_SCRATCH 4096u     /* spare SRAM after the six buffers (DMA chain tests) */
+#define LCT_NO_REG 0xffffffffu  /* lct_shape.reg: a NIC without a registration table */
 
 /* The segment of the running test (Criterion runs each test in its own process). */
 static char lct_name[64];
@@ -21,6 +22,7 @@ static struct lc_nic *lct_nic[LCT_MAX_NICS];
 /* A geometry laid out as the generator does: ctrl, the six buffers, each 64-aligned. */
 struct lct_shape {
 	uint32_t nodes, mtu, send_ring, recv_ring, tx_dma, rx_dma, tx_fifo, rx_fifo, staging, ports;
+	uint32_t reg;           /* registration entries (0: the default 8; LCT_NO_REG: none) */
 	uint64_t timeout_ns;
 	int thread;
 };
@@ -67,6 +69,9 @@ static inline struct lc_nic_geom lct_geom(struct lct_shape s)
 	o = lct_align(o + g.tx_fifo * 16u);
 	g.off_rx_fifo = o;
 	o = lct_align(o + g.rx_fifo * 16u);
+	g.reg_entries = s.reg == LCT_NO_REG ? 0 : s.reg ? s.reg : 8;
+	g.off_reg = o;
+	o = lct_align(o + g.reg_entries * LC_NIC_REG_ENTRY_BYTES);
 	g.sram_bytes = o + LCT_SCRATCH;
 	return g;
 }

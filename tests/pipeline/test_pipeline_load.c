@@ -8,6 +8,7 @@
 
 #include "lc_run.h"
 #include "lc_config.h"
+#include "lc_coop.h"   /* LC_PC_ANNOUNCE */
 
 /*
  * The node program is progs/liveload.c.  In full where what it exercises is
@@ -89,8 +90,11 @@ Test(pipeline_load, stopped_receiver_fails_the_send_in_bounded_time)
 	cr_assert(c, "node 0 did not report; output:\n%s", o.text);
 	cr_assert_eq(sscanf(c, "liveload stop: %31s after %llu ms (bound %llu ms)", err, &ms, &bound), 3,
 		     "output:\n%s", o.text);
-#if LC_PROTO_RELIABILITY || LC_PROTO_FLOW_CONTROL
-	/* reliability's give-up, or flow control's wait for a credit from a stopped peer */
+#if LC_PROTO_RELIABILITY || LC_PROTO_FLOW_CONTROL || LC_PC_ANNOUNCE
+	/*
+	 * reliability's give-up, flow control's wait for a credit from a stopped peer, or a
+	 * rendezvous transfer's wait for its clear-to-send (the big message is announced)
+	 */
 	cr_assert_str_eq(err, "LC_ERR_PEER_DEAD", "output:\n%s", o.text);
 #else
 	cr_assert_str_eq(err, "LC_ERR_LOST", "output:\n%s", o.text);

@@ -8,6 +8,7 @@
 
 #include "../pipeline/lc_run.h"
 #include "lc_config.h"
+#include "lc_coop.h"   /* LC_PC_ANNOUNCE */
 
 TestSuite(rel_faults, .timeout = 240 * LC_T_SLOWDOWN);
 
@@ -74,6 +75,13 @@ Test(rel_faults, stream_under_faults)
 	lc_t_stream_faults(&o, LC_T_FAULTS, LC_RELIABILITY_MODE_STOP_AND_WAIT ? "0:16384" : "0:262144",
 			   LC_RELIABILITY_MODE_STOP_AND_WAIT ? "2" : "4",
 			   LC_RELIABILITY_MODE_STOP_AND_WAIT ? "16" : "64");
+#elif LC_PC_ANNOUNCE
+	/*
+	 * a message announced by a protocol (rendezvous: from its threshold up) sends its control
+	 * frames once and needs exactly_once on a lossy network (its hooks.h, LOSS): here the
+	 * eager sizes below 16 KiB, still two MTUs and more
+	 */
+	lc_t_stream_faults(&o, LC_T_FAULTS, "1:16384", "2", "64");
 #else
 	/* from 1 B: a 0-byte message carries no sequence number, so any loss in its window
 	 * costs a tail wait; the sizes still span several MTUs */

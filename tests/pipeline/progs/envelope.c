@@ -15,7 +15,8 @@
  *   ssend   (2) [ROUNDS] a synchronous send completes only after the receive
  *           posted 100 ms later; an issend to a posted receive; ROUNDS more
  *           ssends of mixed sizes with late receives (for --faults)
- *   flood   (2) the sender floods 4 x host.unexpected_bytes of 64 KiB
+ *   flood   (2) the sender floods 4 x host.unexpected_bytes of 64 KiB (or of eager
+ *           messages just below a rendezvous threshold)
  *           messages at a receiver that posts nothing for 500 ms: the
  *           receiver holds at most the budget, the sender is held back,
  *           then every message arrives intact and in order
@@ -335,7 +336,12 @@ static void mode_ssend(lc_node *node, int me, int rounds)
 	printf("envelope ok: node 1 ssend: received\n");
 }
 
+/* an eager message: one a protocol announces (rendezvous) takes no unexpected buffer to flood */
+#if defined(LC_RENDEZVOUS_THRESHOLD) && LC_RENDEZVOUS_THRESHOLD <= 65536
+#define LC_TP_FLOOD_MSG ((size_t)LC_RENDEZVOUS_THRESHOLD - 1)
+#else
 #define LC_TP_FLOOD_MSG ((size_t)65536)
+#endif
 
 /* Flood messages for times x the unexpected budget (+ 8), as many as the request pool allows. */
 static size_t lc_tp_flood_count(unsigned times)

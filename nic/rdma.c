@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/* Registered memory and RDMA: the registration table in SRAM, its checks, and the placement of an RDMA frame. */
+#include <string.h>
+
+#include "nic_impl.h"
+
+/*
+ * The table (nic.h, "registered memory and RDMA") lives in this node's SRAM,
+ * nic.reg_entries entries of struct lc_nic_reg.  Only the host writes it
+ * (R15: key 0, fields, key with a release); Net-Recv reads it (A15), in
+ * thread mode on the MCP thread.  A handle is gen << 16 | entry: the
+ * generation changes at every registration, re-key and deregistration of
+ * the entry, so a forged or stale handle finds another generation.
+ */
+
+#define REG_GEN(h) ((h) >> 16)
+#define REG_IDX(h) ((h) & 0xffffu)
+
+static inline uint32_t reg_key(uint32_t gen, uint32_t rights)
+{
+	return gen << 16 | LC_REG_KEY_VALID | rights;
+}
+
+/* The next generation of an entry whose key was k (never 0, so a zeroed handle is never valid). */
+static inline uint32_t reg_next_gen(uint32_t k)
+{
+	uint32_t g = (REG_GEN(k) + 1) & 0xffffu;
+
+	return g ? g : 1;
+}
+
+uint32_t lc_nic_vi_tag(const struct lc_nic *nic)
+{
+	return atomic_load_explicit(&nic->ctrl->vi_tag, memory_order_relaxed);
+}
+
+int lc_nic_set_vi_tag(struct lc_nic *nic, uint32_t tag)
+{
+	if (!tag)
+		return LC_ERR_INVAL;
+	/* relaxed: a frame checked against the old tag or the new is checked against a tag of this endpoint */
+	atomic_store_explicit(&nic->ctrl->vi_tag, tag, memory_order_relaxed);
+	return 0;
+}
+
+/* Write entry i: key 0 (R15: Net-Recv refuses it meanwhile), the fields, then its key. */
+static void reg_write(struct lc_nic *nic, uint32_t i, uint32_t key, const void *addr, uint64_t len,
+		      uint32_t tag)
+{
+	struct lc_nic_reg *e = &nic->reg[i];
+
+	atomic_store_explicit(&e->key, 0, memory_order_relaxed);
+	/* the fields below must not be seen before the 0 above by a reader that then sees the new key */
+	atomic_thread_fence(memory_order_release);
+	e->addr = (uint64_t)(uintptr_t)addr;
+	e->len = len;
+	e->tag = tag;
+	/* release (R15): pairs with Net-Recv's acquire of the key (A15) */
+	atomic_store_explicit(&e->key, key, memory_order_release);
+}
+
+/* The entry of handle when it is registered with that generation, else NULL (host side). */
+static struct lc_nic_reg *reg_find(const struct lc_nic *nic, uint32_t handle)
+{
+	struct lc_nic_reg *e;
+	uint32_t k;
+
+	if (REG_IDX(handle) >= nic->g.reg_entries)
+		return NULL;
+	e = &nic->reg[REG_IDX(handle)];
+	k = atomic_load_explicit(&e->key, memory_order_relaxed);
+	return (k & LC_REG_KEY_VALID) && REG_GEN(k) == REG_GEN(handle) ? e : NULL;
+}
+
+int lc_nic_reg(struct lc_nic *nic, const void *addr, uint64_t len, uint32_t tag, uint32_t rights,
+	       uint32_t *handle)
+{
+	uint32_t i, k;
+
+	if (!addr || !len || !handle || (rights & ~LC_NIC_REG_RIGHTS) ||
+	    (uint64_t)(uintptr_t)addr + len < (uint64_t)(uintptr_t)addr)
+		return LC_ERR_INVAL;
+	for (i = 0; i < nic->g.reg_entries; i++) {
+		k = atomic_load_explicit(&nic->reg[i].key, memory_order_relaxed);
+		if (k & LC_REG_KEY_VALID)
+			continue;
+		/* a free entry keeps its last generation in the key's high half (lc_nic_dereg) */
+		k = reg_key(reg_next_gen(k), rights);
+		reg_write(nic, i, k, addr, len, tag);
+		*handle = REG_GEN(k) << 16 | i;
+		return 0;
+	}
+	return LC_ERR_AGAIN;
+}
+
+int lc_nic_reg_rekey(struct lc_nic *nic, uint32_t *handle)
+{
+	struct lc_nic_reg *e = handle ? reg_find(nic, *handle) : NULL;
+	uint32_t k;
+
+	if (!e)
+		return LC_ERR_INVAL;
+	k = atomic_load_explicit(&e->key, memory_order_relaxed);
+	k = reg_key(reg_next_gen(k), k & LC_NIC_REG_RIGHTS);
+	/* release (R15): a frame checked from now on sees the new generation */
+	atomic_store_explicit(&e->key, k, memory_order_release);
+	*handle = REG_GEN(k) << 16 | REG_IDX(*handle);
+	return 0;
+}
+
+int lc_nic_dereg(struct lc_nic *nic, uint32_t handle, uint32_t *fence)
+{
+	struct lc_nic_reg *e = reg_find(nic, handle);
+
+	if (!e || !fence)
+		return LC_ERR_INVAL;
+	/* free, its generation kept: the entry's next registration takes the one after it */
+	atomic_store_explicit(&e->key, REG_GEN(handle) << 16, memory_order_release);
+	/* the blocks Net-Recv posted before this point may still write the region */
+	atomic_thread_fence(memory_order_seq_cst);
+	*fence = atomic_load_explicit(&nic->ctrl->chain_head[0].v, memory_order_acquire);
+	return 0;
+}
+
+int lc_nic_rdma_quiet(const struct lc_nic *nic, uint32_t fence)
+{
+	/* acquire (A4): pairs with the DMA engine's release of chain_done (R4) */
+	return (int32_t)(atomic_load_explicit(&nic->ctrl->chain_done[0].v, memory_order_acquire) - fence) >= 0;
+}
+
+/* addr + off when [off, off + len) lies inside [0, reg_len), else NULL (no overflow: 64-bit sums). */
+static inline void *reg_span(uint64_t addr, uint64_t reg_len, uint32_t off, uint32_t len)
+{
+	return (uint64_t)off + len <= reg_len ? (void *)(uintptr_t)(addr + off) : NULL;
+}
+
+void *lc_nic_reg_addr(const struct lc_nic *nic, uint32_t handle, uint32_t off)
+{
+	const struct lc_nic_reg *e = reg_find(nic, handle);
+
+	return e && off < e->len ? (void *)(uintptr_t)(e->addr + off) : NULL;
+}
+
+void *lc_nic_rdma_payload(const struct lc_nic *nic, const struct lc_frame_hdr *hdr)
+{
+	const struct lc_nic_reg *e = reg_find(nic, hdr->rkey);
+
+	return e ? reg_span(e->addr, e->len, hdr->off, hdr->len) : NULL;
+}
+
+uint32_t lc_nic_rdma_nacks(const struct lc_nic *nic, uint32_t dst)
+{
+	const _Atomic uint32_t *n;
+
+	if (dst >= nic->g.nodes)
+		return 0;
+	n = (const _Atomic uint32_t *)(lc_seg_node_area(nic, dst) + nic->nl.rdma_nacks);
+	/* acquire: pairs with the release in rdma_refuse (single writer: dst's Net-Recv) */
+	return atomic_load_explicit(&n[nic->node], memory_order_acquire);
+}
+
+/*
+ * Net-Recv's check of an RDMA frame: the host address its payload goes to,
+ * or NULL (refused: a handle of no entry or of another generation, no
+ * write right, a region of another protection tag than this endpoint's,
+ * bytes outside the region).
+ */
+static void *rdma_check(struct lc_nic *nic, const struct lc_frame_hdr *hdr)
+{
+	const struct lc_nic_reg *e;
+	uint32_t k, tag;
+	uint64_t addr, len;
+
+	if (REG_IDX(hdr->rkey) >= nic->g.reg_entries)
+		return NULL;
+	e = &nic->reg[REG_IDX(hdr->rkey)];
+	/* acquire (A15): pairs with the host's release of the key (R15) */
+	k = atomic_load_explicit(&e->key, memory_order_acquire);
+	if (!(k & LC_REG_KEY_VALID) || REG_GEN(k) != REG_GEN(hdr->rkey) || !(k & LC_NIC_REG_WRITE))
+		return NULL;
+	addr = e->addr;
+	len = e->len;
+	tag = e->tag;
+	/* the fields read above belong to key k only if the key is still k */
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&e->key, memory_order_relaxed) != k ||
+	    tag != atomic_load_explicit(&nic->ctrl->vi_tag, memory_order_relaxed))
+		return NULL;
+	return reg_span(addr, len, hdr->off, hdr->len);
+}
+
+/* A refused RDMA frame: counted here and for its sender (lc_nic_rdma_nacks). */
+static void rdma_refuse(struct lc_nic *nic, uint32_t src)
+{
+	_Atomic uint32_t *n = &nic->rdma_nacks[src];
+
+	lc_nic_count(nic, LC_NIC_STAT_rdma_denied, 1);
+	/* release: pairs with the acquire in lc_nic_rdma_nacks (single writer: this NIC's Net-Recv) */
+	atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1, memory_order_release);
+}
+
+int lc_nic_rdma_place(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t next, uint32_t h0)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+	struct lc_nic_recv_eng *m = &ct->net_recv;
+	struct lc_nic_dma_block *a, *b;
+	uint32_t slot, mask = nic->chain[0].mask;
+	void *dst = rdma_check(nic, hdr);
+
+	if (!dst) {
+		rdma_refuse(nic, hdr->src);
+		return -1;
+	}
+	/* two blocks: the caller checked room for one */
+	if (h0 + 1 - m->rx_reaped >= nic->g.rx_dma)
+		return 0;
+	slot = m->rx_alloc & (nic->g.staging_slots - 1);
+	/*
+	 * First the payload into the region, then the header into staging with the
+	 * signal: chain 0 runs in order, so the host sees the header once the payload
+	 * is in place.  The payload block holds the Receive Ring slot (LC_DMA_HOLD):
+	 * the slot is freed when the header block is done, never before it was read.
+	 */
+	a = &nic->chain[0].blocks[h0 & mask];
+	a->host = (uint64_t)(uintptr_t)dst;
+	a->sram = (uint32_t)((uint8_t *)(hdr + 1) - nic->sram);
+	a->len = hdr->len;
+	a->flags = LC_DMA_TO_HOST | LC_DMA_HOLD;
+	a->tag = next;
+	a->next = (h0 + 1) & mask;
+	a->status = 0;
+	b = &nic->chain[0].blocks[(h0 + 1) & mask];
+	b->host = (uint64_t)(uintptr_t)(nic->staging + (size_t)slot * nic->g.slot_bytes);
+	b->sram = (uint32_t)((uint8_t *)hdr - nic->sram);
+	b->len = nic->g.hdr_bytes;
+	b->flags = LC_DMA_TO_HOST | LC_DMA_SIGNAL;
+	b->tag = next;
+	b->next = (h0 + 2) & mask;
+	b->status = 0;
+	atomic_store_explicit(&ct->chain_head[0].v, h0 + 2, memory_order_relaxed);
+	/* release (R14): pairs with the DMA engine's acquire of chain_active (A14) */
+	atomic_store_explicit(&ct->chain_active[0].v, h0 + 2, memory_order_release);
+	m->rx_alloc++;
+	m->recv_next = next + 1;
+	lc_nic_count(nic, LC_NIC_STAT_net_rx_frames, 1);
+	lc_nic_count(nic, LC_NIC_STAT_rdma_frames, 1);
+	lc_nic_count(nic, LC_NIC_STAT_rdma_bytes, hdr->len);
+	return 1;
+}
