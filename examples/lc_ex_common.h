@@ -123,6 +123,29 @@ static inline int lc_ex_close(lc_node *node)
 }
 
 /*
+ * lc_open, then this node's part in the pairs of the run (lc_ex_pair): 1
+ * when it exchanges with *peer; else 0 with *status the program's exit
+ * status (lc_open failed 1, the run cannot be paired 2, an idle node closed
+ * again 0 or 1).
+ */
+static inline int lc_ex_open_pair(lc_node **node, unsigned pairs, int *peer, int *status)
+{
+	int active;
+
+	if ((*status = lc_ex_open(node, 0)) != 0)
+		return 0;
+	active = lc_ex_pair(*node, pairs, peer);
+	if (active < 0) {
+		lc_close(*node);
+		*status = 2;
+		return 0;
+	}
+	if (!active)
+		*status = lc_ex_close(*node);
+	return active;
+}
+
+/*
  * 0 when the got bytes received (by node me, iteration it) are the pattern
  * seed of size bytes; else the exit status 1 after "<prog>: node N: payload
  * mismatch: ..." with the first byte that differs.

@@ -34,15 +34,9 @@ int main(int argc, char **argv)
 	unsigned window = o.window;
 
 	lc_node *node;
-	if ((rc = lc_ex_open(&node, 0)) != 0)
+	int peer;
+	if (!lc_ex_open_pair(&node, o.pairs, &peer, &rc))
 		return rc;
-	int peer, active = lc_ex_pair(node, o.pairs, &peer);
-	if (active < 0) {
-		lc_close(node);
-		return 2;
-	}
-	if (!active)
-		return lc_ex_close(node);
 	int me = lc_rank(node), first = !(me & 1);
 	size_t slot = o.hi ? o.hi : 1;
 	unsigned char *bufs = malloc(slot * window);

@@ -29,15 +29,9 @@ int main(int argc, char **argv)
 		return rc;
 
 	lc_node *node;
-	if ((rc = lc_ex_open(&node, 0)) != 0)
+	int peer;
+	if (!lc_ex_open_pair(&node, o.pairs, &peer, &rc))
 		return rc;
-	int peer, active = lc_ex_pair(node, o.pairs, &peer);
-	if (active < 0) {
-		lc_close(node);
-		return 2;
-	}
-	if (!active)
-		return lc_ex_close(node);
 	int me = lc_rank(node), first = !(me & 1);
 	unsigned npairs = o.pairs ? o.pairs : (unsigned)lc_size(node) / 2;
 	unsigned char *sbuf = malloc(o.hi ? o.hi : 1), *rbuf = malloc(o.hi ? o.hi : 1);
