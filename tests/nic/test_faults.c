@@ -99,7 +99,8 @@ static struct trace run(const char *tag, const char *spec, uint32_t n)
 		}
 		for (int f = 0; f < LC_FAULT_COUNT; f++)
 			t.faults[f] = fault_count(lct_nic[0], 1, (enum lc_fault)f);
-		t.bad = (uint32_t)lct_stat(r, LC_NIC_STAT_nic_drops_bad);
+		/* a damaged frame is dropped as bad, or, when its type byte now reads RDMA, refused */
+		t.bad = (uint32_t)(lct_stat(r, LC_NIC_STAT_nic_drops_bad) + lct_stat(r, LC_NIC_STAT_rdma_denied));
 		arrived = (uint64_t)t.n + t.bad;
 		if (sent == n && arrived == n - t.faults[LC_FAULT_drop] + t.faults[LC_FAULT_dup])
 			break;
