@@ -322,18 +322,20 @@ struct lc_seg_node_layout {
 };
 
 /*
- * One memory registration (SRAM: the registration table, nic/rdma.c).  The
- * host writes an entry (key 0 first, the fields, then the key with a
- * release, R15); Net-Recv reads the key with an acquire (A15), the fields,
- * and the key again after an acquire fence: a key that changed in between
- * (the host revoked or re-keyed the entry) refuses the frame.  key: the
- * generation (the handle's high half) << 16 | LC_REG_KEY_VALID | rights.
+ * One memory registration (SRAM: the registration table, nic/rdma.c), a
+ * seqlock without fences (ThreadSanitizer has none): the host writes the key
+ * 0, each field with a release (none is seen before that 0), then the key
+ * with a release (R15); Net-Recv reads the key with an acquire (A15), each
+ * field with an acquire (the key's second read cannot move before them), and
+ * the key again: a key that changed in between (the host revoked, re-keyed
+ * or re-registered the entry) refuses the frame.  key: the generation (the
+ * handle's high half) << 16 | LC_REG_KEY_VALID | rights.
  */
 struct lc_nic_reg {
 	_Atomic uint32_t key;
-	uint32_t tag;              /* protection tag: an endpoint of another tag is refused */
-	uint64_t addr;             /* host virtual address (this node's process) */
-	uint64_t len;              /* bytes */
+	_Atomic uint32_t tag;      /* protection tag: an endpoint of another tag is refused */
+	_Atomic uint64_t addr;     /* host virtual address (this node's process) */
+	_Atomic uint64_t len;      /* bytes */
 	uint64_t pad;
 };
 #define LC_REG_KEY_VALID 0x8000u

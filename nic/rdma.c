@@ -50,11 +50,10 @@ static void reg_write(struct lc_nic *nic, uint32_t i, uint32_t key, const void *
 	struct lc_nic_reg *e = &nic->reg[i];
 
 	atomic_store_explicit(&e->key, 0, memory_order_relaxed);
-	/* the fields below must not be seen before the 0 above by a reader that then sees the new key */
-	atomic_thread_fence(memory_order_release);
-	e->addr = (uint64_t)(uintptr_t)addr;
-	e->len = len;
-	e->tag = tag;
+	/* release: a reader that sees a new field sees the 0 above (its second key read differs) */
+	atomic_store_explicit(&e->addr, (uint64_t)(uintptr_t)addr, memory_order_release);
+	atomic_store_explicit(&e->len, len, memory_order_release);
+	atomic_store_explicit(&e->tag, tag, memory_order_release);
 	/* release (R15): pairs with Net-Recv's acquire of the key (A15) */
 	atomic_store_explicit(&e->key, key, memory_order_release);
 }
@@ -111,14 +110,26 @@ int lc_nic_reg_rekey(struct lc_nic *nic, uint32_t *handle)
 int lc_nic_dereg(struct lc_nic *nic, uint32_t handle, uint32_t *fence)
 {
 	struct lc_nic_reg *e = reg_find(nic, handle);
+	_Atomic int *net_recv = &nic->eng[LC_NIC_ENG_net_recv].lock;
+	int unlocked = 0;
 
 	if (!e || !fence)
 		return LC_ERR_INVAL;
+	/*
+	 * Net-Recv may have checked this handle and not yet posted its blocks: take
+	 * Net-Recv's engine lock (thread mode: the MCP thread may be in it; inline mode
+	 * its holder is this thread's caller, never inside it), so that every block
+	 * posted under the old key is before the fence read below.
+	 */
+	while (nic->thread_on &&
+	       !atomic_compare_exchange_weak_explicit(net_recv, &unlocked, LC_NIC_ENG_HELD,
+						      memory_order_acquire, memory_order_relaxed))
+		unlocked = 0;
 	/* free, its generation kept: the entry's next registration takes the one after it */
 	atomic_store_explicit(&e->key, REG_GEN(handle) << 16, memory_order_release);
-	/* the blocks Net-Recv posted before this point may still write the region */
-	atomic_thread_fence(memory_order_seq_cst);
-	*fence = atomic_load_explicit(&nic->ctrl->chain_head[0].v, memory_order_acquire);
+	*fence = atomic_load_explicit(&nic->ctrl->chain_head[0].v, memory_order_relaxed);
+	if (nic->thread_on)
+		atomic_store_explicit(net_recv, 0, memory_order_release);
 	return 0;
 }
 
@@ -138,14 +149,16 @@ void *lc_nic_reg_addr(const struct lc_nic *nic, uint32_t handle, uint32_t off)
 {
 	const struct lc_nic_reg *e = reg_find(nic, handle);
 
-	return e && off < e->len ? (void *)(uintptr_t)(e->addr + off) : NULL;
+	return e && off < atomic_load_explicit(&e->len, memory_order_relaxed) ?
+	       (void *)(uintptr_t)(atomic_load_explicit(&e->addr, memory_order_relaxed) + off) : NULL;
 }
 
 void *lc_nic_rdma_payload(const struct lc_nic *nic, const struct lc_frame_hdr *hdr)
 {
 	const struct lc_nic_reg *e = reg_find(nic, hdr->rkey);
 
-	return e ? reg_span(e->addr, e->len, hdr->off, hdr->len) : NULL;
+	return e ? reg_span(atomic_load_explicit(&e->addr, memory_order_relaxed),
+			    atomic_load_explicit(&e->len, memory_order_relaxed), hdr->off, hdr->len) : NULL;
 }
 
 uint32_t lc_nic_rdma_nacks(const struct lc_nic *nic, uint32_t dst)
@@ -178,11 +191,11 @@ static void *rdma_check(struct lc_nic *nic, const struct lc_frame_hdr *hdr)
 	k = atomic_load_explicit(&e->key, memory_order_acquire);
 	if (!(k & LC_REG_KEY_VALID) || REG_GEN(k) != REG_GEN(hdr->rkey) || !(k & LC_NIC_REG_WRITE))
 		return NULL;
-	addr = e->addr;
-	len = e->len;
-	tag = e->tag;
+	/* acquire: the key's second read below cannot move before these */
+	addr = atomic_load_explicit(&e->addr, memory_order_acquire);
+	len = atomic_load_explicit(&e->len, memory_order_acquire);
+	tag = atomic_load_explicit(&e->tag, memory_order_acquire);
 	/* the fields read above belong to key k only if the key is still k */
-	atomic_thread_fence(memory_order_acquire);
 	if (atomic_load_explicit(&e->key, memory_order_relaxed) != k ||
 	    tag != atomic_load_explicit(&nic->ctrl->vi_tag, memory_order_relaxed))
 		return NULL;
