@@ -358,8 +358,8 @@ static int lc_isend_held(lc_node *node, int dst, uint64_t match, uint8_t sync, c
 		 * inline MCP: the frame leaves now, not at the next progress call (8 B msgrate
 		 * 1.9-2.2 -> 2.6-3.5 M msgs/s, load ~3.9; the frames no longer pile up in the
 		 * Send Ring until the first wait).  Only the doorbell service and
-		 * Net-Send: the engines that move this frame (8 B one-way: see the
-		 * commit that made it so)
+		 * Net-Send: the engines that move this frame (with the lock taken once
+		 * by the blocking calls, lc_send 917 -> 785 Ir per 8 B message)
 		 */
 		lc_nic_step_send_held(node->nic);
 #endif

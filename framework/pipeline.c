@@ -503,13 +503,8 @@ void lc_proto_rmsg_done(struct lc_node *node, struct lc_rmsg *m, uint32_t got, i
 	if (!err) {
 		v = LC_PC(deliver_msg, node, m);
 		if (v != LC_CONTINUE) {
-			/* as lc_rx_complete: the receive is posted again, the message forgotten */
-			if (v == LC_DROP)
-				LC_STAT_ADD(node, rx_drops_proto, 1);
-			r->um = NULL;
-			lc_reqq_push_front(&node->posted, r);
-			if (m->unexpected)
-				lc_uq_free(node, m);
+			/* the receive is posted again, the message forgotten (its data is in place) */
+			lc_rx_complete(node, m, v);
 			return;
 		}
 		LC_STAT_ADD(node, rx_msgs, 1);
