@@ -411,13 +411,21 @@ static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct
 			lc_reliability_go_back(st, p);
 		return;
 	}
+	/*
+	 * Karn's rule, both halves: a resent frame gives no sample, and a
+	 * backed-off timeout stays until a frame sent once is acknowledged and
+	 * gives one (the next new frame is timed, so that is one round trip of
+	 * new data).  Falling back to the estimate on any progress would make a
+	 * receiver that computes longer than the estimate between its calls draw
+	 * a spurious go-back at every call: its acks come late, the late
+	 * samples die with the timer, and only the short ones are ever taken.
+	 */
 	if (p->rtt_t0_ns && p->rtt_seq - p->una < adv) {
 		if (st->now_ns > p->rtt_t0_ns)
 			lc_reliability_rtt(p, st->now_ns - p->rtt_t0_ns);
 		p->rtt_t0_ns = 0;
+		p->rto_ns = p->rto_base_ns;
 	}
-	/* progress: back to the estimate (a loss burst would keep a backed-off timer for long) */
-	p->rto_ns = p->rto_base_ns;
 	p->una = ack;
 	p->retries = p->stopped_caps = 0;
 	p->dupacks = 0;

@@ -66,6 +66,25 @@ Test(pipeline_traffic, slow_receiver_loses_no_frame)
 	/* 600 frames against a few hundred slots: the sender must have been held back */
 	cr_assert_gt(stalls, 0, "backpressure never engaged:\n%s", o.text);
 #endif
+#if LC_PROTO_RELIABILITY
+	/*
+	 * The receiver acks only inside its calls, so each message's last ack
+	 * comes a nap late.  The timeout must learn that (Karn: a backed-off
+	 * timeout stays until a sample), not draw a go-back at every nap: that
+	 * was some 9 frames sent again per message, and under load enough to fill
+	 * the Receive Ring past what flow control reserves.
+	 */
+	const char *r = strstr(o.text, "node 0 rel_retransmits ");
+	unsigned long long resent = 0;
+	if (r)
+		cr_assert_eq(sscanf(r, "node 0 rel_retransmits %llu", &resent), 1, "output:\n%s", o.text);
+#if LC_RELIABILITY_MODE_STOP_AND_WAIT
+	/* one frame out at a time: a message's first frame waits out the nap, once */
+	cr_assert_leq(resent, 300, "more than one resend per nap of the receiver:\n%s", o.text);
+#else
+	cr_assert_lt(resent, 300 / 4, "a go-back per nap of the receiver:\n%s", o.text);
+#endif
+#endif
 	lc_t_out_free(&o);
 }
 

@@ -12,7 +12,8 @@
  * sleeps between receives (a sleep well below backpressure_timeout_us, so
  * the time limit is never reached).  Node 1 checks every message; node 0
  * then prints its NIC counters bp_stalls and bp_drops:
- * "slowrecv counters: bp_stalls <a> bp_drops <b>".
+ * "slowrecv counters: bp_stalls <a> bp_drops <b>", then "node 0 <counter> <n>" for every
+ * counter of node 0 that moved.
  */
 int main(int argc, char **argv)
 {
@@ -36,6 +37,10 @@ int main(int argc, char **argv)
 		LC_TP_OK(node, lc_stats(node, c));
 		printf("slowrecv counters: bp_stalls %llu bp_drops %llu\n",
 		       (unsigned long long)c[LC_STAT_bp_stalls], (unsigned long long)c[LC_STAT_bp_drops]);
+		/* every other counter that moved, for the reader of a failure */
+		for (int i = 0; i < LC_STAT_COUNT; i++)
+			if (c[i])
+				printf("node 0 %s %llu\n", lc_stat_name(i), (unsigned long long)c[i]);
 	} else if (me == 1) {
 		struct timespec nap = { 0, nap_us * 1000 };
 		for (unsigned i = 0; i < k; i++) {
