@@ -71,43 +71,142 @@ uint32_t lc_crc32c_sw(uint32_t crc, const void *buf, size_t len)
 	return ~crc;
 }
 
-#if LC_CRC32C_X86
-__attribute__((target("sse4.2")))
-static uint32_t lc_crc32c_sse42(uint32_t crc, const void *buf, size_t len)
+/*
+ * Shifting a CRC register over zeros.  The register (reflected, without the
+ * inversions) after n more zero bytes is reg * x^(8n) mod P, a linear map, so
+ * crc(A || B) = shift_|B|(reg after A) ^ (reg of B from 0).  That lets three
+ * independent crc32 chains run over three adjacent blocks at once and be
+ * joined: the crc32 instruction has a latency of 3 cycles and a throughput
+ * of 1, so one chain feeds it a third of the time.  A join is a table
+ * look-up per register byte (shift_|block|, four tables of 256 words, made
+ * once at load from the polynomial).
+ */
+#define LC_CRC32C_POLY 0x82f63b78u
+/* the two block lengths of the three-stream loops: a frame of a few KiB takes LONG then SHORT */
+#define LC_CRC32C_LONG 2048u
+#define LC_CRC32C_SHORT 256u
+
+/* a * b mod P, both reflected (bit 31: x^0) */
+static uint32_t lc_crc32c_mulmod(uint32_t a, uint32_t b)
 {
-	const unsigned char *p = buf;
+	uint32_t prod = 0;
+
+	for (uint32_t m = 1u << 31; m; m >>= 1) {
+		if (a & m)
+			prod ^= b;
+		b = b & 1u ? (b >> 1) ^ LC_CRC32C_POLY : b >> 1;
+	}
+	return prod;
+}
+
+/* x^(8 n) mod P, reflected */
+static uint32_t lc_crc32c_x8n(size_t n)
+{
+	uint32_t r = 1u << 31, sq = 1u << 23;   /* x^0 and x^8 */
+
+	for (; n; n >>= 1) {
+		if (n & 1)
+			r = lc_crc32c_mulmod(sq, r);
+		sq = lc_crc32c_mulmod(sq, sq);
+	}
+	return r;
+}
+
+static uint32_t lc_crc32c_zeros_long[4][256], lc_crc32c_zeros_short[4][256];
+
+static void lc_crc32c_zeros_table(uint32_t t[4][256], size_t n)
+{
+	uint32_t x = lc_crc32c_x8n(n);
+
+	for (unsigned k = 0; k < 4; k++)
+		for (unsigned b = 0; b < 256; b++)
+			t[k][b] = lc_crc32c_mulmod(x, (uint32_t)b << (8 * k));
+}
+
+/* made before main (and before any thread), read-only afterwards */
+__attribute__((constructor)) static void lc_crc32c_tables(void)
+{
+	lc_crc32c_zeros_table(lc_crc32c_zeros_long, LC_CRC32C_LONG);
+	lc_crc32c_zeros_table(lc_crc32c_zeros_short, LC_CRC32C_SHORT);
+}
+
+static inline uint32_t lc_crc32c_shift(const uint32_t t[4][256], uint32_t c)
+{
+	return t[0][c & 0xffu] ^ t[1][(c >> 8) & 0xffu] ^ t[2][(c >> 16) & 0xffu] ^ t[3][c >> 24];
+}
+
+#if LC_CRC32C_X86
+/*
+ * CRC over len bytes at src, and when COPY the same bytes stored at dst in
+ * the same pass (each word is loaded once, stored once and fed to crc32).
+ * COPY is a constant at each call, so the two uses compile to two loops.
+ */
+__attribute__((target("sse4.2"), always_inline))
+static inline uint32_t lc_crc32c_sse42_run(uint32_t crc, unsigned char *dst, const unsigned char *src,
+					   size_t len, const int copy)
+{
 #if defined(__x86_64__)
 	uint64_t c = ~crc;
 
-	/* 32 bytes a round: a quarter of the loop overhead (the crc32 chain stays serial) */
-	for (; len >= 32; len -= 32, p += 32) {
-		uint64_t w[4];
-
-		memcpy(w, p, sizeof w);         /* unaligned loads */
-		c = _mm_crc32_u64(c, w[0]);
-		c = _mm_crc32_u64(c, w[1]);
-		c = _mm_crc32_u64(c, w[2]);
-		c = _mm_crc32_u64(c, w[3]);
+	/* three chains over three adjacent blocks, joined by shifts */
+#define LC_CRC32C_3WAY(block, zeros)                                                    \
+	for (; len >= 3 * (block); len -= 3 * (block)) {                                \
+		uint64_t c1 = 0, c2 = 0;                                                 \
+		for (size_t i = 0; i < (block); i += 8) {                                \
+			uint64_t w0, w1, w2;                                             \
+			memcpy(&w0, src + i, 8);                                         \
+			memcpy(&w1, src + (block) + i, 8);                               \
+			memcpy(&w2, src + 2 * (block) + i, 8);                           \
+			if (copy) {                                                      \
+				memcpy(dst + i, &w0, 8);                                 \
+				memcpy(dst + (block) + i, &w1, 8);                       \
+				memcpy(dst + 2 * (block) + i, &w2, 8);                   \
+			}                                                                \
+			c = _mm_crc32_u64(c, w0);                                        \
+			c1 = _mm_crc32_u64(c1, w1);                                      \
+			c2 = _mm_crc32_u64(c2, w2);                                      \
+		}                                                                        \
+		c = lc_crc32c_shift(zeros, (uint32_t)c) ^ (uint32_t)c1;                  \
+		c = lc_crc32c_shift(zeros, (uint32_t)c) ^ (uint32_t)c2;                  \
+		src += 3 * (block);                                                      \
+		if (copy)                                                                \
+			dst += 3 * (block);                                              \
 	}
-	for (; len >= 8; len -= 8, p += 8) {
+	LC_CRC32C_3WAY(LC_CRC32C_LONG, lc_crc32c_zeros_long)
+	LC_CRC32C_3WAY(LC_CRC32C_SHORT, lc_crc32c_zeros_short)
+#undef LC_CRC32C_3WAY
+	for (; len >= 8; len -= 8, src += 8) {
 		uint64_t w;
 
-		memcpy(&w, p, sizeof w);        /* unaligned load */
+		memcpy(&w, src, sizeof w);      /* unaligned load */
+		if (copy) {
+			memcpy(dst, &w, sizeof w);
+			dst += 8;
+		}
 		c = _mm_crc32_u64(c, w);
 	}
 	crc = (uint32_t)c;
 #else
 	crc = ~crc;
 #endif
-	for (; len >= 4; len -= 4, p += 4) {
-		uint32_t w;
-
-		memcpy(&w, p, sizeof w);
-		crc = _mm_crc32_u32(crc, w);
+	for (; len; len--) {
+		if (copy)
+			*dst++ = *src;
+		crc = _mm_crc32_u8(crc, *src++);
 	}
-	while (len--)
-		crc = _mm_crc32_u8(crc, *p++);
 	return ~crc;
+}
+
+__attribute__((target("sse4.2")))
+static uint32_t lc_crc32c_sse42(uint32_t crc, const void *buf, size_t len)
+{
+	return lc_crc32c_sse42_run(crc, NULL, buf, len, 0);
+}
+
+__attribute__((target("sse4.2")))
+static uint32_t lc_crc32c_sse42_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+	return lc_crc32c_sse42_run(crc, dst, src, len, 1);
 }
 #endif
 
@@ -146,4 +245,14 @@ uint32_t lc_crc32c_hw(uint32_t crc, const void *buf, size_t len)
 uint32_t lc_crc32c(uint32_t crc, const void *buf, size_t len)
 {
 	return lc_crc32c_hw(crc, buf, len);
+}
+
+uint32_t lc_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+#if LC_CRC32C_X86
+	if (lc_crc32c_hw_available())
+		return lc_crc32c_sse42_copy(crc, dst, src, len);
+#endif
+	memcpy(dst, src, len);
+	return lc_crc32c_sw(crc, dst, len);
 }

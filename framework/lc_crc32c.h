@@ -11,9 +11,16 @@
  * CRC32C (Castagnoli, reflected, init and final xor ~0) of len bytes at buf,
  * continuing from crc (0 to start): lc_crc32c(0, "123456789", 9) == 0xE3069283,
  * and lc_crc32c(lc_crc32c(0, a, n), b, m) is the CRC of a followed by b.
- * Uses the SSE4.2 crc32 instruction when the CPU has it, the table otherwise.
+ * Uses the SSE4.2 crc32 instruction when the CPU has it (three chains at once
+ * over a buffer of 768 bytes or more, lc_crc32c.c), the table otherwise.
  */
 uint32_t lc_crc32c(uint32_t crc, const void *buf, size_t len);
+/*
+ * The CRC of len bytes at src, continuing from crc, and the same bytes copied
+ * to dst, in one pass (dst and src must not overlap): a protocol that copies
+ * a payload anyway gets its CRC for the price of the slower of the two.
+ */
+uint32_t lc_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len);
 /* The table-driven version (any CPU). */
 uint32_t lc_crc32c_sw(uint32_t crc, const void *buf, size_t len);
 /* The SSE4.2 version when lc_crc32c_hw_available(), else the table. */

@@ -86,6 +86,38 @@ Test(checksum, sse42_and_table_agree_every_length_and_alignment)
 	}
 }
 
+/*
+ * The three-chain loops (lc_crc32c.c: blocks of 3 x 2048 and 3 x 256 bytes,
+ * joined by shift tables) at every length around their edges, each alignment
+ * of source and destination, and lc_crc32c_copy: the table's CRC, and the
+ * bytes copied exactly, nothing written past them.
+ */
+Test(checksum, three_chains_and_fused_copy_agree_with_the_table)
+{
+	enum { LONG3 = 3 * 2048, SHORT3 = 3 * 256, MAX = 2 * LONG3 + 2 * SHORT3 + 16 };
+	static const size_t base[] = { 0, SHORT3, 2 * SHORT3, LONG3, LONG3 + SHORT3, 2 * LONG3 + SHORT3 };
+	static unsigned char src[MAX + 8], dst[MAX + 24];
+
+	for (size_t i = 0; i < sizeof src; i++)
+		src[i] = (unsigned char)lc_test_next();
+	for (size_t b = 0; b < sizeof base / sizeof base[0]; b++) {
+		for (size_t len = base[b] ? base[b] - 9 : 0; len <= base[b] + 9; len++) {
+			size_t off = len % 8, doff = 8 + (len * 3) % 8;
+			uint32_t seed = (uint32_t)lc_test_next();
+			uint32_t a = lc_crc32c_sw(seed, src + off, len);
+			uint32_t h = lc_crc32c_hw(seed, src + off, len);
+			uint32_t c;
+
+			memset(dst, 0xa5, sizeof dst);
+			c = lc_crc32c_copy(seed, dst + doff, src + off, len);
+			cr_assert_eq(h, a, "len %zu off %zu: table %08x, hw %08x", len, off, a, h);
+			cr_assert_eq(c, a, "len %zu off %zu: table %08x, copy %08x", len, off, a, c);
+			cr_assert(memcmp(dst + doff, src + off, len) == 0, "len %zu: bytes copied wrong", len);
+			cr_assert(dst[doff - 1] == 0xa5 && dst[doff + len] == 0xa5, "len %zu: written past", len);
+		}
+	}
+}
+
 /* A frame as the send side fills it: baseline fields set, payload of LC_MTU bytes. */
 static void lc_make_frame(struct lc_frame_hdr *hdr, unsigned char *payload, uint32_t len)
 {

@@ -46,8 +46,10 @@
  *   send_frame  (runs after the protocols above it, send_frame is composed in
  *               reverse) LC_RETRY when the window is full, a go-back-N resend is
  *               still under way or the peer is dead; else stamps seq, the
- *               piggybacked ack and the CRC.  Commits nothing: a RETRY from a
- *               protocol below it would leave no trace.
+ *               piggybacked ack and the CRC (a payload longer than 256 bytes
+ *               is copied into the frame's kept slot in the same pass,
+ *               lc_reliability_keeps_in_send).  Commits nothing: a RETRY from
+ *               a protocol below it would leave no trace.
  *   after_send  commits: keeps a copy of header and payload (so the user's
  *               buffer may be released: a send completes when its frames are
  *               handed to the protocol), arms the timer, records the ack sent.
@@ -224,6 +226,18 @@ static inline void lc_reliability_kept_commit(struct lc_reliability_state *st, s
 	p->rsnd = p->next;
 }
 
+/*
+ * Where a sequenced unicast frame's payload is kept.  Longer than what the
+ * inline CRC takes: by send_frame, in the pass that computes the CRC
+ * (lc_crc32c_copy: one read of the user's bytes instead of two; nothing is
+ * committed, a RETRY below leaves a slot that the frame's next try
+ * overwrites).  Shorter: by after_send, two moves beside an inline CRC.
+ */
+static inline int lc_reliability_keeps_in_send(const struct lc_frame_hdr *hdr)
+{
+	return hdr->len > LC_CRC32C_INLINE_MAX;
+}
+
 /* The kept copy of frame seq to peer p. */
 static inline struct lc_frame_hdr *lc_reliability_kept(struct lc_reliability_peer *p, uint32_t seq)
 {
@@ -324,6 +338,16 @@ static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct 
 			if (p->next - p->una >= LC_RELIABILITY_W || p->rsnd != p->next)
 				return LC_RETRY;
 			hdr->reliability_seq = p->next;
+			if (lc_reliability_keeps_in_send(hdr)) {
+				/* the header's CRC, then the payload's in the pass that keeps it */
+				uint32_t crc;
+
+				hdr->reliability_ack = p->expect;
+				crc = lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_REL_CRC_ZERO, NULL, 0);
+				hdr->reliability_crc = lc_crc32c_copy(crc, lc_reliability_kept(p, p->next) + 1,
+								      payload, hdr->len);
+				return LC_CONTINUE;
+			}
 		}
 		hdr->reliability_ack = p->expect;
 	}
@@ -352,7 +376,8 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 		return;
 	k = lc_reliability_kept(p, p->next);
 	memcpy(k, hdr, sizeof(*hdr));
-	lc_reliability_keep_payload(k + 1, payload, hdr->len);
+	if (!lc_reliability_keeps_in_send(hdr))
+		lc_reliability_keep_payload(k + 1, payload, hdr->len);
 	LC_STAT_ADD(node, host_copy_bytes, hdr->len);   /* the kept copy is a copy (copies per byte) */
 	lc_reliability_kept_commit(st, p);
 }
