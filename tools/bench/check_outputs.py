@@ -235,6 +235,15 @@ def main(argv):
                     % (r['config'], ', '.join(want)))
         if meta.get('wall_seconds') is not None:
             c.check('Wall time' in text, 'report.md gives the wall time')
+        # CRC32C against memcpy (crc=1): a positive figure of each of the three at every size
+        cpath = os.path.join(outdir, 'crc.csv')
+        if os.path.isfile(cpath):
+            with open(cpath, newline='') as f:
+                crows = list(csv.DictReader(f))
+            whats = {(r['size'], r['what']) for r in crows if float(r['median'] or 0) > 0}
+            sizes = {r['size'] for r in crows}
+            c.check(sizes and len(whats) == 3 * len(sizes),
+                    'crc.csv: crc, memcpy and fused measured at each of %d sizes' % len(sizes))
         # scaling with peers (scale=1): every job has figures, and a message costs node 0 the same
         # instructions whatever the number of nodes and active pairs (idle peers cost nothing)
         spath = os.path.join(outdir, 'scale.csv')

@@ -17,12 +17,13 @@ SECTIONS = ['## Run', '## Fastest configuration per size range', '## Cost of eac
             '## Distance to the shm floor and to Open MPI', '## Failed cells', '## Broadcast and fault sweep',
             '## MPI personality vs native API', '## The seeds\' personalities (CSN, ATLAS) vs native API',
             '## The seeds\' own tables, reproduced', '## Small-message targets',
-            '## Scaling with peers']
+            '## Scaling with peers', '## CRC32C against memcpy']
 MPI_SECTION = SECTIONS[7]
 PERS_SECTION = SECTIONS[8]
 SEED_SECTION = SECTIONS[9]
 TARGET_SECTION = SECTIONS[10]
 SCALE_SECTION = SECTIONS[11]
+CRC_SECTION = SECTIONS[12]
 # The small-message targets: (what, numerator series, denominator series, benchmark, sizes, bound,
 # 'le' (ratio at most bound) or 'ge' (at least)).  Each is judged on the per-round ratios of the
 # two series in the same round (their median; the worst size's where there are several), and
@@ -93,6 +94,46 @@ SEED000_TABLE1 = [(8, 0.7, 15), (16, 1.4, 15), (32, 3.0, 15), (64, 6.0, 15), (12
 # most this many times the native API's (median of the per-round ratios).
 MPI_SIZE = 8
 MPI_TARGET = 1.10
+
+
+def crc_section(outdir):
+    """CRC32C against memcpy (run.py crc=1, crc.csv): bytes per TSC tick of the protocols' CRC, a
+    memcpy of the same bytes and the two fused, per size."""
+    L = [CRC_SECTION, '']
+    path = os.path.join(outdir, 'crc.csv')
+    if not os.path.isfile(path):
+        return L + ['Not measured in this run (`crc=1`, or `preset=small`, measures it).', '']
+    with open(path, newline='') as f:
+        rows = list(csv.DictReader(f))
+    val = {(r['size'], r['what']): r for r in rows}
+    sizes = sorted({int(r['size']) for r in rows})
+    ghz = rows[0]['tsc_ghz'] if rows else '?'
+    L += ['`tools/bench/crc_speed.c`, in cache, the three interleaved in each repetition: bytes per '
+          'TSC tick (the TSC runs at %s GHz, the nominal clock; no other cycle counter is readable '
+          'here), median [min max].  *crc*: `lc_crc32c` (checksum\'s and reliability\'s CRC); '
+          '*memcpy*: the copy the pipeline makes anyway; *fused*: `lc_crc32c_copy`, both in one '
+          'pass (reliability\'s kept copy); *crc+memcpy*: the two one after the other, from the '
+          'medians.  The crc32 instruction retires 8 bytes a cycle at best (three chains hide its '
+          'latency), so a CRC costs at least what 8 B/cycle allows whatever it is fused with.'
+          % ghz, '',
+          '| size | crc | memcpy | fused | crc+memcpy | crc / memcpy time |', '|---|---|---|---|---|---|']
+
+    def cell(s, w):
+        r = val.get((str(s), w))
+        if not r:
+            return 'failed: no figure'
+        return '%.2f [%.2f %.2f]' % (float(r['median']), float(r['min']), float(r['max']))
+
+    for s in sizes:
+        try:
+            c, m = float(val[(str(s), 'crc')]['median']), float(val[(str(s), 'memcpy')]['median'])
+            seq, slow = '%.2f' % (1 / (1 / c + 1 / m)), '%.1f×' % (m / c)
+        except (KeyError, ValueError, ZeroDivisionError):
+            seq = slow = 'n/a'
+        L.append('| %s | %s | %s | %s | %s | %s |' % (bl.fmt_size(s),
+                                                      cell(s, 'crc'), cell(s, 'memcpy'),
+                                                      cell(s, 'fused'), seq, slow))
+    return L + ['']
 
 
 def scale_section(outdir, meta):
@@ -522,6 +563,7 @@ def write(outdir, csv_path, meta, cjs):
     # ---- the small-message targets
     L += target_section(rows)
     L += scale_section(outdir, meta)
+    L += crc_section(outdir)
 
     # ---- the seeds' personalities
     L += personality_section(rows, cells, configs, cjs)

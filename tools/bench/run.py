@@ -45,11 +45,15 @@ BIND_VALUES = ('core', 'none')
 # mode -- every size 0 B to 4 KiB, 64 KiB and 1 MiB for the protocols' targets, the configs those
 # targets name, 11 interleaved rounds; report.md judges each target (report.TARGETS).
 PRESETS = {'small': dict(configs='baseline,checksum,reliable', rounds='11',
-                         sizes='0,1,2,4,8,16,32,64,128,256,512,1K,2K,4K,64K,1M', scale='1')}
+                         sizes='0,1,2,4,8,16,32,64,128,256,512,1K,2K,4K,64K,1M', scale='1',
+                         crc='1')}
 # scale=1: scaling with peers (the first config, 8 B): pingpong and msgrate with SCALE_NODES nodes,
 # every pair exchanging at once (pairs (0,1), (2,3), ...), and with one active pair among idle
 # nodes; callgrind's instructions of node 0 per message and per poll for each (scale.csv, report.md).
 SCALE_NODES = [2, 4, 8]
+# crc=1 (part of preset=small): crc_speed.c, the protocols' CRC32C, a memcpy and the two fused
+# (lc_crc32c_copy) in bytes per TSC tick, 64 B to 64 KiB, in cache (crc.csv, report.md)
+CRC_REPS = 3000
 SCALE_ROUNDS = 5
 FAULT_DROPS = [0.0, 0.001, 0.01, 0.05]
 QUICK_SIZES = [8, 65536]
@@ -120,7 +124,7 @@ progress = Progress()
 # ---------------------------------------------------------------- arguments
 def parse_args(argv):
     opts = dict(configs='', sizes='', rounds='', quick='0', mpi='1', faults='0', out='', build='1',
-                budget=str(BUDGET_SECONDS), bind='core', preset='', scale='')
+                budget=str(BUDGET_SECONDS), bind='core', preset='', scale='', crc='')
     for a in argv:
         if '=' not in a:
             sys.exit('bench: argument %r is not KEY=VALUE' % a)
@@ -163,6 +167,7 @@ def parse_args(argv):
         sys.exit('bench: bind must be one of %s' % ', '.join(BIND_VALUES))
     o['bind'] = opts['bind']
     o['scale'] = opts['scale'] not in ('0', '', 'no', 'false')
+    o['crc'] = opts['crc'] not in ('0', '', 'no', 'false')
     return o
 
 
@@ -283,6 +288,34 @@ def active_protocols(cj):
     if not cj:
         return []
     return [p['name'] if isinstance(p, dict) else p for p in cj.get('active_protocols', [])]
+
+
+def crc_stage(bindir, path, quick):
+    """crc=1: builds and runs crc_speed.c once (its repetitions interleave the three) and writes
+    crc.csv (size, what, median, min, max in bytes per TSC tick, tsc_ghz); returns the note."""
+    exe = os.path.join(bindir, 'crc_speed')
+    os.makedirs(bindir, exist_ok=True)
+    rc, o, e = run_cmd(['gcc'] + CFLAGS + ['-I' + os.path.join(ROOT, 'framework'),
+                                           os.path.join(HERE, 'crc_speed.c'),
+                                           os.path.join(ROOT, 'framework', 'lc_crc32c.c'), '-o', exe])
+    if rc != 0:
+        return 'failed: crc_speed.c does not compile: ' + e.strip()[-300:]
+    say('bench: CRC32C against memcpy (crc_speed)')
+    rc, o, e = run_cmd([exe, '-r', str(200 if quick else CRC_REPS)], timeout=300)
+    if rc != 0:
+        return 'failed: crc_speed exit %d: %s' % (rc, e.strip()[-300:])
+    ghz, rows = None, []
+    for line in o.splitlines():
+        f = line.split()
+        if line.startswith('# tsc_ghz') and len(f) == 3:
+            ghz = f[2]
+        elif len(f) == 5 and not line.startswith('#'):
+            rows.append(dict(size=f[0], what=f[1], median=f[2], min=f[3], max=f[4], tsc_ghz=ghz))
+    with open(path, 'w', newline='') as fh:
+        w = csv.DictWriter(fh, fieldnames=['size', 'what', 'median', 'min', 'max', 'tsc_ghz'])
+        w.writeheader()
+        w.writerows(rows)
+    return 'measured (%d repetitions per size)' % (200 if quick else CRC_REPS)
 
 
 def build_anchors(bindir, want_mpi):
@@ -926,6 +959,10 @@ def main(argv):
             for r in srows:
                 w.writerow(dict(r, value='' if r['value'] is None else repr(float(r['value']))))
         note['scale'] = configs[0]
+    progress.clear()
+
+    if o['crc']:
+        note['crc'] = crc_stage(bindir, os.path.join(outdir, 'crc.csv'), o['quick'])
     progress.clear()
 
     # outputs
