@@ -585,6 +585,15 @@ int lc_tx_push(struct lc_node *node)
 			if (lc_tx_frame(node, r) < 0)
 				return work;
 			work++;
+#if !LC_NIC_MCP_THREAD
+			/*
+			 * inline MCP, a message of several frames: the NIC moves each frame
+			 * as it is posted, so the receiver works on it (its copy out, a
+			 * protocol's per-frame check) while this side prepares the next
+			 */
+			if (!r->s.posted)
+				lc_nic_step_held(node->nic);
+#endif
 		}
 		if (lc_tx_dropped(node, r->s.dst)) {
 			lc_check_peers(node);   /* takes r (and every send to a peer that lost frames) out */

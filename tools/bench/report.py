@@ -96,15 +96,25 @@ MPI_SIZE = 8
 MPI_TARGET = 1.10
 
 
+NOT_MEASURED = 'Not measured in this run (`%s=1`, or `preset=small`, measures it).'
+
+
+def stage_rows(outdir, stage):
+    """The rows of <stage>.csv that run.py's stage <stage>=1 wrote, or None when it did not run."""
+    path = os.path.join(outdir, stage + '.csv')
+    if not os.path.isfile(path):
+        return None
+    with open(path, newline='') as f:
+        return list(csv.DictReader(f))
+
+
 def crc_section(outdir):
     """CRC32C against memcpy (run.py crc=1, crc.csv): bytes per TSC tick of the protocols' CRC, a
     memcpy of the same bytes and the two fused, per size."""
     L = [CRC_SECTION, '']
-    path = os.path.join(outdir, 'crc.csv')
-    if not os.path.isfile(path):
-        return L + ['Not measured in this run (`crc=1`, or `preset=small`, measures it).', '']
-    with open(path, newline='') as f:
-        rows = list(csv.DictReader(f))
+    rows = stage_rows(outdir, 'crc')
+    if rows is None:
+        return L + [NOT_MEASURED % 'crc', '']
     val = {(r['size'], r['what']): r for r in rows}
     sizes = sorted({int(r['size']) for r in rows})
     ghz = rows[0]['tsc_ghz'] if rows else '?'
@@ -140,11 +150,9 @@ def scale_section(outdir, meta):
     """Scaling with peers (run.py scale=1, scale.csv): per job, node 0's instructions per message
     and per poll, and the wall-time figures over rounds."""
     L = [SCALE_SECTION, '']
-    path = os.path.join(outdir, 'scale.csv')
-    if not os.path.isfile(path):
-        return L + ['Not measured in this run (`scale=1`, or `preset=small`, measures it).', '']
-    with open(path, newline='') as f:
-        rows = list(csv.DictReader(f))
+    rows = stage_rows(outdir, 'scale')
+    if rows is None:
+        return L + [NOT_MEASURED % 'scale', '']
     jobs, vals, fails = [], {}, {}
     for r in rows:
         j = (int(r['nodes']), int(r['pairs']))
