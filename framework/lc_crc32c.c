@@ -114,13 +114,24 @@ static uint32_t lc_crc32c_x8n(size_t n)
 
 static uint32_t lc_crc32c_zeros_long[4][256], lc_crc32c_zeros_short[4][256];
 
+/*
+ * The shift is linear: an entry is the xor of the entries of its bits, so
+ * each table takes 8 products (of one bit each) and xors instead of 256
+ * products (a product is a 32-step loop): 66 000 instructions at program
+ * start instead of 295 000 (callgrind).
+ */
 static void lc_crc32c_zeros_table(uint32_t t[4][256], size_t n)
 {
 	uint32_t x = lc_crc32c_x8n(n);
 
-	for (unsigned k = 0; k < 4; k++)
-		for (unsigned b = 0; b < 256; b++)
-			t[k][b] = lc_crc32c_mulmod(x, (uint32_t)b << (8 * k));
+	for (unsigned k = 0; k < 4; k++) {
+		t[k][0] = 0;
+		for (unsigned b = 1; b < 256; b++) {
+			unsigned low = b & -b;   /* the lowest bit set */
+
+			t[k][b] = low == b ? lc_crc32c_mulmod(x, (uint32_t)b << (8 * k)) : t[k][b ^ low] ^ t[k][low];
+		}
+	}
 }
 
 /* made before main (and before any thread), read-only afterwards */
