@@ -166,6 +166,14 @@ __attribute__((always_inline)) static inline uint32_t lc_reliability_crc(const s
 	return lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_REL_CRC_ZERO, payload, hdr->len);
 }
 
+/* The same CRC, the payload copied to keep in the same pass (lc_reliability_keeps_in_send). */
+static inline uint32_t lc_reliability_crc_keep(const struct lc_frame_hdr *hdr, const void *payload,
+					       void *keep)
+{
+	return lc_crc32c_copy(lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_REL_CRC_ZERO, NULL, 0), keep,
+			      payload, hdr->len);
+}
+
 /*
  * The payload of a kept copy: header plus len bytes, never a whole slot.  Up
  * to 16 bytes by two overlapping fixed-size moves (no call), longer ones by
@@ -318,6 +326,7 @@ static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct 
 {
 	struct lc_reliability_state *st = &node->proto.reliability;
 	struct lc_reliability_peer *p;
+	void *keep = NULL;      /* where the payload is kept in the CRC's pass, if it is */
 
 	if (hdr->dst >= node->size) {
 #if LC_STAMPED
@@ -338,20 +347,13 @@ static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct 
 			if (p->next - p->una >= LC_RELIABILITY_W || p->rsnd != p->next)
 				return LC_RETRY;
 			hdr->reliability_seq = p->next;
-			if (lc_reliability_keeps_in_send(hdr)) {
-				/* the header's CRC, then the payload's in the pass that keeps it */
-				uint32_t crc;
-
-				hdr->reliability_ack = p->expect;
-				crc = lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_REL_CRC_ZERO, NULL, 0);
-				hdr->reliability_crc = lc_crc32c_copy(crc, lc_reliability_kept(p, p->next) + 1,
-								      payload, hdr->len);
-				return LC_CONTINUE;
-			}
+			if (lc_reliability_keeps_in_send(hdr))
+				keep = lc_reliability_kept(p, p->next) + 1;
 		}
 		hdr->reliability_ack = p->expect;
 	}
-	hdr->reliability_crc = lc_reliability_crc(hdr, payload);
+	hdr->reliability_crc = keep ? lc_reliability_crc_keep(hdr, payload, keep) :
+				      lc_reliability_crc(hdr, payload);
 	return LC_CONTINUE;
 }
 
