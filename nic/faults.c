@@ -21,6 +21,9 @@ struct lc_fault_link {
 	uint8_t *held;          /* a reordered frame (slot_bytes), or NULL */
 	uint32_t held_bytes;
 	uint64_t held_ns;       /* when it was held back */
+	/* a reordered frame that met a held one: it is held once the held one went in its place */
+	const struct lc_frame_hdr *swap;
+	uint32_t swap_bytes;
 	/* the decision for the frame at send_tail == tail on this link (drawn once, kept while it stalls) */
 	uint32_t tail;
 	int valid;
@@ -193,12 +196,25 @@ static void lc_fault_count(struct lc_nic *nic, uint32_t dst, enum lc_fault f)
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
 }
 
-int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr *hdr, uint32_t dst, uint32_t bytes)
+/* Hold back frame (bytes at f) on link dst until the link's next frame, or LC_FAULT_HOLD_NS. */
+static void lc_fault_hold(struct lc_nic *nic, uint32_t dst, const struct lc_frame_hdr *f, uint32_t bytes)
+{
+	struct lc_fault_link *l = &nic->faults->link[dst];
+
+	memcpy(l->held, f, bytes);
+	l->held_bytes = bytes;
+	l->held_ns = lc_nic_now_ns();
+	l->valid = 0;
+	lc_fault_count(nic, dst, LC_FAULT_reorder);
+}
+
+int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr **frame, uint32_t dst, uint32_t *bytes)
 {
 	struct lc_fault_state *fs = nic->faults;
 	struct lc_fault_link *l = &fs->link[dst];
 	uint32_t tail = atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_relaxed);
 
+	l->swap = NULL;
 	if (!l->valid || l->tail != tail) {
 		uint64_t d = lc_fault_next(l);
 
@@ -226,20 +242,28 @@ int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr *hdr, uint32_t ds
 	if (l->drop) {
 		l->valid = 0;
 		lc_fault_count(nic, dst, LC_FAULT_drop);
+		return 0;
+	}
+	if (l->reorder && (l->held || (l->held = malloc(nic->g.slot_bytes)))) {
+		if (!l->held_bytes) {
+			lc_fault_hold(nic, dst, *frame, *bytes);
+			fs->held_n++;
+			return 0;
+		}
+		/*
+		 * A frame is held already: it goes now, alone, in this one's place,
+		 * and this one is held (lc_faults_wire, once the copy is made).
+		 * Every frame that draws reorder is held, whether or not the held
+		 * one's wait ran out first, so the counts do not depend on timing.
+		 */
+		l->swap = *frame;
+		l->swap_bytes = *bytes;
+		*frame = (const struct lc_frame_hdr *)l->held;
+		*bytes = l->held_bytes;
 		return 1;
 	}
-	if (l->reorder && !l->held_bytes) {
-		if (!l->held && !(l->held = malloc(nic->g.slot_bytes)))
-			return 0;       /* no memory: the frame goes in order */
-		memcpy(l->held, hdr, bytes);
-		l->held_bytes = bytes;
-		l->held_ns = lc_nic_now_ns();
-		l->valid = 0;
-		fs->held_n++;
-		lc_fault_count(nic, dst, LC_FAULT_reorder);
-		return 1;
-	}
-	return 0;
+	/* (reorder without memory to hold the frame: it goes in order) a duplicate waits for room for both */
+	return l->dup && nic->g.recv_ring > 1 ? 2 : 1;
 }
 
 uint32_t lc_faults_wire(struct lc_nic *nic, uint32_t dst, const void *src, uint32_t bytes,
@@ -250,6 +274,12 @@ uint32_t lc_faults_wire(struct lc_nic *nic, uint32_t dst, const void *src, uint3
 	uint32_t n = 1;
 
 	l->valid = 0;   /* this link's decision is spent: the link's next frame draws anew */
+	if (l->swap) {
+		/* the held frame went (src is its copy): hold the one it replaced */
+		lc_fault_hold(nic, dst, l->swap, l->swap_bytes);
+		l->swap = NULL;
+		return 1;
+	}
 	if (l->corrupt && bytes) {
 		uint8_t *p = lc_recv_slot(lc_seg_sram(nic, dst), &nic->g, rh);
 		uint32_t flips = 1 + (uint32_t)(lc_fault_next(l) % 3);
@@ -262,6 +292,7 @@ uint32_t lc_faults_wire(struct lc_nic *nic, uint32_t dst, const void *src, uint3
 		lc_fault_count(nic, dst, LC_FAULT_corrupt);
 	}
 	if (l->dup && n < room) {
+		/* there is room: lc_faults_tx asked lc_net_put for both copies (but in a one-slot ring) */
 		lc_recv_put(lc_seg_sram(nic, dst), &nic->g, rh + n, src, bytes);
 		n++;
 		lc_fault_count(nic, dst, LC_FAULT_dup);
@@ -300,7 +331,7 @@ int lc_faults_step(struct lc_nic *nic)
 		if (!lc_net_lock(nic, r, &busy))
 			continue;
 		rc = lc_seg_ctrl(nic, dst);
-		if (!lc_net_room(nic, dst, &rh)) {
+		if (!lc_net_room(nic, dst, &rh, 1)) {
 			lc_net_unlock(nic, r);
 			continue;
 		}

@@ -21,10 +21,12 @@
  *   drop     the frame vanishes before the copy;
  *   corrupt  1..3 random bits of header+payload are flipped in the remote
  *            Receive Ring AFTER the copy (the receiver sees damaged frames);
- *   dup      the frame is copied twice into the remote Receive Ring;
+ *   dup      the frame is copied twice into the remote Receive Ring (it
+ *            waits for room for both copies);
  *   reorder  the frame is held back in the sending NIC and delivered right
  *            after the next frame of the link, or alone after
- *            LC_FAULT_HOLD_NS when no next frame comes;
+ *            LC_FAULT_HOLD_NS when no next frame comes, or alone in the
+ *            place of the next frame when that one is held back in turn;
  *   delay    the head of the Send Ring waits 0..delay_us before it goes
  *            (link order kept: later frames wait behind it).
  * Each injected fault is counted per link in the sender's node area of the
@@ -83,17 +85,22 @@ int lc_faults_attach(struct lc_nic *nic);
 void lc_faults_detach(struct lc_nic *nic);
 /*
  * lc_net_put (Net-Send's frame and each group frame copy), before the copy of
- * the frame at the Send Ring's tail to dst; the decision is drawn per link:
- * 0 go on;  1 the frame is gone (dropped or held back): retire the slot;
- * -1 not yet (delayed): try again on a later step.
+ * the frame at the Send Ring's tail (*frame, *bytes) to dst; the decision is
+ * drawn per link:
+ *   -1 not yet (delayed): try again on a later step;
+ *    0 the frame is gone (dropped or held back): retire the slot;
+ *   n >= 1 copy *frame (*bytes) with room for n frames at dst (2: the frame
+ *      and its duplicate).  *frame may now be the link's held frame, which
+ *      goes alone in the place of a frame that is held in its turn.
  */
-int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr *hdr, uint32_t dst, uint32_t bytes);
+int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr **frame, uint32_t dst, uint32_t *bytes);
 /*
  * lc_net_put, right after the frame (bytes at src) was copied into slot rh of
- * dst's Receive Ring, with the route held and room for `room` frames from rh:
- * corrupt the copy, add a duplicate, release a held frame (each added frame
- * published in its slot, lc_recv_publish).  Returns the frames now written
- * from rh (>= 1): the caller publishes slot rh's frame, then recv_head = rh + n.
+ * dst's Receive Ring, with the route held and room for `room` frames from rh
+ * (at least what lc_faults_tx asked for): corrupt the copy, add a duplicate,
+ * release a held frame if it fits (each added frame published in its slot,
+ * lc_recv_publish).  Returns the frames now written from rh (>= 1): the
+ * caller publishes slot rh's frame, then recv_head = rh + n.
  */
 uint32_t lc_faults_wire(struct lc_nic *nic, uint32_t dst, const void *src, uint32_t bytes,
 			uint32_t rh, uint32_t room);

@@ -236,7 +236,7 @@ void lc_nic_tx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b
 
 /* ---- the MCP: putting a frame on a link ---- */
 
-int lc_net_room(struct lc_nic *nic, uint32_t dst, uint32_t *rh)
+int lc_net_room(struct lc_nic *nic, uint32_t dst, uint32_t *rh, uint32_t need)
 {
 	struct lc_nic_ctrl *rc = lc_seg_ctrl(nic, dst);
 
@@ -248,11 +248,11 @@ int lc_net_room(struct lc_nic *nic, uint32_t dst, uint32_t *rh)
 	 * untouched while exactly 2^32..2^32+recv_ring frames from other senders
 	 * reached dst would look valid; 2^32 frames is minutes of traffic.
 	 */
-	if (*rh - nic->peer_tail[dst] < nic->g.recv_ring)
+	if (*rh - nic->peer_tail[dst] <= nic->g.recv_ring - need)
 		return 1;
 	/* acquire (A6): pairs with the remote Net-Recv's release of recv_tail (R6) */
 	nic->peer_tail[dst] = atomic_load_explicit(&rc->recv_tail.v, memory_order_acquire);
-	return *rh - nic->peer_tail[dst] < nic->g.recv_ring;
+	return *rh - nic->peer_tail[dst] <= nic->g.recv_ring - need;
 }
 
 /* 1 when the destination (its control block rc) holds the data frames of src (lc_nic_rx_hold). */
@@ -275,32 +275,34 @@ void lc_nic_rx_hold(struct lc_nic *nic, uint32_t src, int on)
 int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint32_t *busy)
 {
 	const struct lc_route *r;
+	const struct lc_frame_hdr *frame = hdr;
 	struct lc_nic_ctrl *rc;
-	uint32_t bytes = nic->g.hdr_bytes + hdr->len, rh, n;
+	uint32_t bytes = nic->g.hdr_bytes + hdr->len, rh, n, need = 1;
 
 	if (nic->faults) {
 		/* the fault injector (faults.h): one predictable branch when no fault is set */
-		int f = lc_faults_tx(nic, hdr, dst, bytes);
+		int f = lc_faults_tx(nic, &frame, dst, &bytes);
 
-		if (f > 0)
+		if (f == 0)
 			return LC_NET_PUT_SENT;
 		if (f < 0)
 			return LC_NET_PUT_LATER;
+		need = (uint32_t)f;
 	}
 	r = &nic->routes[dst];
 	if (!lc_net_lock(nic, r, busy))
 		return LC_NET_PUT_BUSY;
 	rc = lc_seg_ctrl(nic, dst);
-	if (!lc_net_room(nic, dst, &rh) || (hdr->type == LC_FT_DATA && lc_net_held(rc, nic->node))) {
+	if (!lc_net_room(nic, dst, &rh, need) || (frame->type == LC_FT_DATA && lc_net_held(rc, nic->node))) {
 		lc_net_unlock(nic, r);
 		*busy = r->gport[r->hops - 1];
 		return LC_NET_PUT_BUSY;
 	}
 	/* the NIC-to-NIC copy: header and payload, from our SRAM into the remote Receive Ring */
-	memcpy(recv_slot(lc_seg_sram(nic, dst), &nic->g, rh), hdr, bytes);
+	memcpy(recv_slot(lc_seg_sram(nic, dst), &nic->g, rh), frame, bytes);
 	n = 1;
 	if (nic->faults)
-		n = lc_faults_wire(nic, dst, hdr, bytes, rh, nic->g.recv_ring - (rh - nic->peer_tail[dst]));
+		n = lc_faults_wire(nic, dst, frame, bytes, rh, nic->g.recv_ring - (rh - nic->peer_tail[dst]));
 	/* the frame as the wire left it (faults applied): now Net-Recv may take it (R7) */
 	lc_recv_publish(lc_seg_sram(nic, dst), &nic->g, rh, bytes);
 	/* the next sender's slot (the port lock orders the senders, R5 -> A5) */

@@ -625,10 +625,11 @@ static inline void lc_net_unlock(struct lc_nic *nic, const struct lc_route *r)
 
 /*
  * With the port lock of the route to dst held: 1 when dst's Receive Ring has
- * room for a frame, its head in *rh (the slot to fill and publish, then
- * release recv_head for the next sender), else 0.  Every writer of a remote Receive Ring checks room here.
+ * room for `need` frames (1, or 2 for a frame the fault injector duplicates),
+ * its head in *rh (the slot to fill and publish, then release recv_head for
+ * the next sender), else 0.  Every writer of a remote Receive Ring checks room here.
  */
-LC_NIC_FUNC int lc_net_room(struct lc_nic *nic, uint32_t dst, uint32_t *rh);
+LC_NIC_FUNC int lc_net_room(struct lc_nic *nic, uint32_t dst, uint32_t *rh, uint32_t need);
 /*
  * Net-Recv, an RDMA frame at Receive Ring index next (checked like any frame,
  * the nic_rx verdict CONTINUE, room for one Rx DMA block and a staging slot
