@@ -83,6 +83,11 @@ __attribute__((always_inline)) static inline int lc_rx_data(struct lc_node *node
 		if ((int32_t)(hdr->seq - rs->expect) < 0 ||
 		    (rs->cur && hdr->seq == rs->cur->seq))
 			goto bad;
+#if LC_PC_ANNOUNCE
+		/* an announce carries its sender's seq and nothing else (lc_proto_send_announce) */
+		if ((hdr->flags & LC_FF_ANNOUNCE) && len != LC_ANNOUNCE_BYTES)
+			goto bad;
+#endif
 		if (hdr->seq - rs->expect >= LC_RX_SEQ_SLACK &&
 		    hdr->seq - rs->cand - 1 >= LC_RX_SEQ_SLACK) {
 			rs->cand = hdr->seq;

@@ -163,7 +163,11 @@ static inline const struct lc_stamps *lc_proto_stamps_posted(const struct lc_nod
 /*
  * Announce message s, which send_msg is about to take over (it returns
  * LC_CONSUMED after a 0 here): its first frame goes out now with
- * LC_FF_ANNOUNCE, no payload, the message's envelope (seq, match, msg_len).
+ * LC_FF_ANNOUNCE and the message's envelope (seq, match, msg_len); its
+ * payload (LC_ANNOUNCE_BYTES) is s->seq once more, which reaches the
+ * receiver's lc_rmsg as sent_seq whatever a recv_frame hook makes of the
+ * header's seq (one that maps sequence numbers into its own order), so
+ * that both sides name the message alike.
  * The receiver matches it like any message; when a receive takes it the
  * match_announced pointcut runs there, and the protocol moves the data and
  * calls lc_proto_rmsg_done; the sender's request completes by
@@ -203,17 +207,19 @@ static inline int lc_proto_tx_done(const struct lc_node *node, uint32_t ticket)
 /*
  * This node's registered memory (nic.h): register buf (len bytes, under this
  * endpoint's tag, remote write allowed) -> *handle; a new generation for a
- * handle; revoke one (*fence: wait for lc_proto_reg_quiet before the memory
- * goes back to the user).  Return codes as the NIC's.
+ * handle, or revoke one (*fence: wait for lc_proto_reg_quiet before the
+ * memory's bytes are final or it goes back to the user; a re-key's fence
+ * may be NULL when nothing was written under the old handle since the
+ * last wait).  Return codes as the NIC's.
  */
 static inline int lc_proto_reg(struct lc_node *node, void *buf, uint64_t len, uint32_t *handle)
 {
 	return lc_nic_reg(node->nic, buf, len, lc_nic_vi_tag(node->nic), LC_NIC_REG_WRITE, handle);
 }
 
-static inline int lc_proto_reg_rekey(struct lc_node *node, uint32_t *handle)
+static inline int lc_proto_reg_rekey(struct lc_node *node, uint32_t *handle, uint32_t *fence)
 {
-	return lc_nic_reg_rekey(node->nic, handle);
+	return lc_nic_reg_rekey(node->nic, handle, fence);
 }
 
 static inline int lc_proto_dereg(struct lc_node *node, uint32_t handle, uint32_t *fence)
@@ -226,10 +232,10 @@ static inline int lc_proto_reg_quiet(const struct lc_node *node, uint32_t fence)
 	return lc_nic_rdma_quiet(node->nic, fence);
 }
 
-/* RDMA frames from this node that dst's NIC refused so far (free-running). */
-static inline uint32_t lc_proto_rdma_nacks(const struct lc_node *node, uint32_t dst)
+/* RDMA frames from this node that dst's NIC refused so far for reason kind (free-running, nic.h). */
+static inline uint32_t lc_proto_rdma_nacks(const struct lc_node *node, uint32_t dst, enum lc_nic_nack kind)
 {
-	return lc_nic_rdma_nacks(node->nic, dst);
+	return lc_nic_rdma_nacks(node->nic, dst, kind);
 }
 
 /* Monotonic time in ns (vDSO clock, no system call); for poll and timers. */

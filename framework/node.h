@@ -101,6 +101,7 @@ struct lc_rmsg {
 	uint8_t announced;        /* its first frame announced it (LC_FF_ANNOUNCE): no frame of it
 				   * follows; the protocol that announced it moves its data into
 				   * `data` and completes it (lc_proto_rmsg_done) */
+	uint32_t sent_seq;        /* announced: seq as its sender numbered it (the announce's payload) */
 	size_t held;              /* unexpected: bytes of the unexpected budget it holds */
 };
 

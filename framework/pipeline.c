@@ -488,6 +488,8 @@ int lc_rx_announced(struct lc_node *node, const struct lc_frame_hdr *hdr, struct
 	rs->cur = NULL;
 	rs->expect = m->seq + 1;
 	m->announced = 1;
+	/* lc_rx_frame took only announce frames of LC_ANNOUNCE_BYTES */
+	memcpy(&m->sent_seq, hdr + 1, sizeof(m->sent_seq));
 	if (m->req)
 		LC_PC(match_announced, node, m);
 	return 1;
@@ -782,22 +784,23 @@ int lc_proto_send_announce(struct lc_node *node, const struct lc_sreq *s)
 {
 	struct lc_frame_hdr hdr;
 	uint8_t *slot = lc_nic_tx_slot(node->nic);
+	uint32_t seq = s->seq;  /* the payload: the message's number as this node gave it */
 	lc_verdict v;
 
 	if (!slot) {
 		LC_STAT_ADD(node, tx_ring_full, 1);
 		return LC_ERR_AGAIN;
 	}
-	lc_hdr_fill(&hdr, node->rank, s, 0, 0);
+	lc_hdr_fill(&hdr, node->rank, s, 0, LC_ANNOUNCE_BYTES);
 	hdr.flags = LC_FF_FIRST | LC_FF_LAST | LC_FF_ANNOUNCE | s->sync;
-	v = LC_PC(send_frame, node, &hdr, s->buf);
+	v = LC_PC(send_frame, node, &hdr, &seq);
 	if (v == LC_RETRY)
 		return LC_ERR_AGAIN;
 	if (v != LC_CONTINUE)
 		return 0;       /* a protocol below took or dropped it, as any frame */
-	lc_post_pio(node, slot, &hdr, NULL);
+	lc_post_pio(node, slot, &hdr, &seq);
 	LC_STAT_ADD(node, tx_msgs, 1);
-	LC_PC(after_send, node, &hdr, s->buf);
+	LC_PC(after_send, node, &hdr, &seq);
 	return 0;
 }
 

@@ -28,8 +28,10 @@ function M.emit(m)
     "#define LC_FF_LAST 2",
     "#define LC_FF_GROUP 4",
     "#define LC_FF_SYNC 8   /* first frame of a synchronous send: ack when matched */",
-    "#define LC_FF_ANNOUNCE 16   /* first frame of an announced message: no payload; a protocol",
-    "                            * (capability announce) moves its data and completes it */",
+    "#define LC_FF_ANNOUNCE 16   /* first frame of an announced message: its payload is seq as sent",
+    "                            * (LC_ANNOUNCE_BYTES); a protocol (capability announce) moves its",
+    "                            * data and completes it */",
+    "#define LC_ANNOUNCE_BYTES 4",
     "",
     "struct lc_frame_hdr {",
   }

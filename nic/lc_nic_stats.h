@@ -29,6 +29,7 @@
 	X(dma_to_host_bytes, "bytes the DMA engine copied SRAM -> host")     \
 	X(rdma_frames,      "RDMA frames whose payload went straight to registered memory")\
 	X(rdma_bytes,       "payload bytes of those frames")                  \
-	X(rdma_denied,      "RDMA frames refused (handle, rights, tag or bounds): nothing written")
+	X(rdma_denied,      "RDMA frames refused (handle, rights, tag or bounds): nothing written")\
+	X(rdma_stale,       "of those, frames of a handle's other generation (late copies of a finished transfer)")
 
 #endif /* LC_NIC_STATS_H */

@@ -18,7 +18,7 @@
 
 #define LC_MAX_NODES 256
 #define LC_DMA_CHAINS 4         /* chain 0 = Rx (highest priority), 1 = Tx, 2..3 spare */
-#define LC_SEG_LAYOUT_VERSION 6
+#define LC_SEG_LAYOUT_VERSION 7
 
 enum lc_nic_stat {
 #define LC_X_ENUM(name, ...) LC_NIC_STAT_##name,
@@ -278,9 +278,10 @@ int lc_nic_mcast_done(struct lc_nic *nic);
  * into the region -- no staging copy -- and only the header into a staging
  * slot, so the host still sees the frame (lc_nic_rdma_payload tells where
  * its payload went).  A frame that fails a check touches no memory: it is
- * dropped and counted here (rdma_denied) and for its sender
- * (lc_nic_rdma_nacks).  The host side of this API is single-threaded per
- * node like the rest (the framework's lock).
+ * dropped and counted here (rdma_denied; rdma_stale too for a handle of
+ * another generation) and for its sender, by kind (lc_nic_rdma_nacks).
+ * The host side of this API is single-threaded per node like the rest (the
+ * framework's lock).
  */
 #define LC_NIC_REG_WRITE 1u    /* remote NICs may write the region (RDMA write) */
 #define LC_NIC_REG_RIGHTS LC_NIC_REG_WRITE
@@ -297,10 +298,13 @@ int lc_nic_reg(struct lc_nic *nic, const void *addr, uint64_t len, uint32_t tag,
 	       uint32_t *handle);
 /*
  * A new generation for the entry of *handle (same region, tag and rights):
- * frames that still carry the old handle are refused from now on.  0 with
- * *handle updated, LC_ERR_INVAL for a handle that is not registered.
+ * frames that still carry the old handle are refused from now on.  Frames
+ * checked before may still have Rx DMA blocks writing the region: *fence
+ * (unless fence is NULL) is the chain-0 index to wait for
+ * (lc_nic_rdma_quiet) before the region's bytes are final.  0 with *handle
+ * updated, LC_ERR_INVAL for a handle that is not registered.
  */
-int lc_nic_reg_rekey(struct lc_nic *nic, uint32_t *handle);
+int lc_nic_reg_rekey(struct lc_nic *nic, uint32_t *handle, uint32_t *fence);
 /*
  * Revoke handle: Net-Recv refuses it from now on.  An RDMA block it had
  * already posted may still be writing the region: *fence is the chain-0
@@ -318,8 +322,19 @@ void *lc_nic_reg_addr(const struct lc_nic *nic, uint32_t handle, uint32_t off);
  * handle no longer resolves (the host revoked it since).
  */
 void *lc_nic_rdma_payload(const struct lc_nic *nic, const struct lc_frame_hdr *hdr);
-/* RDMA frames from this node that dst's NIC refused (free-running). */
-uint32_t lc_nic_rdma_nacks(const struct lc_nic *nic, uint32_t dst);
+/*
+ * Why dst's NIC refused an RDMA frame, as its sender is told:
+ *   REFUSED  the handle names no entry of the table, or its entry's current
+ *            registration, and the rights, the tag or the bounds failed --
+ *            a protection error: the frame's bytes did not land;
+ *   STALE    the handle is of another generation than its entry's (free,
+ *            re-keyed or registered again since): a late copy of a frame of
+ *            a transfer that is over (a protocol that sends frames again
+ *            makes these), or a guessed handle.
+ */
+enum lc_nic_nack { LC_NIC_NACK_REFUSED, LC_NIC_NACK_STALE, LC_NIC_NACK_KINDS };
+/* RDMA frames from this node that dst's NIC refused for reason kind (free-running). */
+uint32_t lc_nic_rdma_nacks(const struct lc_nic *nic, uint32_t dst, enum lc_nic_nack kind);
 
 /* ---- the MCP ---- */
 

@@ -418,7 +418,7 @@ struct lc_nic {
 	_Atomic uint64_t *host_stats;
 	_Atomic uint32_t *dst_drops;        /* written by Net-Send */
 	_Atomic uint64_t *fault_stats;      /* [nodes][LC_FAULT_COUNT]: faults injected per link (faults.c) */
-	_Atomic uint32_t *rdma_nacks;       /* [nodes]: RDMA frames from each source refused (Net-Recv) */
+	_Atomic uint32_t *rdma_nacks;       /* [kind * nodes + src]: RDMA frames refused, by lc_nic_nack (Net-Recv) */
 	struct lc_nic_reg *reg;             /* the registration table (g.reg_entries) */
 	struct lc_fault_state *faults;      /* the injector's state (Net-Send's), NULL with no fault set */
 	struct lc_net_port *ports;

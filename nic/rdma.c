@@ -92,17 +92,45 @@ int lc_nic_reg(struct lc_nic *nic, const void *addr, uint64_t len, uint32_t tag,
 	return LC_ERR_AGAIN;
 }
 
-int lc_nic_reg_rekey(struct lc_nic *nic, uint32_t *handle)
+/*
+ * Give entry e key k (a new generation, or free with its generation kept)
+ * and return the chain-0 index every Rx DMA block posted under the old key
+ * is before (wait for it with lc_nic_rdma_quiet).  Net-Recv may have checked
+ * the old key and not yet posted its blocks: take Net-Recv's engine lock
+ * (thread mode: the MCP thread may be in it; inline mode its holder is this
+ * thread's caller, never inside it), so that every block posted under the
+ * old key is before the fence read below.
+ */
+static uint32_t reg_swap_key(struct lc_nic *nic, struct lc_nic_reg *e, uint32_t k)
+{
+	_Atomic int *net_recv = &nic->eng[LC_NIC_ENG_net_recv].lock;
+	int unlocked = 0;
+	uint32_t fence;
+
+	while (nic->thread_on &&
+	       !atomic_compare_exchange_weak_explicit(net_recv, &unlocked, LC_NIC_ENG_HELD,
+						      memory_order_acquire, memory_order_relaxed))
+		unlocked = 0;
+	/* release (R15): a frame checked from now on sees the new key */
+	atomic_store_explicit(&e->key, k, memory_order_release);
+	fence = atomic_load_explicit(&nic->ctrl->chain_head[0].v, memory_order_relaxed);
+	if (nic->thread_on)
+		atomic_store_explicit(net_recv, 0, memory_order_release);
+	return fence;
+}
+
+int lc_nic_reg_rekey(struct lc_nic *nic, uint32_t *handle, uint32_t *fence)
 {
 	struct lc_nic_reg *e = handle ? reg_find(nic, *handle) : NULL;
-	uint32_t k;
+	uint32_t k, f;
 
 	if (!e)
 		return LC_ERR_INVAL;
 	k = atomic_load_explicit(&e->key, memory_order_relaxed);
 	k = reg_key(reg_next_gen(k), k & LC_NIC_REG_RIGHTS);
-	/* release (R15): a frame checked from now on sees the new generation */
-	atomic_store_explicit(&e->key, k, memory_order_release);
+	f = reg_swap_key(nic, e, k);
+	if (fence)
+		*fence = f;
 	*handle = REG_GEN(k) << 16 | REG_IDX(*handle);
 	return 0;
 }
@@ -110,26 +138,11 @@ int lc_nic_reg_rekey(struct lc_nic *nic, uint32_t *handle)
 int lc_nic_dereg(struct lc_nic *nic, uint32_t handle, uint32_t *fence)
 {
 	struct lc_nic_reg *e = reg_find(nic, handle);
-	_Atomic int *net_recv = &nic->eng[LC_NIC_ENG_net_recv].lock;
-	int unlocked = 0;
 
 	if (!e || !fence)
 		return LC_ERR_INVAL;
-	/*
-	 * Net-Recv may have checked this handle and not yet posted its blocks: take
-	 * Net-Recv's engine lock (thread mode: the MCP thread may be in it; inline mode
-	 * its holder is this thread's caller, never inside it), so that every block
-	 * posted under the old key is before the fence read below.
-	 */
-	while (nic->thread_on &&
-	       !atomic_compare_exchange_weak_explicit(net_recv, &unlocked, LC_NIC_ENG_HELD,
-						      memory_order_acquire, memory_order_relaxed))
-		unlocked = 0;
 	/* free, its generation kept: the entry's next registration takes the one after it */
-	atomic_store_explicit(&e->key, REG_GEN(handle) << 16, memory_order_release);
-	*fence = atomic_load_explicit(&nic->ctrl->chain_head[0].v, memory_order_relaxed);
-	if (nic->thread_on)
-		atomic_store_explicit(net_recv, 0, memory_order_release);
+	*fence = reg_swap_key(nic, e, REG_GEN(handle) << 16);
 	return 0;
 }
 
@@ -161,53 +174,64 @@ void *lc_nic_rdma_payload(const struct lc_nic *nic, const struct lc_frame_hdr *h
 			    atomic_load_explicit(&e->len, memory_order_relaxed), hdr->off, hdr->len) : NULL;
 }
 
-uint32_t lc_nic_rdma_nacks(const struct lc_nic *nic, uint32_t dst)
+uint32_t lc_nic_rdma_nacks(const struct lc_nic *nic, uint32_t dst, enum lc_nic_nack kind)
 {
 	const _Atomic uint32_t *n;
 
-	if (dst >= nic->g.nodes)
+	if (dst >= nic->g.nodes || (unsigned)kind >= LC_NIC_NACK_KINDS)
 		return 0;
 	n = (const _Atomic uint32_t *)(lc_seg_node_area(nic, dst) + nic->nl.rdma_nacks);
 	/* acquire: pairs with the release in rdma_refuse (single writer: dst's Net-Recv) */
-	return atomic_load_explicit(&n[nic->node], memory_order_acquire);
+	return atomic_load_explicit(&n[(size_t)kind * nic->g.nodes + nic->node], memory_order_acquire);
 }
 
 /*
  * Net-Recv's check of an RDMA frame: the host address its payload goes to,
- * or NULL (refused: a handle of no entry or of another generation, no
- * write right, a region of another protection tag than this endpoint's,
- * bytes outside the region).
+ * or NULL (refused, *why set: STALE for a handle of another generation than
+ * its entry's -- free, re-keyed, registered again -- REFUSED for an entry
+ * beyond the table, no write right, a region of another protection tag
+ * than this endpoint's, bytes outside the region).
  */
-static void *rdma_check(struct lc_nic *nic, const struct lc_frame_hdr *hdr)
+static void *rdma_check(struct lc_nic *nic, const struct lc_frame_hdr *hdr, enum lc_nic_nack *why)
 {
 	const struct lc_nic_reg *e;
 	uint32_t k, tag;
 	uint64_t addr, len;
 
+	*why = LC_NIC_NACK_REFUSED;
 	if (REG_IDX(hdr->rkey) >= nic->g.reg_entries)
 		return NULL;
 	e = &nic->reg[REG_IDX(hdr->rkey)];
 	/* acquire (A15): pairs with the host's release of the key (R15) */
 	k = atomic_load_explicit(&e->key, memory_order_acquire);
-	if (!(k & LC_REG_KEY_VALID) || REG_GEN(k) != REG_GEN(hdr->rkey) || !(k & LC_NIC_REG_WRITE))
+	if (!(k & LC_REG_KEY_VALID) || REG_GEN(k) != REG_GEN(hdr->rkey)) {
+		*why = LC_NIC_NACK_STALE;
+		return NULL;
+	}
+	if (!(k & LC_NIC_REG_WRITE))
 		return NULL;
 	/* acquire: the key's second read below cannot move before these */
 	addr = atomic_load_explicit(&e->addr, memory_order_acquire);
 	len = atomic_load_explicit(&e->len, memory_order_acquire);
 	tag = atomic_load_explicit(&e->tag, memory_order_acquire);
 	/* the fields read above belong to key k only if the key is still k */
-	if (atomic_load_explicit(&e->key, memory_order_relaxed) != k ||
-	    tag != atomic_load_explicit(&nic->ctrl->vi_tag, memory_order_relaxed))
+	if (atomic_load_explicit(&e->key, memory_order_relaxed) != k) {
+		*why = LC_NIC_NACK_STALE;       /* re-keyed or revoked while we looked */
+		return NULL;
+	}
+	if (tag != atomic_load_explicit(&nic->ctrl->vi_tag, memory_order_relaxed))
 		return NULL;
 	return reg_span(addr, len, hdr->off, hdr->len);
 }
 
-/* A refused RDMA frame: counted here and for its sender (lc_nic_rdma_nacks). */
-static void rdma_refuse(struct lc_nic *nic, uint32_t src)
+/* A refused RDMA frame: counted here and, by kind, for its sender (lc_nic_rdma_nacks). */
+static void rdma_refuse(struct lc_nic *nic, uint32_t src, enum lc_nic_nack why)
 {
-	_Atomic uint32_t *n = &nic->rdma_nacks[src];
+	_Atomic uint32_t *n = &nic->rdma_nacks[(size_t)why * nic->g.nodes + src];
 
 	lc_nic_count(nic, LC_NIC_STAT_rdma_denied, 1);
+	if (why == LC_NIC_NACK_STALE)
+		lc_nic_count(nic, LC_NIC_STAT_rdma_stale, 1);
 	/* release: pairs with the acquire in lc_nic_rdma_nacks (single writer: this NIC's Net-Recv) */
 	atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1, memory_order_release);
 }
@@ -218,10 +242,11 @@ int lc_nic_rdma_place(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t nex
 	struct lc_nic_recv_eng *m = &ct->net_recv;
 	struct lc_nic_dma_block *a, *b;
 	uint32_t slot, mask = nic->chain[0].mask;
-	void *dst = rdma_check(nic, hdr);
+	enum lc_nic_nack why;
+	void *dst = rdma_check(nic, hdr, &why);
 
 	if (!dst) {
-		rdma_refuse(nic, hdr->src);
+		rdma_refuse(nic, hdr->src, why);
 		return -1;
 	}
 	/* two blocks: the caller checked room for one */

@@ -133,7 +133,7 @@ void lc_seg_layout(const struct lc_nic_geom *g, struct lc_seg_node_layout *nl,
 	nl->fault_stats = o;
 	o = align_up(o + sizeof(uint64_t) * LC_FAULT_COUNT * g->nodes, LC_LINE);
 	nl->rdma_nacks = o;
-	o = align_up(o + sizeof(uint32_t) * g->nodes, LC_LINE);
+	o = align_up(o + sizeof(uint32_t) * LC_NIC_NACK_KINDS * g->nodes, LC_LINE);
 	nl->bytes = align_up(o, 4096);
 	*off_nodes = align_up(sizeof(struct lc_seg_hdr), 4096);
 	*off_net = *off_nodes + nl->bytes * g->nodes;

@@ -21,8 +21,10 @@
  *      and match_announced runs: R registers the receive's buffer (the
  *      registration cache; a hit only takes a fresh generation of its handle,
  *      and its region may begin before the buffer), and sends clear-to-send
- *      (seq, handle, base = the buffer's offset in the region, bytes =
- *      min(len, buffer)).
+ *      (seq as S numbered it -- the announce's payload, lc_rmsg.sent_seq,
+ *      which no recv_frame hook renumbers, where the header's seq may be
+ *      mapped into the receiver's order -- handle, base = the buffer's
+ *      offset in the region, bytes = min(len, buffer)).
  *   3. S posts bytes as RDMA frames from M's buffer (PIO or Tx DMA as any frame);
  *      R's NIC checks each against its registration table and DMAs its payload
  *      into the buffer: the copies of a byte are S's Tx DMA, Net-Send and R's
@@ -31,7 +33,10 @@
  *   4. S sends finish (seq, bytes) after the last frame, and completes M once
  *      its last Tx DMA block has read the buffer.  R, at finish, re-keys the
  *      handle (a late duplicate of this transfer is refused by its NIC, never
- *      written over the next one into the same buffer) and completes the
+ *      written over the next one into the same buffer), waits until the Rx
+ *      DMA blocks of the frames its NIC checked before the re-key are done
+ *      (a protocol below may have sent some again: they land after the
+ *      finish frame was taken), and completes the
  *      receive: every byte there, or LC_ERR_LOST when some never came (no
  *      exactly_once below, a frame lost); LC_ERR_TRUNC as usual when M was
  *      longer than the buffer.
@@ -67,7 +72,7 @@ enum lc_rndv_kind { LC_RNDV_CTS = 1, LC_RNDV_FIN = 2 };
 struct lc_rndv_ctrl {
 	uint32_t tag;
 	uint32_t kind;
-	uint32_t seq;     /* the message's sequence number for (sender, receiver) */
+	uint32_t seq;     /* the message's sequence number for (sender, receiver), as the sender gave it */
 	uint32_t rkey;    /* clear-to-send: the receiver's handle */
 	uint32_t bytes;   /* clear-to-send: what to send; finish: what was sent */
 	uint32_t base;    /* clear-to-send: where the receive buffer starts in the handle's region */

@@ -29,8 +29,9 @@ static int lc_rndv_reg_get(struct lc_node *node, uint8_t *buf, uint32_t bytes, u
 
 	for (i = 0; i < LC_RENDEZVOUS_REG_CACHE; i++) {
 		r = &st->reg[i];
+		/* (nothing lands under an idle entry's handle: its last transfer waited for quiet) */
 		if (r->valid && !r->busy && r->addr <= a && a + bytes <= r->addr + r->len &&
-		    lc_proto_reg_rekey(node, &r->handle) == 0) {
+		    lc_proto_reg_rekey(node, &r->handle, NULL) == 0) {
 			LC_STAT_ADD(node, rndv_reg_hits, 1);
 			goto take;
 		}
@@ -122,8 +123,14 @@ static void lc_rndv_push(struct lc_node *node, struct lc_rndv_send *e)
 		e->state = LC_RNDV_S_DRAIN;
 	}
 	if (e->state == LC_RNDV_S_DRAIN && lc_proto_tx_done(node, e->ticket))
-		/* the receiver's NIC refused some of our frames (protection): the data did not land */
-		lc_rndv_send_end(node, e, lc_proto_rdma_nacks(node, e->dst) != e->nacks ? LC_ERR_LOST : 0);
+		/*
+		 * the receiver's NIC refused some of our frames (protection): the data did not
+		 * land.  Not the stale ones: late copies of an earlier transfer's frames that a
+		 * protocol below sent again after its handle was re-keyed (those of this
+		 * transfer carry its current handle).
+		 */
+		lc_rndv_send_end(node, e,
+				 lc_proto_rdma_nacks(node, e->dst, LC_NIC_NACK_REFUSED) != e->nacks ? LC_ERR_LOST : 0);
 }
 
 static void lc_rndv_cts(struct lc_node *node, uint32_t src, const struct lc_rndv_ctrl *c)
@@ -140,7 +147,7 @@ static void lc_rndv_cts(struct lc_node *node, uint32_t src, const struct lc_rndv
 		e->bytes = c->bytes < e->s->len ? c->bytes : e->s->len;
 		e->off = 0;
 		e->ticket = 0;
-		e->nacks = lc_proto_rdma_nacks(node, src);
+		e->nacks = lc_proto_rdma_nacks(node, src, LC_NIC_NACK_REFUSED);
 		if (!e->bytes) {
 			/* the receive takes nothing (an empty buffer): it completed at its clear-to-send */
 			lc_rndv_send_end(node, e, 0);
@@ -176,7 +183,7 @@ static int lc_rndv_start(struct lc_node *node, struct lc_rmsg *m)
 
 	if (!bytes) {
 		/* nothing to move (an empty receive buffer): tell the sender, complete (LC_ERR_TRUNC) */
-		if (lc_rndv_ctrl(node, m->src, LC_RNDV_CTS, m->seq, 0, 0, 0) != 0)
+		if (lc_rndv_ctrl(node, m->src, LC_RNDV_CTS, m->sent_seq, 0, 0, 0) != 0)
 			return 0;
 		LC_STAT_ADD(node, rndv_recvs, 1);
 		lc_proto_rmsg_done(node, m, 0, 0);
@@ -187,7 +194,7 @@ static int lc_rndv_start(struct lc_node *node, struct lc_rmsg *m)
 			e = &st->recv[i];
 	if (!e || (reg = lc_rndv_reg_get(node, m->data, bytes, &handle, &base)) < 0)
 		return 0;
-	*e = (struct lc_rndv_recv){ .m = m, .src = m->src, .seq = m->seq, .handle = handle,
+	*e = (struct lc_rndv_recv){ .m = m, .src = m->src, .seq = m->sent_seq, .handle = handle,
 				    .base = base, .bytes = bytes, .reg = (uint16_t)reg,
 				    .state = LC_RNDV_R_CTS };
 	st->nrecv++;
@@ -205,17 +212,36 @@ void lc_rendezvous_matched(struct lc_node *node, struct lc_rmsg *m)
 		lc_rndv_pend(st, m);
 }
 
-/* A receive's transfer is over (finish, or its peer gone): its handle re-keyed, the receive done. */
-static void lc_rndv_recv_end(struct lc_node *node, struct lc_rndv_recv *e, int err)
+/*
+ * A QUIET receive completes once every Rx DMA block its NIC posted under the
+ * old handle is done (1), not before (0): a copy of a frame that a protocol
+ * below sent again may have been checked before the re-key and still be
+ * landing after the finish frame -- the same bytes, but written into a
+ * buffer the user would already have back.  Its cache entry stays busy
+ * until then, so no next transfer into the region meets those late bytes.
+ */
+static int lc_rndv_recv_quiet(struct lc_node *node, struct lc_rndv_recv *e)
 {
 	struct lc_rendezvous_state *st = &node->proto.rendezvous;
-	struct lc_rndv_reg *r = &st->reg[e->reg];
 
-	lc_proto_reg_rekey(node, &r->handle);
-	r->busy = 0;
+	if (!lc_proto_reg_quiet(node, e->fence))
+		return 0;
+	st->reg[e->reg].busy = 0;
 	e->state = LC_RNDV_R_FREE;
 	st->nrecv--;
-	lc_proto_rmsg_done(node, e->m, e->got, err);
+	lc_proto_rmsg_done(node, e->m, e->got, e->err);
+	return 1;
+}
+
+/* A receive's transfer is over (finish, or its peer gone): its handle re-keyed, the receive done once quiet. */
+static void lc_rndv_recv_end(struct lc_node *node, struct lc_rndv_recv *e, int err)
+{
+	struct lc_rndv_reg *r = &node->proto.rendezvous.reg[e->reg];
+
+	lc_proto_reg_rekey(node, &r->handle, &e->fence);
+	e->err = err;
+	e->state = LC_RNDV_R_QUIET;
+	lc_rndv_recv_quiet(node, e);
 }
 
 static void lc_rndv_fin(struct lc_node *node, uint32_t src, const struct lc_rndv_ctrl *c)
@@ -319,7 +345,9 @@ void lc_rendezvous_poll_slow(struct lc_node *node, uint64_t now_ns)
 
 		if (e->state == LC_RNDV_R_FREE)
 			continue;
-		if (lc_rndv_peer_lost(node, e->src, now_ns))
+		if (e->state == LC_RNDV_R_QUIET)
+			lc_rndv_recv_quiet(node, e);
+		else if (lc_rndv_peer_lost(node, e->src, now_ns))
 			lc_rndv_recv_end(node, e, LC_ERR_PEER_DEAD);
 		else if (e->state == LC_RNDV_R_CTS &&
 			 lc_rndv_ctrl(node, e->src, LC_RNDV_CTS, e->seq, e->handle, e->base, e->bytes) == 0)

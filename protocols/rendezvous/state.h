@@ -28,7 +28,7 @@ struct lc_rndv_send {
 	uint32_t bytes;         /* what the receiver takes: min(message, its buffer) */
 	uint32_t off;           /* bytes posted so far */
 	uint32_t ticket;        /* Tx DMA ticket of the last RDMA frame */
-	uint32_t nacks;         /* the receiver's refusals of our RDMA frames at clear-to-send */
+	uint32_t nacks;         /* the receiver's REFUSED nacks of our RDMA frames at clear-to-send */
 	uint8_t state;
 };
 
@@ -37,15 +37,18 @@ enum lc_rndv_recv_state {
 	LC_RNDV_R_FREE = 0,
 	LC_RNDV_R_CTS,          /* matched and registered: the clear-to-send frame waits for room */
 	LC_RNDV_R_RECVING,      /* clear-to-send sent: RDMA frames land until the finish frame */
+	LC_RNDV_R_QUIET,        /* over and re-keyed: blocks checked under the old handle still land */
 };
 
 struct lc_rndv_recv {
 	struct lc_rmsg *m;
-	uint32_t src, seq;
+	uint32_t src, seq;      /* seq: the message's as its sender numbered it (lc_rmsg.sent_seq) */
 	uint32_t handle;        /* this transfer's own handle (a fresh generation) */
 	uint32_t base;          /* the buffer's offset in the handle's region */
 	uint32_t bytes;         /* min(message, buffer) */
 	uint32_t got;           /* RDMA payload bytes accepted */
+	uint32_t fence;         /* QUIET: the chain-0 index of the re-key (lc_proto_reg_quiet) */
+	int err;                /* QUIET: how the receive completes */
 	uint16_t reg;           /* its registration cache entry */
 	uint8_t state;
 };

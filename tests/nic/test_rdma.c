@@ -76,18 +76,25 @@ TestSuite(rdma, .fini = fini, .timeout = 60);
 #define LCT_RDMA_RUNS 1
 #endif
 
-/* A frame that fails a check: refused, counted at the receiver and for its sender, nothing written. */
-static void expect_refused(uint32_t rkey, uint32_t off, uint32_t len, const char *why)
+/*
+ * A frame that fails a check: refused, counted at the receiver and for its
+ * sender as kind (the other kind's counters unmoved), nothing written.
+ */
+static void expect_refused(uint32_t rkey, uint32_t off, uint32_t len, enum lc_nic_nack kind, const char *why)
 {
 	struct lc_nic *n0 = lct_nic[0], *n1 = lct_nic[1];
-	uint64_t denied = lct_stat(n0, LC_NIC_STAT_rdma_denied);
-	uint32_t nacks = lc_nic_rdma_nacks(n1, 0);
+	enum lc_nic_nack other = kind == LC_NIC_NACK_STALE ? LC_NIC_NACK_REFUSED : LC_NIC_NACK_STALE;
+	uint64_t denied = lct_stat(n0, LC_NIC_STAT_rdma_denied), stale = lct_stat(n0, LC_NIC_STAT_rdma_stale);
+	uint32_t nacks = lc_nic_rdma_nacks(n1, 0, kind), others = lc_nic_rdma_nacks(n1, 0, other);
 	static uint8_t buf[1024];
 
 	rdma_send(n1, 0, rkey, off, len, 9, 0, buf);
 	lct_settle();
 	cr_assert_eq(lct_stat(n0, LC_NIC_STAT_rdma_denied), denied + 1, "%s: not counted as refused", why);
-	cr_assert_eq(lc_nic_rdma_nacks(n1, 0), nacks + 1, "%s: the sender was not told", why);
+	cr_assert_eq(lct_stat(n0, LC_NIC_STAT_rdma_stale), stale + (kind == LC_NIC_NACK_STALE),
+		     "%s: counted as stale %s", why, kind == LC_NIC_NACK_STALE ? "not" : "too");
+	cr_assert_eq(lc_nic_rdma_nacks(n1, 0, kind), nacks + 1, "%s: the sender was not told", why);
+	cr_assert_eq(lc_nic_rdma_nacks(n1, 0, other), others, "%s: the sender was told the other reason", why);
 	cr_assert_null(lc_nic_rx_peek(n0), "%s: the refused frame reached the host", why);
 	region_untouched_but(0, 0);
 }
@@ -168,9 +175,9 @@ Test(rdma, the_last_byte_of_the_region_is_writable_the_next_is_not)
 	lc_nic_rx_release(lct_nic[0]);
 	region_untouched_but(REGION - 16, 16);
 	memset(region + CANARY + REGION - 16, 0xa5, 16);
-	expect_refused(h, REGION - 16, 17, "one byte past the end");
-	expect_refused(h, REGION, 1, "at the end");
-	expect_refused(h, 0xffffff00u, 512, "an offset whose sum with len wraps 32 bits");
+	expect_refused(h, REGION - 16, 17, LC_NIC_NACK_REFUSED, "one byte past the end");
+	expect_refused(h, REGION, 1, LC_NIC_NACK_REFUSED, "at the end");
+	expect_refused(h, 0xffffff00u, 512, LC_NIC_NACK_REFUSED, "an offset whose sum with len wraps 32 bits");
 }
 
 Test(rdma, a_forged_or_stale_handle_is_refused)
@@ -180,10 +187,10 @@ Test(rdma, a_forged_or_stale_handle_is_refused)
 #endif
 	uint32_t h = setup_registered(0, LC_NIC_REG_WRITE);
 
-	expect_refused(h ^ 0x10000u, 0, 8, "another generation");
-	expect_refused((h & 0xffff0000u) | 7u, 0, 8, "an entry never registered");
-	expect_refused((h & 0xffff0000u) | 0xffffu, 0, 8, "an entry beyond the table");
-	expect_refused(0, 0, 8, "the zero handle");
+	expect_refused(h ^ 0x10000u, 0, 8, LC_NIC_NACK_STALE, "another generation");
+	expect_refused((h & 0xffff0000u) | 7u, 0, 8, LC_NIC_NACK_STALE, "an entry never registered");
+	expect_refused((h & 0xffff0000u) | 0xffffu, 0, 8, LC_NIC_NACK_REFUSED, "an entry beyond the table");
+	expect_refused(0, 0, 8, LC_NIC_NACK_STALE, "the zero handle");
 }
 
 Test(rdma, a_region_without_the_write_right_is_refused)
@@ -193,7 +200,7 @@ Test(rdma, a_region_without_the_write_right_is_refused)
 #endif
 	uint32_t h = setup_registered(0, 0);
 
-	expect_refused(h, 0, 8, "no LC_NIC_REG_WRITE");
+	expect_refused(h, 0, 8, LC_NIC_NACK_REFUSED, "no LC_NIC_REG_WRITE");
 }
 
 Test(rdma, memory_registered_under_another_tag_is_refused)
@@ -208,7 +215,7 @@ Test(rdma, memory_registered_under_another_tag_is_refused)
 	lct_setup(&g, "rdma");
 	cr_assert_eq(lc_nic_reg(lct_nic[0], region + CANARY, REGION, lc_nic_vi_tag(lct_nic[0]) + 1,
 				LC_NIC_REG_WRITE, &h), 0);
-	expect_refused(h, 0, 8, "a region of another protection tag");
+	expect_refused(h, 0, 8, LC_NIC_NACK_REFUSED, "a region of another protection tag");
 	/* the endpoint taking that tag makes the same handle good */
 	cr_assert_eq(lc_nic_set_vi_tag(lct_nic[0], lc_nic_vi_tag(lct_nic[0]) + 1), 0);
 	static uint8_t buf[16];
@@ -225,13 +232,42 @@ Test(rdma, rekey_refuses_the_old_handle_and_takes_the_new)
 	uint32_t h = setup_registered(0, LC_NIC_REG_WRITE), old = h;
 	static uint8_t buf[64];
 
-	cr_assert_eq(lc_nic_reg_rekey(lct_nic[0], &h), 0);
+	cr_assert_eq(lc_nic_reg_rekey(lct_nic[0], &h, NULL), 0);
 	cr_assert_neq(h, old);
 	cr_assert_eq(h & 0xffffu, old & 0xffffu, "same entry");
-	expect_refused(old, 0, 8, "the handle before the re-key");
+	expect_refused(old, 0, 8, LC_NIC_NACK_STALE, "the handle before the re-key");
 	rdma_send(lct_nic[1], 0, h, 0, 64, 6, 0, buf);
 	cr_assert_not_null(lct_wait_rx(lct_nic[0]));
-	cr_assert_eq(lc_nic_reg_rekey(lct_nic[0], &old), LC_ERR_INVAL);
+	cr_assert_eq(lc_nic_reg_rekey(lct_nic[0], &old, NULL), LC_ERR_INVAL);
+}
+
+/*
+ * A frame checked under a handle before its re-key still lands: the re-key's
+ * fence names its block, so whoever re-keys at the end of a transfer waits
+ * for it before the bytes are final (a copy sent again that was checked
+ * before the re-key would otherwise land in a buffer already handed back).
+ */
+Test(rdma, a_rekey_fences_the_blocks_posted_under_the_old_handle)
+{
+#if !LCT_RDMA_RUNS
+	cr_skip_test("%s", LCT_RDMA_WHY);
+#endif
+	uint32_t h = setup_registered(0, LC_NIC_REG_WRITE), fence = 0;
+	static uint8_t buf[64];
+
+	rdma_send(lct_nic[1], 0, h, 16, 64, 8, 0, buf);
+	/* node 0's Net-Recv checks the frame and posts its blocks; its DMA engine has not run */
+	while (!lc_nic_net_recv_step(lct_nic[0]))
+		lc_nic_step(lct_nic[1]);
+	cr_assert_eq(lc_nic_reg_rekey(lct_nic[0], &h, &fence), 0);
+	cr_assert_not(lc_nic_rdma_quiet(lct_nic[0], fence), "the old handle's block is not waited for");
+	while (!lc_nic_rdma_quiet(lct_nic[0], fence))
+		lc_nic_dma_step(lct_nic[0]);
+	cr_assert_eq(memcmp(region + CANARY + 16, buf, 64), 0, "the frame checked before the re-key landed");
+	region_untouched_but(16, 64);
+	/* a re-key with nothing posted under the old handle is quiet at once */
+	cr_assert_eq(lc_nic_reg_rekey(lct_nic[0], &h, &fence), 0);
+	cr_assert(lc_nic_rdma_quiet(lct_nic[0], fence));
 }
 
 Test(rdma, deregistration_refuses_the_handle_and_a_new_registration_gets_another)
@@ -245,12 +281,12 @@ Test(rdma, deregistration_refuses_the_handle_and_a_new_registration_gets_another
 	cr_assert(lc_nic_rdma_quiet(lct_nic[0], fence));
 	cr_assert_eq(lc_nic_dereg(lct_nic[0], h, &fence), LC_ERR_INVAL, "twice");
 	cr_assert_null(lc_nic_reg_addr(lct_nic[0], h, 0));
-	expect_refused(h, 0, 8, "a deregistered handle");
+	expect_refused(h, 0, 8, LC_NIC_NACK_STALE, "a deregistered handle");
 	cr_assert_eq(lc_nic_reg(lct_nic[0], region + CANARY, REGION, lc_nic_vi_tag(lct_nic[0]),
 				LC_NIC_REG_WRITE, &h2), 0);
 	cr_assert_eq(h2 & 0xffffu, h & 0xffffu, "the freed entry is taken again");
 	cr_assert_neq(h2, h, "with another generation");
-	expect_refused(h, 0, 8, "the old handle of a re-registered entry");
+	expect_refused(h, 0, 8, LC_NIC_NACK_STALE, "the old handle of a re-registered entry");
 	cr_assert_eq(lc_nic_reg_addr(lct_nic[0], h2, 10), region + CANARY + 10);
 	cr_assert_null(lc_nic_reg_addr(lct_nic[0], h2, REGION));
 }
@@ -290,7 +326,7 @@ Test(rdma, a_nic_without_a_table_refuses_every_rdma_frame)
 	region_init();
 	lct_setup(&g, "rdma");
 	cr_assert_eq(lc_nic_reg(lct_nic[0], &x, sizeof(x), 1, LC_NIC_REG_WRITE, &h), LC_ERR_AGAIN);
-	expect_refused(1u << 16, 0, 8, "no registration table");
+	expect_refused(1u << 16, 0, 8, LC_NIC_NACK_REFUSED, "no registration table");
 }
 
 /*

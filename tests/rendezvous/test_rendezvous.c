@@ -47,6 +47,8 @@ static void expect_checked(const struct lc_t_out *o, const char *max)
 	/* refused: only late copies of a finished transfer's frames (re-keyed), which a protocol sent again */
 	cr_assert_leq(stat_of(o, "rdma_denied", 1), stat_of(o, "rel_retransmits", 0),
 		      "more RDMA frames refused than were sent again");
+	cr_assert_eq(stat_of(o, "rdma_denied", 1), stat_of(o, "rdma_stale", 1),
+		     "an RDMA frame refused for protection (not a late copy) in a job that attacks nothing");
 #else
 	(void)max;
 #endif
