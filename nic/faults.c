@@ -244,6 +244,7 @@ int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr **frame, uint32_t
 		lc_fault_count(nic, dst, LC_FAULT_drop);
 		return 0;
 	}
+	/* a reordered frame with no memory to hold it goes in order */
 	if (l->reorder && (l->held || (l->held = malloc(nic->g.slot_bytes)))) {
 		if (!l->held_bytes) {
 			lc_fault_hold(nic, dst, *frame, *bytes);
@@ -262,7 +263,7 @@ int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr **frame, uint32_t
 		*bytes = l->held_bytes;
 		return 1;
 	}
-	/* (reorder without memory to hold the frame: it goes in order) a duplicate waits for room for both */
+	/* a duplicated frame waits for room for both copies */
 	return l->dup && nic->g.recv_ring > 1 ? 2 : 1;
 }
 

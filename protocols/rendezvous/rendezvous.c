@@ -214,23 +214,22 @@ void lc_rendezvous_matched(struct lc_node *node, struct lc_rmsg *m)
 
 /*
  * A QUIET receive completes once every Rx DMA block its NIC posted under the
- * old handle is done (1), not before (0): a copy of a frame that a protocol
+ * old handle is done, not before: a copy of a frame that a protocol
  * below sent again may have been checked before the re-key and still be
  * landing after the finish frame -- the same bytes, but written into a
  * buffer the user would already have back.  Its cache entry stays busy
  * until then, so no next transfer into the region meets those late bytes.
  */
-static int lc_rndv_recv_quiet(struct lc_node *node, struct lc_rndv_recv *e)
+static void lc_rndv_recv_quiet(struct lc_node *node, struct lc_rndv_recv *e)
 {
 	struct lc_rendezvous_state *st = &node->proto.rendezvous;
 
 	if (!lc_proto_reg_quiet(node, e->fence))
-		return 0;
+		return;
 	st->reg[e->reg].busy = 0;
 	e->state = LC_RNDV_R_FREE;
 	st->nrecv--;
 	lc_proto_rmsg_done(node, e->m, e->got, e->err);
-	return 1;
 }
 
 /* A receive's transfer is over (finish, or its peer gone): its handle re-keyed, the receive done once quiet. */
