@@ -83,6 +83,16 @@ int lc_nic_dma_step_marked(struct lc_nic *nic, _Atomic int *lock)
 	return dma_step(nic, lock);
 }
 
+/* The inline step's DMA pass: up to max blocks, one after the other as the engine walks its chains. */
+int lc_nic_dma_run(struct lc_nic *nic, int max)
+{
+	int n = 0;
+
+	while (n < max && dma_step(nic, NULL))
+		n++;
+	return n;
+}
+
 int lc_nic_dma_chain_setup(struct lc_nic *nic, uint32_t c, struct lc_nic_dma_block *blocks, uint32_t n)
 {
 	if (!nic || c < 2 || c >= LC_DMA_CHAINS || !blocks || n == 0 || (n & (n - 1)) != 0)

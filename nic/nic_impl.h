@@ -653,6 +653,15 @@ LC_NIC_FUNC int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_
 
 /* DMA engine: one control block of the highest-priority chain with work. Returns 1 if one ran. */
 LC_NIC_FUNC int lc_nic_dma_step(struct lc_nic *nic);
+/*
+ * The inline MCP's pass (step_all) takes a burst of arrived frames at once:
+ * Net-Recv up to LC_NIC_STEP_BATCH frames, then the DMA engine as many
+ * blocks (lc_nic_dma_run, dma.c), so each frame reaches staging in the pass
+ * that took it.  A test that steps the engines one by one still gets one
+ * frame or block per step.
+ */
+#define LC_NIC_STEP_BATCH 8
+LC_NIC_FUNC int lc_nic_dma_run(struct lc_nic *nic, int max);
 /* Give spare chain c (2..3) n (power of two) blocks of caller memory. */
 LC_NIC_FUNC int lc_nic_dma_chain_setup(struct lc_nic *nic, uint32_t c,
 				       struct lc_nic_dma_block *blocks, uint32_t n);

@@ -533,8 +533,13 @@ Test(mcp, draining_receiver_restarts_the_limit)
 	lc_nic_step(a);
 	cr_assert_eq(lct_stat(a, LC_NIC_STAT_bp_stalls), 1);
 	wait_past(lc_nic_now_ns() + g.backpressure_timeout_ns);
-	/* node 1 takes one frame; node 2 wins the freed slot before node 0 looks again */
-	lc_nic_step(r);
+	/*
+	 * node 1 takes one frame (its engines one step each: a whole lc_nic_step
+	 * takes the burst); node 2 wins the freed slot before node 0 looks again
+	 */
+	cr_assert_eq(lc_nic_net_recv_step(r), 1);
+	cr_assert_eq(lc_nic_dma_step(r), 1);
+	lc_nic_net_recv_reap(r);
 	cr_assert_not_null(lc_nic_rx_peek(r));
 	lc_nic_step(c);
 	cr_assert_eq(lct_stat(c, LC_NIC_STAT_net_tx_frames), 3);
@@ -547,6 +552,44 @@ Test(mcp, draining_receiver_restarts_the_limit)
 	cr_assert_eq(lct_stat(a, LC_NIC_STAT_bp_drops), 1);
 	cr_assert_eq(lc_nic_dst_drops(a, 1), 1);
 	cr_assert_eq(lct_stat(a, LC_NIC_STAT_bp_stalls), 1, "one stall per stalled frame");
+}
+
+/*
+ * A burst costs one pass of the inline MCP: one lc_nic_step takes up to
+ * LC_NIC_STEP_BATCH arrived frames through Net-Recv and their Rx DMA, in
+ * order; the rest waits for the next pass.  An idle pass after it does nothing.
+ */
+Test(mcp, one_step_takes_a_burst_of_frames)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .send_ring = 16, .recv_ring = 16 });
+	const uint32_t n = LC_NIC_STEP_BATCH + 3;
+	struct lc_nic *s, *r;
+	uint8_t buf[64] = { 0 };
+	uint32_t got = 0;
+
+	lct_setup(&g, "burst");
+	s = lct_nic[0];
+	r = lct_nic[1];
+	for (uint32_t i = 0; i < n; i++) {
+		cr_assert_eq(lct_send(s, 1, i, 8, 0, buf, NULL), 0);
+		lc_nic_step(s);
+	}
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_net_tx_frames), n);
+	cr_assert_eq(lc_nic_step(r), 2 * LC_NIC_STEP_BATCH, "Net-Recv and DMA: a batch each");
+	cr_assert_eq(lct_stat(r, LC_NIC_STAT_net_rx_frames), LC_NIC_STEP_BATCH);
+	cr_assert_eq(lct_stat(r, LC_NIC_STAT_dma_blocks_c0), LC_NIC_STEP_BATCH);
+	for (struct lc_frame_hdr *h; (h = lc_nic_rx_peek(r)); got++) {
+		lct_check(h, 0, 1, got, 8);
+		lc_nic_rx_release(r);
+	}
+	cr_assert_eq(got, LC_NIC_STEP_BATCH);
+	cr_assert_eq(lc_nic_step(r), 2 * 3, "the rest, in the next pass");
+	for (struct lc_frame_hdr *h; (h = lc_nic_rx_peek(r)); got++) {
+		lct_check(h, 0, 1, got, 8);
+		lc_nic_rx_release(r);
+	}
+	cr_assert_eq(got, n);
+	cr_assert_eq(lc_nic_step(r), 0);
 }
 
 /* ---- the engines' own locks (thread mode) ---- */
