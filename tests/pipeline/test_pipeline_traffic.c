@@ -72,12 +72,18 @@ Test(pipeline_traffic, slow_receiver_loses_no_frame)
 	 * comes a nap late.  The timeout must learn that (Karn: a backed-off
 	 * timeout stays until a sample), not draw a go-back at every nap: that
 	 * was some 9 frames sent again per message, and under load enough to fill
-	 * the Receive Ring past what flow control reserves.
+	 * the Receive Ring past what flow control reserves.  Counted as go-backs
+	 * (timeouts), not frames: how many frames one go-back resends depends on
+	 * how far ahead the sender got, and with both cores busy a few timeouts
+	 * are legitimate (measured 3-13 per 300 naps, 8-93 frames resent).
 	 */
+	unsigned long long resent = 0, timeouts = 0;
 	const char *r = strstr(o.text, "node 0 rel_retransmits ");
-	unsigned long long resent = 0;
 	if (r)
 		cr_assert_eq(sscanf(r, "node 0 rel_retransmits %llu", &resent), 1, "output:\n%s", o.text);
+	r = strstr(o.text, "node 0 rel_timeouts ");
+	if (r)
+		cr_assert_eq(sscanf(r, "node 0 rel_timeouts %llu", &timeouts), 1, "output:\n%s", o.text);
 #if LC_RELIABILITY_MODE_STOP_AND_WAIT
 	/*
 	 * one frame out at a time: a message's first frame waits out the nap and
@@ -86,7 +92,8 @@ Test(pipeline_traffic, slow_receiver_loses_no_frame)
 	 */
 	cr_assert_leq(resent, 2 * 300, "more than two resends per nap of the receiver:\n%s", o.text);
 #else
-	cr_assert_lt(resent, 300 / 4, "a go-back per nap of the receiver:\n%s", o.text);
+	cr_assert_lt(timeouts, 300 / 4, "a go-back per nap of the receiver:\n%s", o.text);
+	cr_assert_lt(resent, 300, "more than a frame resent per message:\n%s", o.text);
 #endif
 #endif
 	lc_t_out_free(&o);
