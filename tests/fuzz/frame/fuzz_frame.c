@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -490,6 +491,22 @@ static void fz_unlink(void)
 		lc_seg_unlink(job);
 }
 
+/*
+ * An input that aborts (a failed check), crashes or hangs (the replay's
+ * alarm) leaves no segment behind: its name holds this process's pid, and a
+ * later process given the same pid would find it and fail to create its own.
+ * shm_unlink is async-signal-safe; the signal then ends the process as before.
+ */
+static const int fz_fatal_sigs[] = { SIGABRT, SIGALRM, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+
+static void fz_fatal(int sig)
+{
+	if (job[0])
+		shm_unlink(job);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
@@ -497,6 +514,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (lc_geom_from_config(&geom, 2) != 0 || geom.mcp_thread)
 		fz_die("this harness needs the inline MCP (geometry)", 0);
 	atexit(fz_unlink);
+	for (size_t i = 0; i < sizeof fz_fatal_sigs / sizeof fz_fatal_sigs[0]; i++)
+		signal(fz_fatal_sigs[i], fz_fatal);
 	fz_record();
 	return 0;
 }
