@@ -192,12 +192,10 @@ static inline int lc_ex_post_recvs(lc_node *node, int src, unsigned char *bufs, 
 /* Wait for window requests, statuses unread (what names them in an error).  0 or exit status 1. */
 static inline int lc_ex_wait_all(lc_node *node, lc_req **req, unsigned window, const char *what)
 {
-	int rc;
+	/* one call for the window, as the MPI twins' MPI_Waitall (OSU convention) */
+	int rc = lc_waitall(node, (int)window, req, NULL);
 
-	for (unsigned j = 0; j < window; j++)
-		if ((rc = lc_wait(node, req[j], NULL)) != 0)
-			return lc_ex_fail(node, what, rc);
-	return 0;
+	return rc ? lc_ex_fail(node, what, rc) : 0;
 }
 
 #endif /* LC_EX_COMMON_H */
