@@ -600,7 +600,7 @@ static inline int step_all(struct lc_nic *nic)
 		while (k < LC_NIC_STEP_BATCH && lc_nic_net_recv_step(nic))
 			k++;
 	w += k;
-	d = k > 1 ? lc_nic_dma_run(nic, k) : lc_nic_dma_step(nic);
+	d = lc_nic_dma_run(nic, k ? k : 1);
 	if (d)
 		recv_reap(nic);
 	w += d;

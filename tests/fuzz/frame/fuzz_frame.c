@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -495,14 +494,14 @@ static void fz_unlink(void)
  * An input that aborts (a failed check), crashes or hangs (the replay's
  * alarm) leaves no segment behind: its name holds this process's pid, and a
  * later process given the same pid would find it and fail to create its own.
- * shm_unlink is async-signal-safe; the signal then ends the process as before.
+ * lc_seg_unlink is shm_unlink, async-signal-safe; the signal then ends the
+ * process as before.
  */
 static const int fz_fatal_sigs[] = { SIGABRT, SIGALRM, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
 
 static void fz_fatal(int sig)
 {
-	if (job[0])
-		shm_unlink(job);
+	fz_unlink();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
