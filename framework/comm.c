@@ -239,12 +239,15 @@ int lc_close(lc_node *node)
 	 * their sources' NICs must not wait at this node for the drain below
 	 */
 	/*
-	 * drain the sends, bounded: the clock restarts while the NIC makes
+	 * drain the sends and the synchronous-send acks still owed (a receive
+	 * matched the message but the Send Ring had no slot for its ack: its
+	 * sender waits for it), bounded: the clock restarts while the NIC makes
 	 * progress (lc_tx_progressing) or a protocol holds the first send back
 	 * (a live receiver is only slow; the NIC bounds the wait at a stopped one,
 	 * and a dead one fails the sends)
 	 */
-	while (node->sendq.head || node->inflight.head || !lc_nic_tx_idle(node->nic)) {
+	while (node->sendq.head || node->inflight.head || node->acks_n ||
+	       !lc_nic_tx_idle(node->nic)) {
 		idle = lc_progress_locked(node) ? 0 : idle + 1;
 		if ((++rounds & 1023) == 0) {
 			struct lc_req *h;
