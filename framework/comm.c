@@ -89,23 +89,6 @@ int lc_req_valid(const struct lc_node *node, const lc_req *r)
 	       (p - lo) % sizeof(struct lc_req) == 0 && r->kind != LC_REQ_FREE;
 }
 
-/* lc_isend/lc_irecv: take the lock and a free request; on failure the lock is not held. */
-static inline int lc_lock_req_new(struct lc_node *node, const char *fn, struct lc_req **r)
-{
-	int rc = lc_lock_open(node, fn);
-
-	if (rc)
-		return rc;
-	*r = lc_req_alloc(node);
-	if (!*r) {
-		lc_unlock(node);
-		return lc_fail(LC_ERR_AGAIN, "%s: all %d requests in use: complete some "
-			       "with lc_test/lc_wait (config host.max_requests)", fn,
-			       LC_HOST_MAX_REQUESTS);
-	}
-	return 0;
-}
-
 /* lc_test/lc_wait: take the lock and check req is pending; on failure the lock is not held. */
 static inline int lc_lock_req_pending(struct lc_node *node, const lc_req *req, const char *fn)
 {
@@ -448,7 +431,7 @@ static int lc_irecv_held(lc_node *node, int src, uint64_t match, uint64_t mask, 
 	} else {
 		lc_uq_unlink(node, m);
 		if (m->sync)
-			lc_sync_ack(node, m->src, m->seq);
+			lc_fw_ack(node, m->src, LC_FW_SYNC_ACK, m->seq, 0);
 		if (m->done) {
 			memcpy(r->ubuf, m->data, m->len < cap ? m->len : cap);
 			LC_STAT_ADD(node, host_copy_bytes, m->len < cap ? m->len : cap);
@@ -504,7 +487,8 @@ void lc_req_status(const struct lc_node *node, const struct lc_req *r, struct lc
 	int send = r->kind == LC_REQ_SEND;
 
 	st->src = send ? (int)node->rank : (int)r->m.src;
-	st->len = send ? r->s.len : r->m.len;
+	/* a put (or the notice it became) reports the put's bytes */
+	st->len = send ? (r->s.put || r->put_note ? r->put_len : r->s.len) : r->m.len;
 	st->err = r->err;
 	st->match = send ? r->s.match : r->m.match;
 }
@@ -566,7 +550,7 @@ void lc_req_check(struct lc_node *node, struct lc_req *r)
 		 * credits) is not stalled on the ring: the protocol bounds that wait
 		 */
 		if (r->done || node->sendq.head != r || !r->s.admitted || r->s.off != r->seen_off ||
-		    r->held || lc_tx_progressing(node, &r->seen_left)) {
+		    r->held || (r->s.put && r->s.posted) || lc_tx_progressing(node, &r->seen_left)) {
 			r->held = 0;
 			r->seen_off = r->s.off;
 			r->dead_since = 0;

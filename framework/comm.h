@@ -244,6 +244,61 @@ int lc_name_lookup(lc_node *node, const char *name, int64_t timeout_us, int *out
 		   uint32_t *out_port);
 
 /*
+ * Registered memory and one-sided writes (RDMA; docs/internals.md,
+ * "Registered memory and RDMA").  A node registers a region of its memory in
+ * its NIC's registration table under its endpoint's protection tag; the
+ * 32-bit handle names the region to other nodes (send it to them in a
+ * message).  A put writes bytes into a region of another node: its frames
+ * carry the handle and the offset, and the receiving NIC checks handle,
+ * rights, tag and bounds before it DMAs the payload straight into the region
+ * (no staging copy, no receive posted, the target's host copies nothing).
+ * A refused frame writes nothing and is reported to the writer.
+ *
+ * Register addr .. addr + len - 1 (1 .. 4 GiB - 1 bytes) with rights
+ * (LC_MEM_REMOTE_WRITE: other nodes may put into it; 0: registered, not
+ * writable from outside).  Returns 0 and *handle, LC_ERR_INVAL (NULL, len 0
+ * or too large, unknown rights), LC_ERR_AGAIN (the table, nic.reg_entries
+ * entries, is full), LC_ERR_CLOSED.
+ */
+#define LC_MEM_REMOTE_WRITE 1u
+int lc_mem_register(lc_node *node, void *addr, size_t len, unsigned rights, uint32_t *handle);
+/*
+ * Revoke handle: frames that arrive for it from now on are refused; returns
+ * once every write the NIC accepted under it is in memory (the bytes are
+ * final, the memory may be reused).  0, or LC_ERR_INVAL (not a handle of
+ * this node), LC_ERR_CLOSED.
+ */
+int lc_mem_deregister(lc_node *node, uint32_t handle);
+/*
+ * Put len bytes (0 .. 4 GiB - 1) of buf into dst's region handle at offset
+ * off.  The request completes once dst acknowledged the write: 0 when every
+ * byte is in dst's memory (a later message to dst arrives after them:
+ * messages and puts to one node keep their order), LC_ERR_ACCESS when dst's
+ * NIC refused frames of it (handle not registered there, revoked, without
+ * LC_MEM_REMOTE_WRITE, of another protection tag, or off + len beyond the
+ * region: nothing of a refused frame is written), LC_ERR_LOST when frames
+ * were lost in the network, LC_ERR_PEER_DEAD.  Until then buf belongs to
+ * the library.  Without a protocol that provides exactly_once, a lost last
+ * frame leaves the put pending until dst dies (as a synchronous send).
+ * Returns 0 and *req, or LC_ERR_RANGE / LC_ERR_INVAL / LC_ERR_TOOBIG /
+ * LC_ERR_AGAIN (no request free) / LC_ERR_CLOSED.  lc_put: the same, blocking.
+ */
+int lc_iput(lc_node *node, int dst, uint32_t handle, uint64_t off, const void *buf, size_t len,
+	    lc_req **req);
+int lc_put(lc_node *node, int dst, uint32_t handle, uint64_t off, const void *buf, size_t len);
+/*
+ * A put followed by a notice: once dst acknowledged every byte, a message
+ * of note_len bytes of note with match word `match` goes to dst, which
+ * receives it like any message (lc_irecv_match) and so knows the data is in
+ * place (VIA's RDMA write with immediate data).  The put holds this node's
+ * send queue until then, so the notice precedes every message sent after
+ * it.  A put that fails sends no notice.  The request completes when the
+ * notice left, with the put's result; st->len is the put's len.
+ */
+int lc_iput_notify(lc_node *node, int dst, uint32_t handle, uint64_t off, const void *buf,
+		   size_t len, uint64_t match, const void *note, size_t note_len, lc_req **req);
+
+/*
  * Drive the pipeline (and the MCP in inline mode). Returns the work done (>= 0) or a negative lc_err.
  * In inline mode the NIC runs only inside library calls: a node that computes without one leaves
  * its Receive Ring full, and a peer sending to it waits (link backpressure, counted as bp_stalls)
@@ -281,6 +336,8 @@ int lc_progress(lc_node *node);
 	X(rx_held,          "data frames held behind a parked first frame")   \
 	X(sync_acks,        "synchronous-send acks sent (messages matched)")  \
 	X(send_queue_hwm,   "queued send requests, high-water mark")        \
+	X(puts,             "puts made (lc_iput, lc_iput_notify)")            \
+	X(put_rx_bytes,     "bytes other nodes' puts placed in this node's memory (its NIC's Rx DMA)") \
 	X(host_copy_bytes,  "payload bytes the host CPU copied (PIO into the Send Ring; staging, "\
 	  "unexpected or held buffers to the user): with the NIC's DMA and Net-Send bytes, the copies "\
 	  "per delivered byte")

@@ -78,7 +78,8 @@ struct lc_sreq {
 	uint8_t posted;           /* every frame was handed to the NIC (or a protocol) */
 	uint8_t dma;              /* some frame went by DMA: wait for `ticket` */
 	uint8_t consumed;         /* a protocol took it over (LC_CONSUMED) */
-	uint8_t sync;             /* LC_FF_SYNC for a synchronous send (lc_issend), else 0 */
+	uint8_t sync;             /* LC_FF_SYNC for a synchronous send (lc_issend) or a put, else 0 */
+	uint8_t put;              /* a put (lc_iput, framework/rdma.c): RDMA frames, never send_msg */
 };
 
 /*
@@ -128,6 +129,19 @@ struct lc_req {
 	uint8_t done;              /* completed: lc_test/lc_wait may free it */
 	uint8_t synced;            /* synchronous send: the receiver's ack arrived */
 	uint8_t sync_wait;         /* synchronous send: every frame left, waiting for the ack */
+	uint8_t put_note;          /* lc_iput_notify: 1 the put (a notice follows once it is
+				    * acknowledged), 2 the notice it became; else 0 */
+	/* a put (framework/rdma.c): s.buf/s.len its bytes, s.seq its id for dst */
+	int put_err;               /* its result, from its ack (0, LC_ERR_LOST, LC_ERR_ACCESS) */
+	uint32_t put_key;          /* the region's handle at dst */
+	uint32_t put_base;         /* offset in the region of the put's first byte */
+	uint32_t put_len;          /* its bytes (s.len is the notice's once it became one) */
+	uint32_t put_refused;      /* dst's refusals of our RDMA frames when it started */
+	uint32_t put_frames;       /* its RDMA frames posted (one even of 0 bytes: the NIC checks it) */
+	uint64_t note_match;       /* lc_iput_notify: the notice's match word, bytes and length */
+	const uint8_t *note;
+	uint32_t note_len;
+	uint32_t note_seq;         /* the notice's message sequence number, reserved at lc_iput_notify */
 };
 
 /* FIFO of requests linked through ->next. */
@@ -153,16 +167,26 @@ struct lc_reqq {
  */
 #define LC_RX_SEQ_SLACK 16u
 
-/* A synchronous-send ack owed to dst for its message seq (framework/pipeline.c, lc_tx_acks). */
+/*
+ * An ack the framework owes dst (framework/pipeline.c, lc_tx_acks): of kind
+ * LC_FW_SYNC_ACK (word[0]: the seq of a synchronous send a receive matched)
+ * or LC_FW_PUT_ACK (word[0]: a put's id, word[1]: its bytes this node took).
+ */
 struct lc_sync_ack {
 	uint32_t dst;
-	uint32_t seq;
+	uint32_t kind;
+	uint32_t word[2];
 };
 
 /*
  * The payload of a framework control frame (LC_FT_FRAMEWORK): a kind, a
  * count, then count 32-bit words.  LC_FW_SYNC_ACK: the sequence numbers of
  * messages from the frame's destination that a receive matched.
+ * LC_FW_PUT_END: a put's id, after its last RDMA frame (a control frame is
+ * never refused, and the NIC takes a pair's frames in order: when it
+ * arrives every frame of the put was placed or refused).  LC_FW_PUT_ACK:
+ * pairs (put id, bytes placed) of puts from the frame's destination whose
+ * end arrived.
  */
 struct lc_fw_ctrl {
 	uint32_t kind;
@@ -170,6 +194,10 @@ struct lc_fw_ctrl {
 	uint32_t word[];
 };
 #define LC_FW_SYNC_ACK 1u
+#define LC_FW_PUT_ACK 2u
+#define LC_FW_PUT_END 3u        /* word[0]: the id of a put whose frames were all sent before it */
+/* 32-bit words one ack of kind k takes in a frame */
+#define LC_FW_ACK_WORDS(k) ((k) == LC_FW_PUT_ACK ? 2u : 1u)
 /* Acks per frame (one frame's payload; more go in the next frame). */
 #define LC_FW_ACKS_PER_FRAME ((LC_MTU - sizeof(struct lc_fw_ctrl)) / 4 < 64 ? \
 			      (LC_MTU - sizeof(struct lc_fw_ctrl)) / 4 : 64)
@@ -187,6 +215,8 @@ struct lc_rx_src {
 	uint32_t expect;          /* sequence number of the next message */
 	uint32_t off;             /* offset of the next frame of cur */
 	uint32_t cand;            /* seq of the last first frame dropped for being far ahead */
+	uint32_t put_id;          /* the put from src whose frames arrive now (framework/rdma.c) */
+	uint32_t put_bytes;       /* bytes of it placed so far */
 };
 
 struct lc_node {
@@ -216,6 +246,7 @@ struct lc_node {
 	const void *replaying;              /* the held frame lc_rx_unhold is replaying, or NULL */
 
 	uint32_t tx_seq[LC_MAX_NODES];      /* next message sequence number per destination */
+	uint32_t put_next;                  /* id of this node's next put (framework/rdma.c) */
 	uint32_t tx_drops_seen[LC_MAX_NODES]; /* lc_nic_dst_drops last read, per destination */
 	struct lc_rx_src rx[LC_MAX_NODES];
 	uint64_t peer_gone[LC_MAX_NODES / 64]; /* peers a protocol gave up (lc_proto_peer_failed) */
@@ -376,12 +407,35 @@ LC_INTERNAL int lc_rx_ctrl(struct lc_node *node, const struct lc_frame_hdr *hdr,
 LC_INTERNAL int lc_rx_replay(struct lc_node *node, struct lc_frame_hdr *hdr);
 /* Free an unexpected message's buffer, returning its bytes to the budget. Lock held. */
 LC_INTERNAL void lc_uq_free(struct lc_node *node, struct lc_rmsg *m);
-/* Owe src a synchronous-send ack for its message seq (sent by lc_tx_acks). Lock held. */
-LC_INTERNAL void lc_sync_ack(struct lc_node *node, uint32_t src, uint32_t seq);
+/* Owe dst an ack of kind (LC_FW_*_ACK) with words w0, w1 (sent by lc_tx_acks). Lock held. */
+LC_INTERNAL void lc_fw_ack(struct lc_node *node, uint32_t dst, uint32_t kind, uint32_t w0, uint32_t w1);
 /* Fail every synchronous send to dst waiting for its ack with err. Lock held. */
 LC_INTERNAL void lc_sync_fail(struct lc_node *node, uint32_t dst, int err);
 /* Send the owed acks as the Send Ring allows. Lock held. Returns the frames sent. */
 LC_INTERNAL int lc_tx_acks(struct lc_node *node);
+/* ---- puts (framework/rdma.c) ---- */
+
+/*
+ * One RDMA frame to dst (lc_proto_send_rdma's contract, framework/pipeline.c)
+ * with flags and match_hi = word: 1 posted by Tx DMA (*ticket set), 0 by PIO
+ * or taken by a send_frame hook, LC_ERR_AGAIN (Send Ring full), LC_ERR_BUSY
+ * (a send_frame hook said LC_RETRY), LC_ERR_RANGE, LC_ERR_INVAL.
+ */
+LC_INTERNAL int lc_tx_rdma(struct lc_node *node, uint32_t dst, uint32_t rkey, uint32_t off, uint32_t end,
+			   const void *buf, uint32_t len, uint8_t flags, uint32_t word, uint32_t *ticket);
+
+/* The next RDMA frame of put r (lc_tx_frame's contract: 1 posted, LC_ERR_AGAIN). Lock held. */
+LC_INTERNAL int lc_tx_put_frame(struct lc_node *node, struct lc_req *r);
+/* Put r at the head of the send queue, every frame posted: 1 when it may leave the queue. Lock held. */
+LC_INTERNAL int lc_tx_put_posted(struct lc_node *node, struct lc_req *r);
+/* A frame of a put from hdr->src that the NIC placed and recv_frame passed: 1. Lock held. */
+LC_INTERNAL int lc_rx_put(struct lc_node *node, const struct lc_frame_hdr *hdr);
+/* The end of put id from src: owe src its ack. Lock held. */
+LC_INTERNAL void lc_rx_put_end(struct lc_node *node, uint32_t src, uint32_t id);
+/* dst acknowledged this node's put id with `bytes` placed. Lock held. */
+LC_INTERNAL void lc_put_acked(struct lc_node *node, uint32_t dst, uint32_t id, uint32_t bytes);
+/* A control frame of the framework's own (LC_FT_FRAMEWORK) to dst, by PIO: 0 or LC_ERR_AGAIN... */
+LC_INTERNAL int lc_send_fw(struct lc_node *node, uint32_t dst, const void *payload, uint32_t len);
 /* Take the held frames of every source again, in order, as far as they go now. Lock held. Returns the frames that went. */
 LC_INTERNAL int lc_rx_unhold(struct lc_node *node);
 /* Drop every held frame (a closing node). Lock held. */
@@ -433,5 +487,22 @@ LC_INTERNAL int lc_fail(int err, const char *fmt, ...) __attribute__((format(pri
 LC_INTERNAL int lc_check(const struct lc_node *node, const char *fn);
 /* Take the progress lock of a node lc_check found open; fails (unlocked) if it was closed meanwhile. */
 LC_INTERNAL int lc_lock_open(struct lc_node *node, const char *fn);
+
+/* lc_isend/lc_irecv/lc_iput: take the lock and a free request; on failure the lock is not held. */
+static inline int lc_lock_req_new(struct lc_node *node, const char *fn, struct lc_req **r)
+{
+	int rc = lc_lock_open(node, fn);
+
+	if (rc)
+		return rc;
+	*r = lc_req_alloc(node);
+	if (!*r) {
+		lc_unlock(node);
+		return lc_fail(LC_ERR_AGAIN, "%s: all %d requests in use: complete some "
+			       "with lc_test/lc_wait (config host.max_requests)", fn,
+			       LC_HOST_MAX_REQUESTS);
+	}
+	return 0;
+}
 
 #endif /* LC_NODE_H */

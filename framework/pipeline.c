@@ -122,7 +122,7 @@ static __attribute__((noinline)) struct lc_rmsg *lc_rx_begin_sync(struct lc_node
 								 const struct lc_frame_hdr *hdr,
 								 struct lc_rmsg *m)
 {
-	lc_sync_ack(node, hdr->src, hdr->seq);
+	lc_fw_ack(node, hdr->src, LC_FW_SYNC_ACK, hdr->seq, 0);
 	return m;
 }
 
@@ -341,26 +341,23 @@ void lc_rx_hold_clear(struct lc_node *node)
 
 /* ---- synchronous-send acks (framework control frames) ---- */
 
-void lc_sync_ack(struct lc_node *node, uint32_t src, uint32_t seq)
+void lc_fw_ack(struct lc_node *node, uint32_t dst, uint32_t kind, uint32_t w0, uint32_t w1)
 {
 	if (node->acks_n == node->acks_cap) {
 		uint32_t cap = node->acks_cap ? 2 * node->acks_cap : 16;
 		struct lc_sync_ack *a = realloc(node->acks, cap * sizeof(*a));
 
 		if (!a)
-			return;         /* the sender's send stays pending; counted by its absence */
+			return;         /* the sender's request stays pending; counted by its absence */
 		node->acks = a;
 		node->acks_cap = cap;
 	}
-	node->acks[node->acks_n++] = (struct lc_sync_ack){ .dst = src, .seq = seq };
+	node->acks[node->acks_n++] = (struct lc_sync_ack){ .dst = dst, .kind = kind, .word = { w0, w1 } };
 }
 
-static int lc_send_ctrl_type(struct lc_node *node, uint8_t type, uint32_t dst, const void *payload,
-			     uint32_t len);
-
 /*
- * Send the owed acks, one frame per destination with up to
- * LC_FW_ACKS_PER_FRAME of them, oldest destination first; stops at a full
+ * Send the owed acks, one frame per destination and kind with up to
+ * LC_FW_ACKS_PER_FRAME words of them, oldest first; stops at a full
  * Send Ring (or a protocol's RETRY) and goes on at the next progress step.
  * The frames are control frames (LC_FT_FRAMEWORK): they bypass send_msg and
  * the send queue (an ack never waits behind data or a credit), and go
@@ -374,23 +371,29 @@ int lc_tx_acks(struct lc_node *node)
 		struct lc_fw_ctrl h;
 		uint32_t room[sizeof(struct lc_fw_ctrl) / 4 + LC_FW_ACKS_PER_FRAME];
 	} f;
-	uint32_t i, k, dst;
+	uint32_t i, k, n, dst, kind, w;
 	int sent = 0;
 
 	while (node->acks_n) {
 		dst = node->acks[0].dst;
-		f.h = (struct lc_fw_ctrl){ .kind = LC_FW_SYNC_ACK };
-		for (i = 0; i < node->acks_n && f.h.count < LC_FW_ACKS_PER_FRAME; i++)
-			if (node->acks[i].dst == dst)
-				f.h.word[f.h.count++] = node->acks[i].seq;
-		if (lc_send_ctrl_type(node, LC_FT_FRAMEWORK, dst, &f,
+		kind = node->acks[0].kind;
+		w = LC_FW_ACK_WORDS(kind);
+		f.h = (struct lc_fw_ctrl){ .kind = kind };
+		for (i = n = 0; i < node->acks_n && f.h.count + w <= LC_FW_ACKS_PER_FRAME; i++)
+			if (node->acks[i].dst == dst && node->acks[i].kind == kind) {
+				for (k = 0; k < w; k++)
+					f.h.word[f.h.count++] = node->acks[i].word[k];
+				n++;
+			}
+		if (lc_send_fw(node, dst, &f,
 				      (uint32_t)(sizeof(f.h) + f.h.count * 4u)))
 			break;
-		LC_STAT_ADD(node, sync_acks, f.h.count);
-		/* drop the acks just sent (the first f.h.count to dst), keep the order of the rest */
+		if (kind == LC_FW_SYNC_ACK)
+			LC_STAT_ADD(node, sync_acks, n);
+		/* drop the acks just sent (the first n of dst and kind), keep the order of the rest */
 		for (i = k = 0; i < node->acks_n; i++) {
-			if (node->acks[i].dst == dst && f.h.count) {
-				f.h.count--;
+			if (node->acks[i].dst == dst && node->acks[i].kind == kind && n) {
+				n--;
 				continue;
 			}
 			node->acks[k++] = node->acks[i];
@@ -430,16 +433,29 @@ int lc_rx_ctrl(struct lc_node *node, const struct lc_frame_hdr *hdr, const void 
 	const struct lc_fw_ctrl *c = payload;
 	uint32_t i, n;
 
-	if (hdr->type != LC_FT_FRAMEWORK || hdr->len < sizeof(*c) || c->kind != LC_FW_SYNC_ACK ||
+	if (hdr->type == LC_FT_RDMA && (hdr->flags & LC_FF_PUT))
+		return lc_rx_put(node, hdr);
+	if (hdr->type != LC_FT_FRAMEWORK || hdr->len < sizeof(*c) ||
+	    (c->kind != LC_FW_SYNC_ACK && c->kind != LC_FW_PUT_ACK && c->kind != LC_FW_PUT_END) ||
 	    c->count > (hdr->len - sizeof(*c)) / 4) {
 		LC_STAT_ADD(node, rx_drops_proto, 1);  /* a control frame no protocol consumed */
 		return 0;
+	}
+	if (c->kind == LC_FW_PUT_ACK) {
+		for (i = 0; i + 1 < c->count; i += 2)
+			lc_put_acked(node, hdr->src, c->word[i], c->word[i + 1]);
+		return 1;
+	}
+	if (c->kind == LC_FW_PUT_END) {
+		if (c->count >= 1)
+			lc_rx_put_end(node, hdr->src, c->word[0]);
+		return 1;
 	}
 	for (i = 0; i < c->count; i++)
 		for (n = 0; n < LC_HOST_MAX_REQUESTS; n++) {
 			struct lc_req *r = &node->pool[n];
 
-			if (r->kind == LC_REQ_SEND && r->s.sync && !r->done && !r->synced &&
+			if (r->kind == LC_REQ_SEND && r->s.sync && !r->s.put && !r->done && !r->synced &&
 			    r->s.dst == hdr->src && r->s.seq == c->word[i]) {
 				lc_sync_matched(r);
 				break;
@@ -534,9 +550,12 @@ void lc_rx_abort(struct lc_node *node, struct lc_rmsg *m)
 void lc_send_done(struct lc_node *node, struct lc_req *r, int err)
 {
 	(void)node;
-	if (r->s.sync && !err && !r->synced) {
-		r->sync_wait = 1;       /* every frame left: the receiver's ack completes it */
-		return;
+	if (r->s.sync && !err) {
+		if (!r->synced) {
+			r->sync_wait = 1;       /* every frame left: the receiver's ack completes it */
+			return;
+		}
+		err = r->put_err;       /* acked: 0 for a synchronous send, a put's result */
 	}
 	r->err = err;
 	r->done = 1;
@@ -584,7 +603,7 @@ int lc_tx_push(struct lc_node *node)
 			LC_STAT_ADD(node, tx_msgs, 1);
 		}
 		while (!r->s.posted) {
-			if (lc_tx_frame(node, r) < 0)
+			if ((__builtin_expect(r->s.put, 0) ? lc_tx_put_frame(node, r) : lc_tx_frame(node, r)) < 0)
 				return work;
 			work++;
 #if !LC_NIC_MCP_THREAD
@@ -600,6 +619,13 @@ int lc_tx_push(struct lc_node *node)
 		if (lc_tx_dropped(node, r->s.dst)) {
 			lc_check_peers(node);   /* takes r (and every send to a peer that lost frames) out */
 			continue;
+		}
+		/* a put with a notice holds the queue until acked, then is the notice */
+		if (__builtin_expect(r->put_note == 1, 0)) {
+			if (!lc_tx_put_posted(node, r))
+				return work;
+			if (!r->s.posted)
+				continue;       /* it is the notice now: a message like any */
 		}
 		lc_reqq_pop(&node->sendq);
 		if (r->s.dma && (int32_t)(lc_nic_tx_dma_done(node->nic) - r->s.ticket) < 0)
@@ -804,8 +830,8 @@ int lc_proto_send_announce(struct lc_node *node, const struct lc_sreq *s)
 	return 0;
 }
 
-int lc_proto_send_rdma(struct lc_node *node, uint32_t dst, uint32_t rkey, uint32_t off, uint32_t end,
-		       const void *buf, uint32_t len, uint32_t *ticket)
+int lc_tx_rdma(struct lc_node *node, uint32_t dst, uint32_t rkey, uint32_t off, uint32_t end,
+	       const void *buf, uint32_t len, uint8_t flags, uint32_t word, uint32_t *ticket)
 {
 	struct lc_frame_hdr hdr;
 	uint8_t *slot;
@@ -820,26 +846,34 @@ int lc_proto_send_rdma(struct lc_node *node, uint32_t dst, uint32_t rkey, uint32
 		LC_STAT_ADD(node, tx_ring_full, 1);
 		return LC_ERR_AGAIN;
 	}
-	hdr = (struct lc_frame_hdr){ .magic = LC_FRAME_MAGIC, .type = LC_FT_RDMA,
-				     .flags = LC_FF_FIRST | LC_FF_LAST, .src = (uint16_t)node->rank,
-				     .dst = (uint16_t)dst, .len = len, .rkey = rkey, .off = off,
-				     .msg_len = end };
+	hdr = (struct lc_frame_hdr){ .magic = LC_FRAME_MAGIC, .type = LC_FT_RDMA, .flags = flags,
+				     .src = (uint16_t)node->rank, .dst = (uint16_t)dst, .len = len,
+				     .rkey = rkey, .off = off, .msg_len = end, .match_hi = word };
 	v = LC_PC(send_frame, node, &hdr, buf);
 	if (v == LC_RETRY)
-		return LC_ERR_AGAIN;
+		return LC_ERR_BUSY;
 	if (v != LC_CONTINUE)
 		return 0;
 	if (len <= LC_PIO_THRESHOLD) {
 		lc_post_pio(node, slot, &hdr, buf);   /* *ticket stays: the last DMA block's */
-	} else {
-		memcpy(slot, &hdr, sizeof(hdr));
-		*ticket = lc_nic_tx_post_dma(node->nic, buf, len);
-		LC_STAT_ADD(node, dma_frames, 1);
-		LC_STAT_ADD(node, tx_frames, 1);
-		LC_STAT_ADD(node, tx_bytes, len);
+		LC_PC(after_send, node, &hdr, buf);
+		return 0;
 	}
+	memcpy(slot, &hdr, sizeof(hdr));
+	*ticket = lc_nic_tx_post_dma(node->nic, buf, len);
+	LC_STAT_ADD(node, dma_frames, 1);
+	LC_STAT_ADD(node, tx_frames, 1);
+	LC_STAT_ADD(node, tx_bytes, len);
 	LC_PC(after_send, node, &hdr, buf);
-	return 0;
+	return 1;
+}
+
+int lc_proto_send_rdma(struct lc_node *node, uint32_t dst, uint32_t rkey, uint32_t off, uint32_t end,
+		       const void *buf, uint32_t len, uint32_t *ticket)
+{
+	int rc = lc_tx_rdma(node, dst, rkey, off, end, buf, len, LC_FF_FIRST | LC_FF_LAST, 0, ticket);
+
+	return rc == LC_ERR_BUSY ? LC_ERR_AGAIN : rc < 0 ? rc : 0;
 }
 
 int lc_proto_send_ctrl(struct lc_node *node, uint32_t dst, const void *payload, uint32_t len)
@@ -847,11 +881,10 @@ int lc_proto_send_ctrl(struct lc_node *node, uint32_t dst, const void *payload, 
 	return lc_send_ctrl_inline(node, LC_FT_CTRL, dst, payload, len);
 }
 
-/* The framework's own control frames (synchronous-send acks): not in the zero-cost path. */
-static int lc_send_ctrl_type(struct lc_node *node, uint8_t type, uint32_t dst, const void *payload,
-			     uint32_t len)
+/* The framework's own control frames (acks, a put's end): not in the zero-cost path. */
+int lc_send_fw(struct lc_node *node, uint32_t dst, const void *payload, uint32_t len)
 {
-	return lc_send_ctrl_inline(node, type, dst, payload, len);
+	return lc_send_ctrl_inline(node, LC_FT_FRAMEWORK, dst, payload, len);
 }
 
 void lc_proto_sreq_done(struct lc_node *node, struct lc_sreq *s, int err)

@@ -32,6 +32,8 @@ function M.emit(m)
     "                            * (LC_ANNOUNCE_BYTES); a protocol (capability announce) moves its",
     "                            * data and completes it */",
     "#define LC_ANNOUNCE_BYTES 4",
+    "#define LC_FF_PUT 32   /* RDMA frame of a put (lc_iput): the framework's own; match_hi is the",
+    "                       * put's id, msg_len the region offset where it ends */",
     "",
     "struct lc_frame_hdr {",
   }

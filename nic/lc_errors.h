@@ -22,7 +22,8 @@
 	X(LC_ERR_BUSY,     -11, "already in use")                             \
 	X(LC_ERR_TOOBIG,   -12, "message larger than LC_MAX_MSG")             \
 	X(LC_ERR_LOST,     -13, "message lost or damaged in the network")     \
-	X(LC_ERR_CANCELED, -14, "request cancelled (lc_cancel)")
+	X(LC_ERR_CANCELED, -14, "request cancelled (lc_cancel)")                \
+	X(LC_ERR_ACCESS,   -15, "remote memory access refused (handle, rights, tag or bounds)")
 
 enum lc_err {
 #define LC_X_ENUM(name, value, ...) name = (value),

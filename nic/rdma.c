@@ -190,7 +190,8 @@ uint32_t lc_nic_rdma_nacks(const struct lc_nic *nic, uint32_t dst, enum lc_nic_n
  * or NULL (refused, *why set: STALE for a handle of another generation than
  * its entry's -- free, re-keyed, registered again -- REFUSED for an entry
  * beyond the table, no write right, a region of another protection tag
- * than this endpoint's, bytes outside the region).
+ * than this endpoint's, bytes outside the region or a transfer that ends
+ * beyond it: msg_len).
  */
 static void *rdma_check(struct lc_nic *nic, const struct lc_frame_hdr *hdr, enum lc_nic_nack *why)
 {
@@ -220,6 +221,12 @@ static void *rdma_check(struct lc_nic *nic, const struct lc_frame_hdr *hdr, enum
 		return NULL;
 	}
 	if (tag != atomic_load_explicit(&nic->ctrl->vi_tag, memory_order_relaxed))
+		return NULL;
+	/*
+	 * msg_len is where the whole transfer ends: one that passes the region's end is
+	 * refused in every frame, so that none of it lands (not only its frames beyond)
+	 */
+	if (hdr->msg_len > len)
 		return NULL;
 	return reg_span(addr, len, hdr->off, hdr->len);
 }

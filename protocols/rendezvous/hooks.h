@@ -123,7 +123,9 @@ static inline int lc_rndv_is_ctrl(const struct lc_frame_hdr *hdr, const void *pa
 static inline lc_verdict lc_rendezvous_recv_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
 						  void *payload)
 {
-	if (hdr->type == LC_FT_DATA || (hdr->type != LC_FT_RDMA && !lc_rndv_is_ctrl(hdr, payload)))
+	/* not ours: data, a control frame of another, an RDMA frame of the framework's puts */
+	if (hdr->type == LC_FT_DATA || (hdr->flags & LC_FF_PUT) ||
+	    (hdr->type != LC_FT_RDMA && !lc_rndv_is_ctrl(hdr, payload)))
 		return LC_CONTINUE;
 	return lc_rendezvous_frame(node, hdr, payload);
 }

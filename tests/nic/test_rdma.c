@@ -4,6 +4,9 @@
 
 #include "nic_test.h"
 
+/* msg_len of the next frame rdma_send makes (where its transfer ends), 0: off + len. */
+static uint32_t send_end;
+
 /* Node 1 writes an RDMA frame into node 0's region: rkey, region offset off, len bytes of pattern seq. */
 static void rdma_send(struct lc_nic *from, uint32_t dst, uint32_t rkey, uint32_t off, uint32_t len,
 		      uint32_t seq, int dma, uint8_t *buf)
@@ -21,7 +24,8 @@ static void rdma_send(struct lc_nic *from, uint32_t dst, uint32_t rkey, uint32_t
 	h->len = len;
 	h->rkey = rkey;
 	h->off = off;
-	h->msg_len = off + len;
+	h->msg_len = send_end ? send_end : off + len;
+	send_end = 0;
 	for (uint32_t i = 0; i < len; i++)
 		buf[i] = lct_byte(h->src, seq, i);
 	if (dma) {
@@ -178,6 +182,9 @@ Test(rdma, the_last_byte_of_the_region_is_writable_the_next_is_not)
 	expect_refused(h, REGION - 16, 17, LC_NIC_NACK_REFUSED, "one byte past the end");
 	expect_refused(h, REGION, 1, LC_NIC_NACK_REFUSED, "at the end");
 	expect_refused(h, 0xffffff00u, 512, LC_NIC_NACK_REFUSED, "an offset whose sum with len wraps 32 bits");
+	/* a frame inside the region of a transfer that ends beyond it: none of the transfer lands */
+	send_end = REGION + 1;
+	expect_refused(h, 0, 16, LC_NIC_NACK_REFUSED, "a frame of a transfer that ends past the region");
 }
 
 Test(rdma, a_forged_or_stale_handle_is_refused)

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* Puts end to end (comm.h: registered memory and one-sided writes): sizes, order with a notice, refusals, misuse, faults. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../pipeline/lc_run.h"
+#include "lc_config.h"
+#include "lc_coop.h"
+
+TestSuite(put, .timeout = 240 * LC_T_SLOWDOWN);
+
+/*
+ * In full where the pipeline is plain or every protocol is composed (as the
+ * personalities' suites: LC_T_PERSONALITY_FULL) and with rendezvous (whose
+ * RDMA frames share the NIC's table and the recv_frame pointcut with
+ * puts); one round elsewhere.
+ */
+#define FULL (LC_T_PERSONALITY_FULL || LC_PROTO_RENDEZVOUS)
+#define ROUNDS (FULL ? "3" : "1")
+#define NOTIFY_ROUNDS (FULL ? "200" : "20")
+
+/* commrun --stats [--faults SPEC] -n 2 put MODE ROUNDS: a clean exit, in *o. */
+static void run_put(struct lc_t_out *o, const char *faults, const char *mode, const char *rounds)
+{
+	const char *opts[] = { "--stats", faults ? "--faults" : NULL, faults, NULL };
+
+	lc_t_commrun_with(o, opts, 2, 200, "put", mode, rounds, NULL);
+	cr_assert_eq(o->status, 0, "exit status %d; output:\n%s", o->status, o->text);
+	cr_assert(strstr(o->text, "checked"), "put %s printed no result:\n%s", mode, o->text);
+}
+
+/* Counter name of node `col` (0 or 1) in the --stats table. */
+static unsigned long long stat_of(const struct lc_t_out *o, const char *name, int col)
+{
+	const char *p = o->text;
+	size_t n = strlen(name);
+
+	while ((p = strstr(p, name))) {
+		if ((p == o->text || p[-1] == '\n') && p[n] == ' ') {
+			char *end;
+			unsigned long long v = strtoull(p + n, &end, 10);
+			return col ? strtoull(end, NULL, 10) : v;
+		}
+		p += n;
+	}
+	cr_assert_fail("no counter %s in the --stats table:\n%s", name, o->text);
+	return 0;
+}
+
+Test(put, every_size_boundary_at_every_offset_guards_untouched)
+{
+	struct lc_t_out o;
+
+	run_put(&o, NULL, "sizes", ROUNDS);
+	cr_assert_gt(stat_of(&o, "rdma_frames", 1), 0, "no frame was placed by the target's NIC");
+	cr_assert_eq(stat_of(&o, "rdma_denied", 1), 0, "a good put was refused");
+	cr_assert_eq(stat_of(&o, "puts", 0), 48 * (unsigned long long)atoi(ROUNDS), "puts counted");
+	lc_t_out_free(&o);
+}
+
+Test(put, notice_after_the_data_and_in_order_with_messages)
+{
+	struct lc_t_out o;
+
+	run_put(&o, NULL, "notify", NOTIFY_ROUNDS);
+	lc_t_out_free(&o);
+}
+
+#if !LC_PC_EXACTLY_ONCE
+Test(put, forged_out_of_bounds_read_only_and_revoked_handles_are_refused)
+{
+	struct lc_t_out o;
+
+	run_put(&o, NULL, "refused", "1");
+	/* each bad put has at least one frame refused (the several-frame ones more) */
+	cr_assert_geq(stat_of(&o, "rdma_denied", 1), 7, "refusals counted by the target's NIC");
+	lc_t_out_free(&o);
+}
+#else
+LC_T_SKIPPED(put, forged_out_of_bounds_read_only_and_revoked_handles_are_refused,
+	     "a protocol that provides exactly_once (LC_PC_EXACTLY_ONCE) resends a refused frame "
+	     "until it gives the peer up: a refused put ends the link, not only the put")
+#endif
+
+Test(put, argument_errors_full_table_and_loopback)
+{
+	struct lc_t_out o;
+
+	run_put(&o, NULL, "misuse", "1");
+	lc_t_out_free(&o);
+}
+
+#if LC_PROTO_RELIABILITY
+Test(put, every_byte_lands_under_faults_with_reliability)
+{
+	struct lc_t_out o;
+
+	run_put(&o, "drop=0.02,corrupt=0.01,dup=0.01,reorder=0.02,seed=7", "sizes", "1");
+	lc_t_out_free(&o);
+	run_put(&o, "drop=0.02,corrupt=0.01,dup=0.01,reorder=0.02,seed=8", "notify", "50");
+	cr_assert_gt(stat_of(&o, "rel_retransmits", 0) + stat_of(&o, "rel_retransmits", 1), 0,
+		     "the faults were not real");
+	lc_t_out_free(&o);
+}
+#else
+LC_T_SKIPPED(put, every_byte_lands_under_faults_with_reliability,
+	     "needs reliability composed (LC_PROTO_RELIABILITY)")
+#endif
