@@ -111,7 +111,26 @@ enum lc_req_kind { LC_REQ_FREE = 0, LC_REQ_SEND = 1, LC_REQ_RECV = 2 };
 /* One request of the pool.  `s` is first so a struct lc_sreq * converts back. */
 struct lc_req {
 	struct lc_sreq s;          /* send: the message */
-	struct lc_rmsg m;          /* receive: posted message (when matched on arrival) */
+	union {
+		struct lc_rmsg m;  /* receive: posted message (when matched on arrival) */
+		/*
+		 * a put (framework/rdma.c; s.buf/s.len its bytes, s.seq its id for dst):
+		 * a send, which never uses m, so its state shares m's bytes and the pool
+		 * (zeroed at each lc_req_alloc) stays the size it was without puts
+		 */
+		struct {
+			const uint8_t *note;   /* lc_iput_notify: the notice's bytes, length, match word */
+			uint32_t note_len;
+			uint32_t note_seq;     /* its message sequence number, reserved at the call */
+			uint64_t note_match;
+			uint32_t put_key;      /* the region's handle at dst */
+			uint32_t put_base;     /* offset in the region of the put's first byte */
+			uint32_t put_len;      /* its bytes (s.len is the notice's once it became one) */
+			uint32_t put_refused;  /* dst's refusals of our RDMA frames when it started */
+			uint32_t put_frames;   /* its RDMA frames posted (one even of 0 bytes: the NIC checks it) */
+			int put_err;           /* its result, from its ack (0, LC_ERR_LOST, LC_ERR_ACCESS) */
+		};
+	};
 	struct lc_req *next;       /* free list, send queue, in-flight list, posted queue */
 	struct lc_rmsg *um;        /* receive matched to an unexpected message still arriving */
 	int src;                   /* receive: wanted source or LC_ANY_SOURCE */
@@ -131,18 +150,9 @@ struct lc_req {
 	uint8_t sync_wait;         /* synchronous send: every frame left, waiting for the ack */
 	uint8_t put_note;          /* lc_iput_notify: 1 the put (a notice follows once it is
 				    * acknowledged), 2 the notice it became; else 0 */
-	/* a put (framework/rdma.c): s.buf/s.len its bytes, s.seq its id for dst */
-	int put_err;               /* its result, from its ack (0, LC_ERR_LOST, LC_ERR_ACCESS) */
-	uint32_t put_key;          /* the region's handle at dst */
-	uint32_t put_base;         /* offset in the region of the put's first byte */
-	uint32_t put_len;          /* its bytes (s.len is the notice's once it became one) */
-	uint32_t put_refused;      /* dst's refusals of our RDMA frames when it started */
-	uint32_t put_frames;       /* its RDMA frames posted (one even of 0 bytes: the NIC checks it) */
-	uint64_t note_match;       /* lc_iput_notify: the notice's match word, bytes and length */
-	const uint8_t *note;
-	uint32_t note_len;
-	uint32_t note_seq;         /* the notice's message sequence number, reserved at lc_iput_notify */
 };
+_Static_assert(offsetof(struct lc_req, put_err) + sizeof(int) <=
+	       offsetof(struct lc_req, m) + sizeof(struct lc_rmsg), "a put's state fits in the bytes of m");
 
 /* FIFO of requests linked through ->next. */
 struct lc_reqq {
@@ -215,8 +225,12 @@ struct lc_rx_src {
 	uint32_t expect;          /* sequence number of the next message */
 	uint32_t off;             /* offset of the next frame of cur */
 	uint32_t cand;            /* seq of the last first frame dropped for being far ahead */
-	uint32_t put_id;          /* the put from src whose frames arrive now (framework/rdma.c) */
-	uint32_t put_bytes;       /* bytes of it placed so far */
+};
+
+/* The put from one source whose frames arrive now (framework/rdma.c). */
+struct lc_put_rx {
+	uint32_t id;
+	uint32_t bytes;           /* of it placed so far */
 };
 
 struct lc_node {
@@ -246,9 +260,10 @@ struct lc_node {
 	const void *replaying;              /* the held frame lc_rx_unhold is replaying, or NULL */
 
 	uint32_t tx_seq[LC_MAX_NODES];      /* next message sequence number per destination */
-	uint32_t put_next;                  /* id of this node's next put (framework/rdma.c) */
 	uint32_t tx_drops_seen[LC_MAX_NODES]; /* lc_nic_dst_drops last read, per destination */
 	struct lc_rx_src rx[LC_MAX_NODES];
+	struct lc_put_rx put_rx[LC_MAX_NODES]; /* puts arriving, per source (framework/rdma.c) */
+	uint32_t put_next;                  /* id of this node's last put (framework/rdma.c) */
 	uint64_t peer_gone[LC_MAX_NODES / 64]; /* peers a protocol gave up (lc_proto_peer_failed) */
 	struct lc_stamps *tx_stamps;        /* stamp table of the replicated frame being sent (lc_proto_stamps) */
 
@@ -328,6 +343,39 @@ static inline void lc_reqq_unlink(struct lc_reqq *q, struct lc_req *prev, struct
 		q->tail = prev;
 	r->next = NULL;
 	q->count--;
+}
+
+LC_INTERNAL void lc_send_done(struct lc_node *node, struct lc_req *r, int err);
+
+/*
+ * Send request r, every frame posted, leaves the head of the send queue:
+ * complete with err, or wait in the in-flight list for its last Tx DMA block.
+ */
+static inline void lc_sendq_leave(struct lc_node *node, struct lc_req *r, int err)
+{
+	lc_reqq_pop(&node->sendq);
+	if (r->s.dma && (int32_t)(lc_nic_tx_dma_done(node->nic) - r->s.ticket) < 0) {
+		r->err = err;
+		lc_reqq_push(&node->inflight, r);
+	} else {
+		lc_send_done(node, r, err);
+	}
+}
+
+/*
+ * A frame of send request r was posted and more follow: with the inline MCP
+ * the NIC moves each frame as it is posted, so the receiver works on it (its
+ * copy out, a protocol's per-frame check) while this side prepares the next.
+ */
+static inline void lc_tx_frame_moved(struct lc_node *node, const struct lc_req *r)
+{
+#if !LC_NIC_MCP_THREAD
+	if (!r->s.posted)
+		lc_nic_step_held(node->nic);
+#else
+	(void)node;
+	(void)r;
+#endif
 }
 
 /* ---- the baseline frame header ---- */
@@ -424,10 +472,13 @@ LC_INTERNAL int lc_tx_acks(struct lc_node *node);
 LC_INTERNAL int lc_tx_rdma(struct lc_node *node, uint32_t dst, uint32_t rkey, uint32_t off, uint32_t end,
 			   const void *buf, uint32_t len, uint8_t flags, uint32_t word, uint32_t *ticket);
 
-/* The next RDMA frame of put r (lc_tx_frame's contract: 1 posted, LC_ERR_AGAIN). Lock held. */
-LC_INTERNAL int lc_tx_put_frame(struct lc_node *node, struct lc_req *r);
-/* Put r at the head of the send queue, every frame posted: 1 when it may leave the queue. Lock held. */
-LC_INTERNAL int lc_tx_put_posted(struct lc_node *node, struct lc_req *r);
+/*
+ * Put r at the head of the send queue: post what the Send Ring takes of its
+ * frames and its end (adding to *work), then take it out of the queue, or
+ * (lc_iput_notify) hold the queue until its ack and turn it into its notice.
+ * 1 when the queue may go on, 0 when it waits. Lock held.
+ */
+LC_INTERNAL int lc_tx_put_push(struct lc_node *node, struct lc_req *r, int *work);
 /* A frame of a put from hdr->src that the NIC placed and recv_frame passed: 1. Lock held. */
 LC_INTERNAL int lc_rx_put(struct lc_node *node, const struct lc_frame_hdr *hdr);
 /* The end of put id from src: owe src its ack. Lock held. */

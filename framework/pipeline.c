@@ -586,6 +586,12 @@ int lc_tx_push(struct lc_node *node)
 	lc_verdict v;
 
 	while ((r = node->sendq.head)) {
+		if (__builtin_expect(r->s.put, 0)) {
+			/* a put: its frames, its end, then it leaves or holds the queue (rdma.c) */
+			if (!lc_tx_put_push(node, r, &work))
+				return work;
+			continue;
+		}
 		if (!r->s.admitted) {
 			v = LC_PC(send_msg, node, &r->s);
 			if (v != LC_CONTINUE) {
@@ -603,35 +609,16 @@ int lc_tx_push(struct lc_node *node)
 			LC_STAT_ADD(node, tx_msgs, 1);
 		}
 		while (!r->s.posted) {
-			if ((__builtin_expect(r->s.put, 0) ? lc_tx_put_frame(node, r) : lc_tx_frame(node, r)) < 0)
+			if (lc_tx_frame(node, r) < 0)
 				return work;
 			work++;
-#if !LC_NIC_MCP_THREAD
-			/*
-			 * inline MCP, a message of several frames: the NIC moves each frame
-			 * as it is posted, so the receiver works on it (its copy out, a
-			 * protocol's per-frame check) while this side prepares the next
-			 */
-			if (!r->s.posted)
-				lc_nic_step_held(node->nic);
-#endif
+			lc_tx_frame_moved(node, r);
 		}
 		if (lc_tx_dropped(node, r->s.dst)) {
 			lc_check_peers(node);   /* takes r (and every send to a peer that lost frames) out */
 			continue;
 		}
-		/* a put with a notice holds the queue until acked, then is the notice */
-		if (__builtin_expect(r->put_note == 1, 0)) {
-			if (!lc_tx_put_posted(node, r))
-				return work;
-			if (!r->s.posted)
-				continue;       /* it is the notice now: a message like any */
-		}
-		lc_reqq_pop(&node->sendq);
-		if (r->s.dma && (int32_t)(lc_nic_tx_dma_done(node->nic) - r->s.ticket) < 0)
-			lc_reqq_push(&node->inflight, r);
-		else
-			lc_send_done(node, r, r->err);
+		lc_sendq_leave(node, r, r->err);
 	}
 	return work;
 }

@@ -21,7 +21,7 @@
  * no ack: the refusal counter ends the wait (lc_put_check).
  *
  * lc_iput_notify: the put holds the head of the send queue until its ack
- * (lc_tx_put_posted), then the same request becomes the notice -- a message
+ * (lc_tx_put_push), then the same request becomes the notice -- a message
  * with the sequence number reserved when the put was made, so that it keeps
  * its place before the messages queued behind it.
  */
@@ -167,7 +167,8 @@ int lc_iput_notify(lc_node *node, int dst, uint32_t handle, uint64_t off, const 
 
 /* ---- the writer ---- */
 
-int lc_tx_put_frame(struct lc_node *node, struct lc_req *r)
+/* The next RDMA frame of put r, or its end (lc_tx_frame's contract: 1 posted, LC_ERR_AGAIN). */
+static int lc_tx_put_frame(struct lc_node *node, struct lc_req *r)
 {
 	struct lc_sreq *s = &r->s;
 	uint32_t n = s->len - s->off < LC_MTU ? s->len - s->off : LC_MTU;
@@ -198,16 +199,25 @@ int lc_tx_put_frame(struct lc_node *node, struct lc_req *r)
 	return 1;
 }
 
-int lc_tx_put_posted(struct lc_node *node, struct lc_req *r)
+int lc_tx_put_push(struct lc_node *node, struct lc_req *r, int *work)
 {
+	while (!r->s.posted) {
+		if (lc_tx_put_frame(node, r) < 0)
+			return 0;
+		(*work)++;
+		lc_tx_frame_moved(node, r);
+	}
+	if (r->put_note != 1) {
+		lc_sendq_leave(node, r, r->err);        /* it waits for its ack out of the queue */
+		return 1;
+	}
 	if (!r->synced)
 		return 0;       /* hold the queue: the notice must follow the data */
 	if (r->put_err) {
 		/* no notice: the put leaves the queue with its error, as every send does */
-		lc_reqq_pop(&node->sendq);
 		r->s.sync = 0;
 		r->put_note = 0;
-		lc_send_done(node, r, r->put_err);
+		lc_sendq_leave(node, r, r->put_err);
 		return 1;
 	}
 	/* every byte is in place: the same request is the notice now, a message like any */
@@ -243,21 +253,21 @@ void lc_put_acked(struct lc_node *node, uint32_t dst, uint32_t id, uint32_t byte
 
 int lc_rx_put(struct lc_node *node, const struct lc_frame_hdr *hdr)
 {
-	struct lc_rx_src *rs = &node->rx[hdr->src];
+	struct lc_put_rx *p = &node->put_rx[hdr->src];
 
-	if (rs->put_id != hdr->match_hi) {
-		rs->put_id = hdr->match_hi;     /* frames of one put arrive in order, then the next */
-		rs->put_bytes = 0;
+	if (p->id != hdr->match_hi) {
+		p->id = hdr->match_hi;  /* frames of one put arrive in order, then the next */
+		p->bytes = 0;
 	}
-	rs->put_bytes += hdr->len;
+	p->bytes += hdr->len;
 	LC_STAT_ADD(node, put_rx_bytes, hdr->len);
 	return 1;
 }
 
 void lc_rx_put_end(struct lc_node *node, uint32_t src, uint32_t id)
 {
-	struct lc_rx_src *rs = &node->rx[src];
+	const struct lc_put_rx *p = &node->put_rx[src];
 
-	/* none of its frames here (put_id is another): every one was refused or lost */
-	lc_fw_ack(node, src, LC_FW_PUT_ACK, id, rs->put_id == id ? rs->put_bytes : 0);
+	/* none of its frames here (the id is another's): every one was refused or lost */
+	lc_fw_ack(node, src, LC_FW_PUT_ACK, id, p->id == id ? p->bytes : 0);
 }
