@@ -24,7 +24,7 @@
 #include "../../pipeline/progs/lc_tprog.h"
 
 #define GUARD 0xEE
-#define REGION (((size_t)1 << 20) + 3 * LC_MTU)
+#define REGION (((size_t)1 << 20) + 8192 + 3 * LC_MTU) /* the largest put at offset 4093 fits */
 #define M_HANDLE 1u     /* target -> writer: the handles */
 #define M_DESC 2u       /* writer -> target: what to check */
 #define M_OK 3u         /* target -> writer: checked, go on */
