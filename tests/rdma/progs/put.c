@@ -250,7 +250,7 @@ static int refused(int me)
 		free(r2);
 		free(r3);
 	} else if (me == 0) {
-		uint8_t *src = lc_tp_alloc(3 * LC_MTU);
+		uint8_t *src = lc_tp_alloc(SMALL + 1);
 		uint32_t h[3], ok, imm = 7;
 
 		recv_u(1, M_HANDLE, h, sizeof h);
@@ -272,7 +272,7 @@ static int refused(int me)
 		struct desc d = { .off = 100, .len = 2 * LC_MTU + 1, .seed = 99 };
 		lc_req *q;
 
-		lc_ex_fill(src, 3 * LC_MTU, 1);
+		lc_ex_fill(src, SMALL + 1, 1);
 		for (int i = 0; i < nb; i++) {
 			int rc = bad[i].notify ?
 				 lc_iput_notify(node, 1, bad[i].handle, bad[i].off, src, bad[i].len, 4242,
