@@ -9,7 +9,7 @@
  * and posts RDMA frames (LC_FT_RDMA | LC_FF_PUT, s.seq = the put's id in
  * match_hi, the region offset in off, the offset where the put ends in
  * msg_len) through send_frame / after_send like a protocol's RDMA frames,
- * so checksum, reliability and flow control treat them as any frame.  The
+ * so the protocols treat them as any frame.  The
  * target's NIC checks and places each; the target's host sees the header
  * (lc_rx_frame -> recv_frame -> lc_rx_ctrl -> lc_rx_put), counts the bytes
  * of the put, and at its last frame owes the writer an ack (id, bytes),
