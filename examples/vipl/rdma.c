@@ -27,7 +27,7 @@
  *    every byte of the size, reposts, and replies with a small send (ack);
  *    node 0 starts the next round on the ack.  Node 0 times each round from
  *    the first post to the last write's local completion (VipSendWait; with
- *    reliable delivery the data has reached node 1's NIC) and prints the
+ *    libcomm's puts, at either service, the data is in node 1's memory) and prints the
  *    size and bandwidth, MB/s (10^6 bytes/s) over the timed rounds.
  * 3. One round without immediate data, at the largest size: no receive is
  *    consumed; after the writes complete, node 0 sends a notice (a small

@@ -202,8 +202,9 @@ int main(int argc, char **argv)
 	if ((rc = pp_setup(&s, &c)) != 0 || (rc = vex_connect(&s.v, &c, &peer)) != 0)
 		return rc;
 	if (vex_me == 0) {
-		printf("# libcomm vipl " VEX_PROG " (NIC %s, %s -> %s, reliable delivery, immediate data, "
-		       "gather on odd iterations)\n# Size  Latency (us)\n", s.v.na.Name, c.name[0], c.name[1]);
+		printf("# libcomm vipl " VEX_PROG " (NIC %s, %s -> %s, %s, immediate data, "
+		       "gather on odd iterations)\n# Size  Latency (us)\n", s.v.na.Name, c.name[0], c.name[1],
+		       s.v.level == VIP_SERVICE_RELIABLE_DELIVERY ? "reliable delivery" : "unreliable service");
 		fflush(stdout);
 	}
 	if ((rc = pp_run(&s, &c)) != 0)

@@ -418,7 +418,9 @@ VIP_RETURN VipSetMemAttributes(VIP_NIC_HANDLE NicHandle, VIP_PVOID VirtualAddres
  * VipErrorCallback: ErrorHandler(Context, error) runs, on a thread of the
  * provider, for each asynchronous error of the NIC and what was made on it
  * (a lost connection, a receive queue found empty, ...).  NULL restores the
- * default handler, which prints the error on stderr.
+ * default handler, which prints the error on stderr.  libcomm: the thread
+ * is the one whose VIPL call found the error, once the call released the
+ * NIC (the handler may call VIPL), or the provider thread of the Notify calls.
  */
 VIP_RETURN VipErrorCallback(VIP_NIC_HANDLE NicHandle, VIP_PVOID Context,
 			    VIP_ERROR_HANDLER ErrorHandler);
@@ -502,7 +504,9 @@ VIP_RETURN VipConnectReject(VIP_CONN_HANDLE ConnHandle);
  * and the discriminator it waits on) to connect the Idle VI ViHandle, from
  * LocalAddr; waits up to Timeout ms.  The server VI's attributes go to
  * *RemoteViAttributes.  VIP_REJECT, VIP_TIMEOUT, VIP_NO_MATCH (nobody waits
- * there), VIP_NOT_REACHABLE.
+ * there), VIP_NOT_REACHABLE.  libcomm: a request waits at the server until
+ * a VipConnectWait on its discriminator takes it, so an address nobody
+ * serves within Timeout gives VIP_TIMEOUT; VIP_NO_MATCH is not returned.
  */
 VIP_RETURN VipConnectRequest(VIP_VI_HANDLE ViHandle, VIP_NET_ADDRESS *LocalAddr,
 			     VIP_NET_ADDRESS *RemoteAddr, VIP_ULONG Timeout,

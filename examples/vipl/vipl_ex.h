@@ -23,7 +23,8 @@
  * Set-up, on both nodes (vex_setup, then the program's own buffers, then
  * vex_start): open the NIC, start the name service, create a protection
  * tag, register the descriptors' memory and the slots, create a CQ and a
- * VI (reliable delivery) whose receive queue reports to the CQ, pre-post
+ * VI (reliable delivery where the NIC offers it, else unreliable) whose
+ * receive queue reports to the CQ, pre-post
  * VEX_RECVS receive descriptors (before connecting, so the first message
  * always finds one); then vex_connect.
  *
@@ -390,6 +391,7 @@ struct vex {
 	struct vex_region *reg[VEX_REGIONS];    /* every registered buffer, deregistered in this order */
 	unsigned nreg;
 	VIP_DESCRIPTOR *rd, *sd;        /* the receive descriptors; the send descriptor */
+	VIP_RELIABILITY_LEVEL level;    /* the VI's service: reliable delivery where offered */
 	size_t slot;                    /* bytes of a slot */
 	unsigned next;                  /* the receive descriptor that completes next */
 	unsigned posted;                /* receive descriptors posted */
@@ -623,16 +625,17 @@ static inline int vex_setup(struct vex *s, struct vex_cfg *c, const struct vex_n
 	/* what the run needs of the NIC */
 	size_t dlen = strlen(c->disc);
 	if (s->na.MaxSegmentsPerDesc < 2 || s->na.MaxTransferSize < need->transfer ||
-	    s->na.MaxDiscriminatorLen < dlen || s->na.MaxDescriptorsPerQueue < need->queue ||
-	    !(s->na.ReliabilityLevelSupport & VIP_SERVICE_RELIABLE_DELIVERY)) {
+	    s->na.MaxDiscriminatorLen < dlen || s->na.MaxDescriptorsPerQueue < need->queue) {
 		fprintf(stderr, VEX_PROG ": node %d: NIC %s: segments per descriptor %lu (need 2), transfer "
 				"size %lu (need %zu), discriminator %u bytes (need %zu), descriptors per queue "
-				"%lu (need %u), reliability levels 0x%x (need reliable delivery)\n", vex_me,
+				"%lu (need %u)\n", vex_me,
 			s->na.Name, s->na.MaxSegmentsPerDesc, s->na.MaxTransferSize, need->transfer,
-			(unsigned)s->na.MaxDiscriminatorLen, dlen, s->na.MaxDescriptorsPerQueue, need->queue,
-			(unsigned)s->na.ReliabilityLevelSupport);
+			(unsigned)s->na.MaxDiscriminatorLen, dlen, s->na.MaxDescriptorsPerQueue, need->queue);
 		return 1;
 	}
+	/* the best service the NIC offers: every byte is checked either way */
+	s->level = (s->na.ReliabilityLevelSupport & VIP_SERVICE_RELIABLE_DELIVERY) ?
+		   VIP_SERVICE_RELIABLE_DELIVERY : VIP_SERVICE_UNRELIABLE;
 
 	if ((r = VipCreatePtag(s->nic, &s->ptag)) != VIP_SUCCESS)
 		return vex_fail("VipCreatePtag", r);
@@ -661,7 +664,7 @@ static inline int vex_start(struct vex *s, const struct vex_cfg *c, VIP_BOOLEAN 
 	if ((r = VipCreateCQ(s->nic, 2 * VEX_RECVS, &s->cq)) != VIP_SUCCESS)
 		return vex_fail("VipCreateCQ", r);
 	VIP_VI_ATTRIBUTES va = {
-		.ReliabilityLevel = VIP_SERVICE_RELIABLE_DELIVERY,
+		.ReliabilityLevel = s->level,
 		.MaxTransferSize = s->na.MaxTransferSize,
 		.QoS = NULL,
 		.Ptag = s->ptag,

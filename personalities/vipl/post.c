@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+/* VipPostSend, VipPostRecv and the completion engine: descriptors onto libcomm requests. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vipl_impl.h"
+
+/*
+ * A send descriptor gathers its data segments into one message (one
+ * segment: sent from where it is; several: copied into a bounce buffer
+ * first) with match word DATA to the peer VI, the immediate data in the
+ * match word.  A receive descriptor is one lc receive of DATA or NOTE to
+ * this VI from the peer node, into its one segment or a bounce buffer
+ * scattered on completion; receives are armed (their lc receive posted)
+ * once the VI is connected, in the order they were posted, so messages
+ * take them in that order.  A queue's descriptors complete in the order
+ * they were posted: the engine tests the oldest incomplete one and stops
+ * at the first not done; completed ones go to the queue's CQ in order.
+ */
+
+static unsigned char lcvipl_empty[1];   /* the buffer of a receive with no segment */
+
+/* The queue entry of a free slot (the caller checked the room), cleared. */
+static struct lcvipl_wqe *lcvipl_push(struct lcvipl_wq *q, VIP_DESCRIPTOR *d)
+{
+	struct lcvipl_wqe *e = &q->e[q->tail & (LCVIPL_MAX_QUEUE - 1)];
+	memset(e, 0, sizeof *e);
+	e->d = d;
+	q->tail++;
+	return e;
+}
+
+/* Complete e now with status bits st (DONE is added). */
+static void lcvipl_complete(struct lcvipl_wqe *e, VIP_UINT32 st)
+{
+	e->d->CS.Status = st | VIP_STATUS_DONE;
+	e->done = true;
+	free(e->bounce);
+	e->bounce = NULL;
+	e->req = NULL;
+}
+
+/* The VI's queues' completed descriptors, in order, to their CQs. */
+void lcvipl_report(struct lcvipl_vi *vi)
+{
+	for (int r = 0; r < 2; r++) {
+		struct lcvipl_wq *q = r ? &vi->rq : &vi->sq;
+		while (q->rep != q->tail && q->e[q->rep & (LCVIPL_MAX_QUEUE - 1)].done) {
+			q->e[q->rep & (LCVIPL_MAX_QUEUE - 1)].reported = true;
+			q->rep++;
+			if (q->cq < 0)
+				continue;
+			struct lcvipl_cq *cq = &lcvipl_nic.cqs[q->cq];
+			if (cq->tail - cq->head == cq->cap) {
+				/* full: grow rather than lose a completion */
+				struct lcvipl_cqe *ne = calloc(2u * cq->cap, sizeof *ne);
+				if (ne == NULL) {
+					lcvipl_async_error(vi, VIP_ERROR_CATASTROPHIC, VIP_RESOURCE_CQ);
+					continue;
+				}
+				for (uint32_t k = 0; k < cq->cap; k++)
+					ne[k] = cq->e[(cq->head + k) & (cq->cap - 1)];
+				free(cq->e);
+				cq->e = ne;
+				cq->tail = cq->cap;
+				cq->head = 0;
+				cq->cap *= 2;
+			}
+			cq->e[cq->tail++ & (cq->cap - 1)] = (struct lcvipl_cqe){
+				.vi = (uint16_t)LCVIPL_VI_SLOT(vi->num), .gen = vi->gen, .recvq = r == 1 };
+		}
+	}
+}
+
+/* Take the oldest descriptor of q if it completed. */
+VIP_RETURN lcvipl_take(struct lcvipl_vi *vi, struct lcvipl_wq *q, VIP_DESCRIPTOR **out)
+{
+	lcvipl_report(vi);
+	if (q->head == q->tail || !q->e[q->head & (LCVIPL_MAX_QUEUE - 1)].done) {
+		*out = NULL;
+		return VIP_NOT_DONE;
+	}
+	struct lcvipl_wqe *e = &q->e[q->head++ & (LCVIPL_MAX_QUEUE - 1)];
+	if ((int32_t)(q->armed - q->head) < 0)
+		q->armed = q->head;
+	*out = e->d;
+	return e->d->CS.Status & VIP_STATUS_ERROR_MASK ? VIP_DESCRIPTOR_ERROR : VIP_SUCCESS;
+}
+
+/* The receive's outcome into its descriptor. */
+static void lcvipl_recv_done(struct lcvipl_wqe *e, const struct lc_status *st)
+{
+	VIP_DESCRIPTOR *d = e->d;
+	VIP_UINT32 s = VIP_STATUS_OP_RECEIVE;
+	bool note = (st->match & LCVIPL_KIND_MASK) == LCVIPL_KIND_NOTE;
+
+	if (st->err == LC_ERR_CANCELED) {
+		lcvipl_complete(e, s | VIP_STATUS_DESC_FLUSHED_ERROR);
+		return;
+	}
+	if (note) {
+		/* the notice of an RDMA write with immediate data: no bytes land in the descriptor */
+		s = VIP_STATUS_OP_REMOTE_RDMA_WRITE;
+		d->CS.Length = 0;
+	} else {
+		size_t got = st->len < e->cap ? st->len : e->cap;
+		if (st->err == LC_ERR_TRUNC)
+			s |= VIP_STATUS_LENGTH_ERROR;
+		else if (st->err != 0)
+			s |= VIP_STATUS_TRANSPORT_ERROR;
+		if (e->bounce != NULL && st->err != LC_ERR_LOST) {
+			const uint8_t *p = e->bounce;
+			for (unsigned k = 0; k < d->CS.SegCount && got > (size_t)(p - (uint8_t *)e->bounce); k++) {
+				size_t left = got - (size_t)(p - (uint8_t *)e->bounce);
+				size_t n = d->DS[k].Local.Length < left ? d->DS[k].Local.Length : left;
+				memcpy(d->DS[k].Local.Data.Address, p, n);
+				p += n;
+			}
+		}
+		d->CS.Length = (VIP_UINT32)got;
+	}
+	if (st->match & LCVIPL_IMM_BIT) {
+		s |= VIP_STATUS_IMMEDIATE;
+		d->CS.ImmediateData = (VIP_UINT32)st->match;
+	}
+	lcvipl_complete(e, s);
+}
+
+/* A send's (or RDMA write's) outcome. */
+static void lcvipl_send_done(struct lcvipl_vi *vi, struct lcvipl_wqe *e, int err)
+{
+	VIP_UINT32 s = e->d->CS.Status & VIP_STATUS_OP_MASK;
+
+	if (err == LC_ERR_ACCESS)
+		s |= VIP_STATUS_RDMA_PROT_ERROR;
+	else if (err != 0) {
+		s |= VIP_STATUS_TRANSPORT_ERROR;
+		if (vi->state == VIP_STATE_CONNECTED && vi->attr.ReliabilityLevel != VIP_SERVICE_UNRELIABLE) {
+			vi->state = VIP_STATE_ERROR;
+			lcvipl_async_error(vi, VIP_ERROR_CONN_LOST, VIP_RESOURCE_VI);
+		}
+	}
+	lcvipl_complete(e, s);
+}
+
+/* Test the oldest incomplete descriptors of q, in order, until one is not done. */
+static void lcvipl_progress_q(struct lcvipl_vi *vi, struct lcvipl_wq *q, bool recv)
+{
+	for (uint32_t i = q->head; i != q->tail; i++) {
+		struct lcvipl_wqe *e = &q->e[i & (LCVIPL_MAX_QUEUE - 1)];
+		struct lc_status st;
+		int done = 0;
+		if (e->done)
+			continue;
+		if (e->req == NULL)
+			return;         /* a receive not armed yet */
+		int rc = lc_test(lcvipl_nic.node, e->req, &done, &st);
+		if (!done && rc != 0) {
+			/* the request is not ours any more (closed node): fail the descriptor */
+			st.err = rc;
+			done = 1;
+			st.len = 0;
+			st.match = 0;
+		}
+		if (!done)
+			return;
+		e->req = NULL;
+		lcvipl_nic.reqs--;
+		if (recv)
+			lcvipl_recv_done(e, &st);
+		else
+			lcvipl_send_done(vi, e, st.err);
+	}
+}
+
+void lcvipl_progress(void)
+{
+	if (lcvipl_nic.node == NULL)
+		return;
+	lcvipl_dispatch();
+	for (unsigned k = 0; k < lcvipl_nic.vi_end; k++) {
+		struct lcvipl_vi *vi = lcvipl_nic.vis[k];
+		if (vi == NULL)
+			continue;
+		lcvipl_start_sends(vi);
+		lcvipl_arm_recvs(vi);
+		lcvipl_progress_q(vi, &vi->sq, false);
+		lcvipl_progress_q(vi, &vi->rq, true);
+		lcvipl_report(vi);
+	}
+	lc_progress(lcvipl_nic.node);
+}
+
+/* Post the lc receives of the connected VI's receive descriptors not yet armed, in order. */
+void lcvipl_arm_recvs(struct lcvipl_vi *vi)
+{
+	struct lcvipl_wq *q = &vi->rq;
+
+	if (vi->state != VIP_STATE_CONNECTED)
+		return;
+	for (; q->armed != q->tail; q->armed++) {
+		struct lcvipl_wqe *e = &q->e[q->armed & (LCVIPL_MAX_QUEUE - 1)];
+		VIP_DESCRIPTOR *d = e->d;
+		void *buf = lcvipl_empty;
+		if (e->done)
+			continue;
+		if (lcvipl_nic.reqs >= LCVIPL_REQ_DATA)
+			return;         /* the pool is spent: later */
+		if (d->CS.SegCount == 1)
+			buf = d->DS[0].Local.Data.Address;
+		else if (d->CS.SegCount > 1) {
+			if (e->bounce == NULL && (e->bounce = malloc(e->cap ? e->cap : 1)) == NULL) {
+				lcvipl_complete(e, VIP_STATUS_OP_RECEIVE | VIP_STATUS_TRANSPORT_ERROR);
+				continue;
+			}
+			buf = e->bounce;
+		}
+		int rc = lc_irecv_match(lcvipl_nic.node, vi->peer_node, LCVIPL_RX_MATCH(vi->num), LCVIPL_RX_MASK,
+					buf, e->cap, &e->req);
+		if (rc == LC_ERR_AGAIN)
+			return;
+		if (rc != 0)
+			lcvipl_complete(e, VIP_STATUS_OP_RECEIVE | VIP_STATUS_TRANSPORT_ERROR);
+		else
+			lcvipl_nic.reqs++;
+	}
+}
+
+/* Start the connected VI's sends and RDMA writes not started yet, in order, while requests are free. */
+void lcvipl_start_sends(struct lcvipl_vi *vi)
+{
+	struct lcvipl_wq *q = &vi->sq;
+
+	if (vi->state != VIP_STATE_CONNECTED)
+		return;
+	for (; q->armed != q->tail; q->armed++) {
+		struct lcvipl_wqe *e = &q->e[q->armed & (LCVIPL_MAX_QUEUE - 1)];
+		VIP_DESCRIPTOR *d = e->d;
+		VIP_UINT32 sop = d->CS.Status & VIP_STATUS_OP_MASK;
+		int rc;
+		if (e->done)
+			continue;
+		if (lcvipl_nic.reqs >= LCVIPL_REQ_DATA)
+			return;
+		if (sop == VIP_STATUS_OP_RDMA_WRITE) {
+			if ((rc = lcvipl_post_rdma(vi, e, e->buf, e->cap)) < 0)
+				return;
+		} else {
+			uint64_t m = LCVIPL_MAGIC | LCVIPL_KIND_DATA | ((uint64_t)vi->peer_vi << LCVIPL_VI_SHIFT);
+			if (d->CS.Control & VIP_CONTROL_IMMEDIATE)
+				m |= LCVIPL_IMM_BIT | d->CS.ImmediateData;
+			rc = lc_isend_match(lcvipl_nic.node, vi->peer_node, m, e->buf, e->cap, &e->req);
+			if (rc == LC_ERR_AGAIN)
+				return;
+			rc = rc == 0 ? 0 : VIP_STATUS_TRANSPORT_ERROR;
+		}
+		if (rc != 0)
+			lcvipl_complete(e, sop | (VIP_UINT32)rc);
+		else
+			lcvipl_nic.reqs++;
+	}
+}
+
+/*
+ * Flush the VI's queues (VipDisconnect, the NIC's close): receives not
+ * matched yet complete with VIP_STATUS_DESC_FLUSHED_ERROR (their lc
+ * receives cancelled); receives already matched and sends complete as they
+ * do.  Everything reaches the CQs.
+ */
+void lcvipl_flush(struct lcvipl_vi *vi)
+{
+	for (int r = 0; r < 2; r++) {
+		struct lcvipl_wq *q = r ? &vi->rq : &vi->sq;
+		for (uint32_t i = q->head; i != q->tail; i++) {
+			struct lcvipl_wqe *e = &q->e[i & (LCVIPL_MAX_QUEUE - 1)];
+			struct lc_status st = { 0 };
+			if (e->done)
+				continue;
+			if (e->req == NULL) {
+				lcvipl_complete(e, (r ? VIP_STATUS_OP_RECEIVE : (e->d->CS.Status & VIP_STATUS_OP_MASK)) |
+						   VIP_STATUS_DESC_FLUSHED_ERROR);
+				continue;
+			}
+			if (r)
+				lc_cancel(lcvipl_nic.node, e->req);
+			int rc = lc_wait(lcvipl_nic.node, e->req, &st);
+			if (rc != 0 && st.err == 0)
+				st.err = rc;
+			e->req = NULL;
+			lcvipl_nic.reqs--;
+			if (r)
+				lcvipl_recv_done(e, &st);
+			else
+				lcvipl_send_done(vi, e, st.err);
+		}
+		q->armed = q->tail;
+	}
+	lcvipl_report(vi);
+}
+
+/*
+ * The checks every Post call makes before the descriptor is queued:
+ * VIP_INVALID_PARAMETER for a bad handle, a NULL or misaligned descriptor,
+ * or one outside the registered region mh; VIP_INVALID_STATE in the Error
+ * state; VIP_ERROR_RESOURCE when the queue is full.
+ */
+static VIP_RETURN lcvipl_post_check(struct lcvipl_vi *vi, struct lcvipl_wq *q, VIP_DESCRIPTOR *d,
+				    VIP_MEM_HANDLE mh)
+{
+	if (vi == NULL || d == NULL || ((uintptr_t)d & (VIP_DESCRIPTOR_ALIGNMENT - 1)) != 0)
+		return VIP_INVALID_PARAMETER;
+	struct lcvipl_region *r = lcvipl_region_of(mh);
+	if (r == NULL || !lcvipl_region_covers(r, d, sizeof d->CS))
+		return VIP_INVALID_PARAMETER;
+	if (vi->state == VIP_STATE_ERROR)
+		return VIP_INVALID_STATE;
+	if (q->tail - q->head == LCVIPL_MAX_QUEUE)
+		return VIP_ERROR_RESOURCE;
+	return VIP_SUCCESS;
+}
+
+/*
+ * The data segments from index first: each in a registered region of the
+ * VI's tag (else VIP_STATUS_PROTECTION_ERROR); the count within the limit
+ * and the descriptor within its region (VIP_STATUS_FORMAT_ERROR).  *total:
+ * the bytes.  Returns 0 or the error bit.
+ */
+static VIP_UINT32 lcvipl_segments(const struct lcvipl_vi *vi, VIP_DESCRIPTOR *d, VIP_MEM_HANDLE mh,
+				  unsigned first, size_t *total)
+{
+	unsigned n = d->CS.SegCount;
+	struct lcvipl_region *dr = lcvipl_region_of(mh);
+
+	*total = 0;
+	if (n < first || n - first > LCVIPL_MAX_SEGS ||
+	    !lcvipl_region_covers(dr, d, sizeof d->CS + (size_t)n * sizeof d->DS[0]))
+		return VIP_STATUS_FORMAT_ERROR;
+	for (unsigned k = first; k < n; k++) {
+		const VIP_DATA_SEGMENT *s = &d->DS[k].Local;
+		struct lcvipl_region *r = lcvipl_region_of(s->Handle);
+		if (r == NULL || r->ptag != vi->ptag || !lcvipl_region_covers(r, s->Data.Address, s->Length))
+			return VIP_STATUS_PROTECTION_ERROR;
+		*total += s->Length;
+	}
+	return 0;
+}
+
+VIP_RETURN VipPostSend(VIP_VI_HANDLE ViHandle, VIP_DESCRIPTOR *DescriptorPtr, VIP_MEM_HANDLE MemoryHandle)
+{
+	lcvipl_lock();
+	struct lcvipl_vi *vi = lcvipl_vi_of(ViHandle);
+	VIP_RETURN r = lcvipl_post_check(vi, vi ? &vi->sq : NULL, DescriptorPtr, MemoryHandle);
+	if (r != VIP_SUCCESS) {
+		lcvipl_unlock();
+		return r;
+	}
+	VIP_DESCRIPTOR *d = DescriptorPtr;
+	unsigned op = d->CS.Control & VIP_CONTROL_OP_MASK;
+	if (op == VIP_CONTROL_OP_RDMAWRITE && !lcvipl_rdma_available()) {
+		lcvipl_unlock();
+		return VIP_ERROR_NOT_SUPPORTED;         /* libcomm without lc_iput (rdma.c) */
+	}
+	VIP_UINT32 sop = op == VIP_CONTROL_OP_RDMAWRITE ? VIP_STATUS_OP_RDMA_WRITE :
+			 op == VIP_CONTROL_OP_RDMAREAD ? VIP_STATUS_OP_RDMA_READ : VIP_STATUS_OP_SEND;
+	struct lcvipl_wqe *e = lcvipl_push(&vi->sq, d);
+	size_t total = 0;
+	VIP_UINT32 err = 0;
+
+	d->CS.Status = sop;     /* the op field, until completion adds the rest */
+	if (op == VIP_CONTROL_OP_RDMAREAD || op == VIP_CONTROL_OP_RESERVED ||
+	    (d->CS.Control & VIP_CONTROL_RESERVED))
+		err = VIP_STATUS_FORMAT_ERROR;
+	else if ((err = lcvipl_segments(vi, d, MemoryHandle, op == VIP_CONTROL_OP_RDMAWRITE, &total)) != 0)
+		;
+	else if (total != d->CS.Length)
+		err = VIP_STATUS_FORMAT_ERROR;
+	else if (total > vi->attr.MaxTransferSize)
+		err = VIP_STATUS_LENGTH_ERROR;
+	else if (vi->state != VIP_STATE_CONNECTED)
+		err = VIP_STATUS_DESC_FLUSHED_ERROR;
+	if (err != 0) {
+		lcvipl_complete(e, sop | err);
+		lcvipl_report(vi);
+		lcvipl_unlock();
+		return VIP_SUCCESS;
+	}
+
+	/* gather: one segment is sent from where it is, several through a bounce buffer */
+	unsigned first = op == VIP_CONTROL_OP_RDMAWRITE, nseg = d->CS.SegCount - first;
+	const void *buf = lcvipl_empty;
+	if (nseg == 1)
+		buf = d->DS[first].Local.Data.Address;
+	else if (nseg > 1) {
+		uint8_t *p = malloc(total ? total : 1);
+		if (p == NULL) {
+			lcvipl_complete(e, sop | VIP_STATUS_TRANSPORT_ERROR);
+			lcvipl_report(vi);
+			lcvipl_unlock();
+			return VIP_SUCCESS;
+		}
+		e->bounce = p;
+		for (unsigned k = first; k < d->CS.SegCount; k++) {
+			memcpy(p, d->DS[k].Local.Data.Address, d->DS[k].Local.Length);
+			p += d->DS[k].Local.Length;
+		}
+		buf = e->bounce;
+	}
+	e->buf = buf;
+	e->cap = total;
+	lcvipl_start_sends(vi);
+	lcvipl_report(vi);
+	lcvipl_unlock();
+	return VIP_SUCCESS;
+}
+
+VIP_RETURN VipPostRecv(VIP_VI_HANDLE ViHandle, VIP_DESCRIPTOR *DescriptorPtr, VIP_MEM_HANDLE MemoryHandle)
+{
+	lcvipl_lock();
+	struct lcvipl_vi *vi = lcvipl_vi_of(ViHandle);
+	VIP_RETURN r = lcvipl_post_check(vi, vi ? &vi->rq : NULL, DescriptorPtr, MemoryHandle);
+	if (r != VIP_SUCCESS) {
+		lcvipl_unlock();
+		return r;
+	}
+	VIP_DESCRIPTOR *d = DescriptorPtr;
+	struct lcvipl_wqe *e = lcvipl_push(&vi->rq, d);
+	size_t total = 0;
+	VIP_UINT32 err = 0;
+
+	d->CS.Status = VIP_STATUS_OP_RECEIVE;
+	if ((d->CS.Control & VIP_CONTROL_OP_MASK) != VIP_CONTROL_OP_SENDRECV ||
+	    (d->CS.Control & VIP_CONTROL_RESERVED))
+		err = VIP_STATUS_FORMAT_ERROR;
+	else
+		err = lcvipl_segments(vi, d, MemoryHandle, 0, &total);
+	if (err != 0) {
+		lcvipl_complete(e, VIP_STATUS_OP_RECEIVE | err);
+		lcvipl_report(vi);
+	} else {
+		e->cap = total;
+		lcvipl_arm_recvs(vi);
+	}
+	lcvipl_unlock();
+	return VIP_SUCCESS;
+}
