@@ -345,6 +345,9 @@ static void lc_run_reap(struct lc_run_job *j)
 			n->status = lc_run_status_of(wst);
 			n->failed = n->status != 0;
 			j->running--;
+			if (!n->failed && lc_seg_mark_gone(j->name, i) && !n->killed_by_us)
+				/* exited with its node open: it serves nobody; its peers must not wait */
+				lc_run_msg("node %u exited (status 0) without lc_close: its peers see it dead", i);
 			if (n->failed) {
 				/* its peers' pending operations must fail, not hang */
 				lc_seg_mark_dead(j->name, i);

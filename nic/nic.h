@@ -91,6 +91,13 @@ int lc_seg_create(const char *name, const struct lc_nic_geom *g, char *err, size
 /* Mark node dead (it crashed or was killed): its peers' pending operations fail. */
 void lc_seg_mark_dead(const char *name, uint32_t node);
 /*
+ * node's process exited with status 0: mark it dead unless it detached
+ * (lc_close: LC_NODE_EXITED).  A process that exits with its node open (or
+ * never opened it) serves nobody any more; its peers must not wait for it.
+ * 1 when it was marked, 0 when it had detached.
+ */
+int lc_seg_mark_gone(const char *name, uint32_t node);
+/*
  * Mark node's process stopped (1, e.g. SIGSTOP) or running again (0).  A
  * live destination's full Receive Ring only delays its senders; the
  * backpressure time limit runs only while the destination is stopped.

@@ -312,31 +312,50 @@ int lc_seg_node_stopped(const struct lc_nic *nic, uint32_t node)
 }
 
 /* The launcher's mark on node: release-store v into the field at offset off of its entry. */
-static void mark_node(const char *name, uint32_t node, size_t off, uint32_t v)
+/*
+ * Store v into the word at off of node's entry; with unless_exited, not over
+ * LC_NODE_EXITED (compare and swap).  1 when the word changed from another
+ * value, else 0.
+ */
+static int mark_node(const char *name, uint32_t node, size_t off, uint32_t v, int unless_exited)
 {
 	char err[256];
 	uint8_t *base;
 	size_t bytes;
 	struct lc_seg_hdr *h;
+	int changed = 0;
 
 	if (!name || map_raw(name, &base, &bytes, err, sizeof(err)) != 0)
-		return;
+		return 0;
 	h = (struct lc_seg_hdr *)base;
-	if (check_magic(name, h, bytes, err, sizeof(err)) == 0 && node < h->geom.nodes)
+	if (check_magic(name, h, bytes, err, sizeof(err)) == 0 && node < h->geom.nodes) {
+		_Atomic uint32_t *w = (_Atomic uint32_t *)(void *)((uint8_t *)&h->node[node] + off);
+		uint32_t old = atomic_load_explicit(w, memory_order_relaxed);
+
 		/* release (R10 for state, R12 for stopped): pairs with lc_seg_node_state / _stopped */
-		atomic_store_explicit((_Atomic uint32_t *)(void *)((uint8_t *)&h->node[node] + off), v,
-				      memory_order_release);
+		while (old != v && !(unless_exited && old == LC_NODE_EXITED) &&
+		       !atomic_compare_exchange_weak_explicit(w, &old, v, memory_order_release,
+							      memory_order_relaxed))
+			;
+		changed = old != v && !(unless_exited && old == LC_NODE_EXITED);
+	}
 	munmap(base, bytes);
+	return changed;
 }
 
 void lc_seg_mark_dead(const char *name, uint32_t node)
 {
-	mark_node(name, node, offsetof(struct lc_seg_node, state), LC_NODE_DEAD);
+	mark_node(name, node, offsetof(struct lc_seg_node, state), LC_NODE_DEAD, 0);
+}
+
+int lc_seg_mark_gone(const char *name, uint32_t node)
+{
+	return mark_node(name, node, offsetof(struct lc_seg_node, state), LC_NODE_DEAD, 1);
 }
 
 void lc_seg_mark_stopped(const char *name, uint32_t node, int stopped)
 {
-	mark_node(name, node, offsetof(struct lc_seg_node, stopped), stopped ? 1u : 0u);
+	mark_node(name, node, offsetof(struct lc_seg_node, stopped), stopped ? 1u : 0u, 0);
 }
 
 /*

@@ -70,6 +70,7 @@ struct lc_rendezvous_state {
 	struct lc_rmsg *pend_head, *pend_tail;
 	struct lc_rndv_reg reg[LC_RENDEZVOUS_REG_CACHE];
 	uint64_t gone_ns[LC_MAX_NODES];     /* when a peer was first seen gone, 0 while alive */
+	uint64_t live_ns;                   /* poll's clock when it last read the peers' liveness */
 };
 
 #endif /* LC_RENDEZVOUS_STATE_H */

@@ -141,3 +141,37 @@ Test(rendezvous, copies_per_delivered_byte)
 	printf("copies per delivered byte, 1 MiB: %.3f\n", copies);
 	lc_t_out_free(&o);
 }
+
+/*
+ * A peer that dies in the middle of a transfer (exits without lc_close: the
+ * launcher marks it dead): the survivor's call fails with LC_ERR_PEER_DEAD
+ * within the backpressure limit and some slack, it never hangs.  With
+ * rendezvous the 1 MiB message is announced and waits for its clear-to-send
+ * or its data (rendezvous's poll reads the peers' liveness now and then);
+ * without, it goes eager and the pipeline's own liveness checks end it.
+ * Seen hanging (60 s) before the launcher marked such a node dead.
+ */
+static void survivor_fails(const char *mode)
+{
+	struct lc_t_out o;
+	const char *p;
+	double ms;
+
+	lc_t_commrun(&o, 2, 60, "rndv_dies", mode, NULL);
+	p = strstr(o.text, "failed as it should (");
+	cr_assert(p, "no survivor's line; exit status %d, output:\n%s", o.status, o.text);
+	ms = strtod(p + strlen("failed as it should ("), NULL);
+	cr_assert_lt(ms, 4.0 * LC_BACKPRESSURE_TIMEOUT_US / 1000.0 + 2000.0 * LC_T_SLOWDOWN,
+		     "the survivor waited %.0f ms", ms);
+	lc_t_out_free(&o);
+}
+
+Test(rendezvous, a_receiver_that_dies_after_the_announce_fails_the_send)
+{
+	survivor_fails("receiver");
+}
+
+Test(rendezvous, a_sender_that_dies_before_its_data_fails_the_receive)
+{
+	survivor_fails("sender");
+}
