@@ -206,6 +206,7 @@ struct lc_fw_ctrl {
 #define LC_FW_SYNC_ACK 1u
 #define LC_FW_PUT_ACK 2u
 #define LC_FW_PUT_END 3u        /* word[0]: the id of a put whose frames were all sent before it */
+#define LC_FW_SEQ_SKIP 4u       /* word[0]: a message sequence number that will never be sent */
 /* 32-bit words one ack of kind k takes in a frame */
 #define LC_FW_ACK_WORDS(k) ((k) == LC_FW_PUT_ACK ? 2u : 1u)
 /* Acks per frame (one frame's payload; more go in the next frame). */

@@ -436,7 +436,7 @@ int lc_rx_ctrl(struct lc_node *node, const struct lc_frame_hdr *hdr, const void 
 	if (hdr->type == LC_FT_RDMA && (hdr->flags & LC_FF_PUT))
 		return lc_rx_put(node, hdr);
 	if (hdr->type != LC_FT_FRAMEWORK || hdr->len < sizeof(*c) ||
-	    (c->kind != LC_FW_SYNC_ACK && c->kind != LC_FW_PUT_ACK && c->kind != LC_FW_PUT_END) ||
+	    c->kind < LC_FW_SYNC_ACK || c->kind > LC_FW_SEQ_SKIP ||
 	    c->count > (hdr->len - sizeof(*c)) / 4) {
 		LC_STAT_ADD(node, rx_drops_proto, 1);  /* a control frame no protocol consumed */
 		return 0;
@@ -449,6 +449,14 @@ int lc_rx_ctrl(struct lc_node *node, const struct lc_frame_hdr *hdr, const void 
 	if (c->kind == LC_FW_PUT_END) {
 		if (c->count >= 1)
 			lc_rx_put_end(node, hdr->src, c->word[0]);
+		return 1;
+	}
+	if (c->kind == LC_FW_SEQ_SKIP) {
+		/* the notice of a failed put (rdma.c): the next message is the one after it */
+		struct lc_rx_src *rs = &node->rx[hdr->src];
+
+		if (c->count >= 1 && !rs->cur && rs->expect == c->word[0])
+			rs->expect = c->word[0] + 1;
 		return 1;
 	}
 	for (i = 0; i < c->count; i++)

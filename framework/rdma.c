@@ -121,7 +121,9 @@ static int lc_iput_common(lc_node *node, int dst, uint32_t handle, uint64_t off,
 	r->s.sync = LC_FF_SYNC;         /* complete at the ack, as a synchronous send */
 	r->s.admitted = 1;              /* no send_msg: a put is no message */
 	r->s.dst = (uint32_t)dst;
-	r->s.seq = ++node->put_next;    /* its id: never 0, the target's "none yet" */
+	if (!++node->put_next)
+		++node->put_next;       /* its id: never 0, the target's "none yet" */
+	r->s.seq = node->put_next;
 	r->s.buf = len ? buf : lc_put_empty;
 	r->s.len = (uint32_t)len;
 	r->put_key = handle;
@@ -214,7 +216,19 @@ int lc_tx_put_push(struct lc_node *node, struct lc_req *r, int *work)
 	if (!r->synced)
 		return 0;       /* hold the queue: the notice must follow the data */
 	if (r->put_err) {
-		/* no notice: the put leaves the queue with its error, as every send does */
+		/*
+		 * no notice: its sequence number, reserved at the call, is given up at dst
+		 * first, so that the messages after it do not look as if one was lost (a
+		 * run of such gaps past LC_RX_SEQ_SLACK would cost a message)
+		 */
+		struct {
+			struct lc_fw_ctrl h;
+			uint32_t seq;
+		} skip = { { .kind = LC_FW_SEQ_SKIP, .count = 1 }, r->note_seq };
+
+		if (lc_send_fw(node, r->s.dst, &skip, sizeof(skip)))
+			return 0;       /* no room in the Send Ring: at the next pass */
+		/* the put leaves the queue with its error, as every send does */
 		r->s.sync = 0;
 		r->put_note = 0;
 		lc_sendq_leave(node, r, r->put_err);

@@ -10,8 +10,8 @@
  *                        three in that order with any-match receives, and at the notice
  *                        the put's bytes are already in place
  *   put refused          forged, out-of-bounds, read-only and revoked handles: each put
- *                        fails with LC_ERR_ACCESS, writes nothing, sends no notice, and a
- *                        good put afterwards still lands
+ *                        fails with LC_ERR_ACCESS, writes nothing, sends no notice; after 40
+ *                        refused puts with notices a good put and a message still land
  *   put misuse           argument errors, a full registration table, a loopback put
  *
  * Prints "put <mode>: N checked" on success; "FAIL node i: ..." and exit 1 otherwise.
@@ -285,6 +285,18 @@ static int refused(int me)
 			if (rc != LC_ERR_ACCESS)
 				lc_tp_fail("%s: the put completed with %s, expected LC_ERR_ACCESS (%s)",
 					   bad[i].what, lc_tp_errname(rc), lc_last_error(node));
+			checked++;
+		}
+		/*
+		 * a run of refused puts with notices, longer than the receiver's sequence
+		 * slack: the message after them still arrives (each gave its number up)
+		 */
+		for (int i = 0; i < 40; i++) {
+			LC_TP_OK(node, lc_iput_notify(node, 1, h[0] ^ 0x10000u, 0, src, 64, 4243, &imm,
+						      sizeof imm, &q));
+			int rc = lc_wait(node, q, NULL);
+			if (rc != LC_ERR_ACCESS)
+				lc_tp_fail("refused notice %d: %s, expected LC_ERR_ACCESS", i, lc_tp_errname(rc));
 			checked++;
 		}
 		lc_ex_fill(src, d.len, d.seed);
