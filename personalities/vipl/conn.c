@@ -41,6 +41,7 @@ int lcvipl_ctrl_send(int node, uint16_t to_vi, const struct lcvipl_ctrl *c)
 	uint64_t match = LCVIPL_CTRL_MATCH | ((uint64_t)to_vi << LCVIPL_VI_SHIFT) | m.type;
 	double deadline = lcvipl_now_us() + 1e6;
 	int rc;
+	lcvipl_arm_due();       /* its wait steps: receives VipPostRecv left go first */
 	while ((rc = lc_send_match(lcvipl_nic.node, node, match, &m, sizeof m)) == LC_ERR_AGAIN &&
 	       !lcvipl_expired(deadline))
 		lc_progress(lcvipl_nic.node);
@@ -108,10 +109,12 @@ static void lcvipl_hold(int src, const struct lcvipl_ctrl *c)
 /* Peer-to-peer VIs waiting: connect those whose peer's PEER is held. */
 static void lcvipl_match_peers(void)
 {
+	bool waiting = false;
 	for (unsigned k = 0; k < lcvipl_nic.vi_end; k++) {
 		struct lcvipl_vi *vi = lcvipl_nic.vis[k];
 		if (vi == NULL || !vi->peer_pending)
 			continue;
+		waiting = true;
 		for (unsigned j = 0; j < LCVIPL_MAX_CONN; j++) {
 			struct lcvipl_conn *h = &lcvipl_nic.conns[j];
 			if (!h->live || !h->peer || h->node != vi->peer_node || h->disc_len != vi->local_disc_len ||
@@ -126,11 +129,118 @@ static void lcvipl_match_peers(void)
 			break;
 		}
 	}
+	lcvipl_nic.peers = waiting;     /* a VipConnectPeerRequest or a PEER held sets it again */
 }
 
+/* One control message (c, from st->src) taken: act on it. */
+static void lcvipl_ctrl_handle(const struct lc_status *st, const struct lcvipl_ctrl *cp)
+{
+	struct lcvipl_ctrl c = *cp;
+
+	if (c.disc_len > LCVIPL_MAX_DISC || c.from_disc_len > LCVIPL_MAX_DISC)
+		return;         /* not ours */
+	struct lcvipl_vi *vi = c.to_vi ? lcvipl_vi_num(c.to_vi) : NULL;
+	switch (c.type) {
+	case LCVIPL_CTRL_REQ:
+	case LCVIPL_CTRL_PEER:
+		lcvipl_hold(st->src, &c);
+		if (c.type == LCVIPL_CTRL_PEER)
+			lcvipl_nic.peers = true;
+		break;
+	case LCVIPL_CTRL_CANCEL:
+		for (unsigned k = 0; k < LCVIPL_MAX_CONN; k++) {
+			struct lcvipl_conn *h = &lcvipl_nic.conns[k];
+			if (h->live && !h->peer && h->node == st->src && h->vi == c.vi && h->seq == c.seq)
+				h->live = false;
+		}
+		break;
+	case LCVIPL_CTRL_ACCEPT:
+		if (vi != NULL && vi->state == VIP_STATE_CONNECT_PENDING && vi->seq == c.seq) {
+			lcvipl_connected(vi, st->src, c.vi, &c.attr);
+			vi->answer = LCVIPL_CTRL_ACCEPT;
+		} else {
+			struct lcvipl_ctrl d = { .type = LCVIPL_CTRL_DISC };
+			lcvipl_ctrl_send(st->src, c.vi, &d);     /* we gave up: the server VI is gone */
+		}
+		break;
+	case LCVIPL_CTRL_REJECT:
+		if (vi != NULL && vi->state == VIP_STATE_CONNECT_PENDING && vi->seq == c.seq) {
+			vi->state = VIP_STATE_IDLE;
+			vi->answer = LCVIPL_CTRL_REJECT;
+		}
+		break;
+	case LCVIPL_CTRL_DISC:
+		if (vi != NULL && vi->state == VIP_STATE_CONNECTED && vi->peer_node == st->src &&
+		    (c.vi == 0 || vi->peer_vi == c.vi)) {
+			vi->state = VIP_STATE_ERROR;
+			if (vi->attr.ReliabilityLevel != VIP_SERVICE_UNRELIABLE)
+				lcvipl_async_error(vi, VIP_ERROR_CONN_LOST, VIP_RESOURCE_VI);
+		}
+		break;
+	case LCVIPL_CTRL_ADVERT:
+		lcvipl_remote_learn(st->src, &c);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * The standing control receive: one lc receive of any control message from
+ * any node, posted at every pass while none is (LCVIPL_REQ_DATA keeps a
+ * request for it).  It takes control messages in arrival order, as the
+ * probe it replaces did, and costs the passes no progress step of its own:
+ * the pass tests it with the descriptors' requests in one lc_testany.
+ */
+void lcvipl_ctrl_post(void)
+{
+	if (lcvipl_nic.ctrl_req != NULL || lcvipl_nic.node == NULL)
+		return;
+	if (lc_irecv_match(lcvipl_nic.node, LC_ANY_SOURCE, LCVIPL_CTRL_MATCH, LCVIPL_CTRL_MASK,
+			   &lcvipl_nic.ctrl_buf, sizeof lcvipl_nic.ctrl_buf, &lcvipl_nic.ctrl_req) != 0)
+		lcvipl_nic.ctrl_req = NULL;     /* no request free: the probe below, and again next pass */
+}
+
+/* The standing receive completed with st: act on its message, post it again. */
+void lcvipl_ctrl_taken(const struct lc_status *st, int rc)
+{
+	struct lcvipl_ctrl c = lcvipl_nic.ctrl_buf;
+
+	lcvipl_nic.ctrl_req = NULL;
+	if (rc == 0 || rc == LC_ERR_TRUNC)
+		lcvipl_ctrl_handle(st, &c);
+	lcvipl_ctrl_post();
+}
+
+/* Peer-to-peer VIs waiting: only while some wait or a PEER request came. */
+void lcvipl_peers(void)
+{
+	if (lcvipl_nic.peers)
+		lcvipl_match_peers();
+}
+
+/*
+ * Take every control message that arrived (one progress step when none
+ * had): the standing receive, or, when it could not be posted, the probe.
+ */
 void lcvipl_dispatch(void)
 {
+	lcvipl_arm_due();
 	for (;;) {
+		struct lc_status st;
+		int done = 0;
+		lcvipl_ctrl_post();
+		if (lcvipl_nic.ctrl_req == NULL)
+			break;
+		int rc = lc_test(lcvipl_nic.node, lcvipl_nic.ctrl_req, &done, &st);
+		if (!done) {
+			if (rc != 0)
+				lcvipl_nic.ctrl_req = NULL;     /* not ours any more (closed node) */
+			break;
+		}
+		lcvipl_ctrl_taken(&st, rc);
+	}
+	while (lcvipl_nic.ctrl_req == NULL && lcvipl_nic.node != NULL) {
 		struct lc_status st;
 		struct lcvipl_ctrl c;
 		int flag = 0;
@@ -143,52 +253,9 @@ void lcvipl_dispatch(void)
 			break;          /* no request free: the next pass takes it */
 		if (rc != 0 && rc != LC_ERR_TRUNC)
 			continue;
-		if (c.disc_len > LCVIPL_MAX_DISC || c.from_disc_len > LCVIPL_MAX_DISC)
-			continue;       /* not ours */
-		struct lcvipl_vi *vi = c.to_vi ? lcvipl_vi_num(c.to_vi) : NULL;
-		switch (c.type) {
-		case LCVIPL_CTRL_REQ:
-		case LCVIPL_CTRL_PEER:
-			lcvipl_hold(st.src, &c);
-			break;
-		case LCVIPL_CTRL_CANCEL:
-			for (unsigned k = 0; k < LCVIPL_MAX_CONN; k++) {
-				struct lcvipl_conn *h = &lcvipl_nic.conns[k];
-				if (h->live && !h->peer && h->node == st.src && h->vi == c.vi && h->seq == c.seq)
-					h->live = false;
-			}
-			break;
-		case LCVIPL_CTRL_ACCEPT:
-			if (vi != NULL && vi->state == VIP_STATE_CONNECT_PENDING && vi->seq == c.seq) {
-				lcvipl_connected(vi, st.src, c.vi, &c.attr);
-				vi->answer = LCVIPL_CTRL_ACCEPT;
-			} else {
-				struct lcvipl_ctrl d = { .type = LCVIPL_CTRL_DISC };
-				lcvipl_ctrl_send(st.src, c.vi, &d);     /* we gave up: the server VI is gone */
-			}
-			break;
-		case LCVIPL_CTRL_REJECT:
-			if (vi != NULL && vi->state == VIP_STATE_CONNECT_PENDING && vi->seq == c.seq) {
-				vi->state = VIP_STATE_IDLE;
-				vi->answer = LCVIPL_CTRL_REJECT;
-			}
-			break;
-		case LCVIPL_CTRL_DISC:
-			if (vi != NULL && vi->state == VIP_STATE_CONNECTED && vi->peer_node == st.src &&
-			    (c.vi == 0 || vi->peer_vi == c.vi)) {
-				vi->state = VIP_STATE_ERROR;
-				if (vi->attr.ReliabilityLevel != VIP_SERVICE_UNRELIABLE)
-					lcvipl_async_error(vi, VIP_ERROR_CONN_LOST, VIP_RESOURCE_VI);
-			}
-			break;
-		case LCVIPL_CTRL_ADVERT:
-			lcvipl_remote_learn(st.src, &c);
-			break;
-		default:
-			break;
-		}
+		lcvipl_ctrl_handle(&st, &c);
 	}
-	lcvipl_match_peers();
+	lcvipl_peers();
 }
 
 /* ---- Addresses ---- */
@@ -354,6 +421,7 @@ static VIP_RETURN lcvipl_find_server(int node, const uint8_t *disc, unsigned len
 	lcvipl_listen_name(name, node, disc, len);
 	unsigned spins = 0;
 	for (;;) {
+		lcvipl_arm_due();
 		int rc = lc_name_lookup(lcvipl_nic.node, name, 0, NULL, NULL);
 		if (rc == 0)
 			return VIP_SUCCESS;
@@ -479,6 +547,7 @@ VIP_RETURN VipConnectPeerRequest(VIP_VI_HANDLE ViHandle, VIP_NET_ADDRESS *LocalA
 		memcpy(c.disc, lcvipl_addr_disc(RemoteAddr), c.disc_len);
 		memcpy(c.from_disc, lcvipl_addr_disc(LocalAddr), c.from_disc_len);
 		vi->peer_pending = true;
+		lcvipl_nic.peers = true;
 		vi->peer_node = node;
 		vi->peer_deadline_us = lcvipl_deadline(Timeout);
 		vi->state = VIP_STATE_CONNECT_PENDING;

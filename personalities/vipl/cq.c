@@ -116,8 +116,11 @@ VIP_RETURN VipCQDone(VIP_CQ_HANDLE CQHandle, VIP_VI_HANDLE *ViHandle, VIP_BOOLEA
 	struct lcvipl_cq *cq = lcvipl_cq_of(CQHandle);
 	VIP_RETURN r = VIP_INVALID_PARAMETER;
 	if (cq != NULL) {
-		lcvipl_progress();
-		r = lcvipl_cq_take(cq, ViHandle, RecvQueue);
+		/* an entry there already needs no progress; else one pass (stopping at the first entry) */
+		if ((r = lcvipl_cq_take(cq, ViHandle, RecvQueue)) == VIP_NOT_DONE) {
+			lcvipl_pass(NULL, NULL, cq, lcvipl_nic.polls++ % LCVIPL_CTRL_POLLS == 0, 1);
+			r = lcvipl_cq_take(cq, ViHandle, RecvQueue);
+		}
 	}
 	lcvipl_unlock();
 	return r;
@@ -128,15 +131,18 @@ VIP_RETURN VipCQWait(VIP_CQ_HANDLE CQHandle, VIP_ULONG Timeout, VIP_VI_HANDLE *V
 {
 	if (ViHandle == NULL || RecvQueue == NULL)
 		return VIP_INVALID_PARAMETER;
-	double deadline = lcvipl_deadline(Timeout);
+	double deadline = 0;            /* taken at the first look at the clock (after a pass) */
 	lcvipl_lock();
 	VIP_RETURN r = VIP_INVALID_PARAMETER;
-	unsigned spins = 0;
-	for (struct lcvipl_cq *cq; (cq = lcvipl_cq_of(CQHandle)) != NULL;) {
-		lcvipl_progress();
+	unsigned spins = 0, polls = 0;
+	for (struct lcvipl_cq *cq; (cq = lcvipl_cq_of(CQHandle)) != NULL; polls++) {
 		if ((r = lcvipl_cq_take(cq, ViHandle, RecvQueue)) != VIP_NOT_DONE)
 			break;
-		if (lcvipl_expired(deadline)) {
+		LCVIPL_WAIT_PASS(NULL, NULL, cq);
+		if ((r = lcvipl_cq_take(cq, ViHandle, RecvQueue)) != VIP_NOT_DONE)
+			break;
+		if (LCVIPL_CLOCK_DUE(polls, spins) &&
+		    lcvipl_expired(polls == 0 ? (deadline = lcvipl_deadline(Timeout)) : deadline)) {
 			r = VIP_TIMEOUT;
 			break;
 		}

@@ -2,7 +2,16 @@
 /* VipSendDone, VipRecvDone, VipSendWait, VipRecvWait, VipSendNotify, VipRecvNotify. */
 #include "vipl_impl.h"
 
-/* The Done call on queue recv of ViHandle: one progress pass, then the oldest if complete. */
+/* The oldest descriptor of q is complete already (no progress needed to take it). */
+static inline bool lcvipl_head_done(const struct lcvipl_wq *q)
+{
+	return q->head != q->tail && q->e[q->head & (LCVIPL_MAX_QUEUE - 1)].done;
+}
+
+/*
+ * The Done call on queue recv of ViHandle: the oldest if complete; when it
+ * is not yet, one progress pass first (which stops once it completes).
+ */
 static VIP_RETURN lcvipl_done(VIP_VI_HANDLE ViHandle, bool recv, VIP_DESCRIPTOR **DescriptorPtr)
 {
 	if (DescriptorPtr == NULL)
@@ -12,8 +21,10 @@ static VIP_RETURN lcvipl_done(VIP_VI_HANDLE ViHandle, bool recv, VIP_DESCRIPTOR 
 	struct lcvipl_vi *vi = lcvipl_vi_of(ViHandle);
 	VIP_RETURN r = VIP_INVALID_PARAMETER;
 	if (vi != NULL) {
-		lcvipl_progress();
-		r = lcvipl_take(vi, recv ? &vi->rq : &vi->sq, DescriptorPtr);
+		struct lcvipl_wq *q = recv ? &vi->rq : &vi->sq;
+		if (!lcvipl_head_done(q))
+			lcvipl_poll_queue(vi, q, 1);
+		r = lcvipl_take(vi, q, DescriptorPtr);
 	}
 	lcvipl_unlock();
 	return r;
@@ -40,19 +51,22 @@ static VIP_RETURN lcvipl_wait(VIP_VI_HANDLE ViHandle, bool recv, VIP_ULONG TimeO
 	if (DescriptorPtr == NULL)
 		return VIP_INVALID_PARAMETER;
 	*DescriptorPtr = NULL;
-	double deadline = lcvipl_deadline(TimeOut);
+	double deadline = 0;            /* taken at the first look at the clock (after a pass) */
 	lcvipl_lock();
 	struct lcvipl_vi *vi = lcvipl_vi_of(ViHandle);
 	VIP_RETURN r = VIP_INVALID_PARAMETER;
 	if (vi != NULL && (recv ? vi->rq.cq : vi->sq.cq) >= 0)
 		r = VIP_INVALID_STATE;
 	else if (vi != NULL) {
-		unsigned spins = 0;
-		for (;;) {
-			lcvipl_progress();
-			if ((r = lcvipl_take(vi, recv ? &vi->rq : &vi->sq, DescriptorPtr)) != VIP_NOT_DONE)
+		unsigned spins = 0, polls = 0;
+		for (;; polls++) {
+			struct lcvipl_wq *q = recv ? &vi->rq : &vi->sq;
+			if (!lcvipl_head_done(q))
+				lcvipl_poll_queue(vi, q, LCVIPL_PASS_SPIN);
+			if ((r = lcvipl_take(vi, q, DescriptorPtr)) != VIP_NOT_DONE)
 				break;
-			if (lcvipl_expired(deadline)) {
+			if (LCVIPL_CLOCK_DUE(polls, spins) &&
+			    lcvipl_expired(polls == 0 ? (deadline = lcvipl_deadline(TimeOut)) : deadline)) {
 				r = VIP_TIMEOUT;
 				break;
 			}

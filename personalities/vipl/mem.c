@@ -55,18 +55,22 @@ VIP_RETURN VipDestroyPtag(VIP_NIC_HANDLE NicHandle, VIP_PROTECTION_HANDLE Protec
 	return r;
 }
 
-struct lcvipl_region *lcvipl_region_of(uint32_t handle)
+/*
+ * The region of a handle: lcvipl_region_of (vipl_impl.h) tries the slot
+ * remembered for the handle (a Post call looks up its descriptor's region
+ * and each segment's, mostly the same few), checked, never trusted; this
+ * is the search behind it (lock held).
+ */
+unsigned lcvipl_region_hint[LCVIPL_REGION_HINTS];
+
+struct lcvipl_region *lcvipl_region_find(uint32_t handle)
 {
 	for (unsigned k = 0; k < LCVIPL_MAX_REGION; k++)
-		if (lcvipl_nic.regions[k].live && lcvipl_nic.regions[k].handle == handle)
+		if (lcvipl_nic.regions[k].live && lcvipl_nic.regions[k].handle == handle) {
+			lcvipl_region_hint[handle % LCVIPL_REGION_HINTS] = k;
 			return &lcvipl_nic.regions[k];
+		}
 	return NULL;
-}
-
-bool lcvipl_region_covers(const struct lcvipl_region *r, const void *p, size_t len)
-{
-	uintptr_t a = (uintptr_t)p, b = (uintptr_t)r->addr;
-	return r != NULL && a >= b && a - b <= r->len && len <= r->len - (a - b);
 }
 
 /* The advert of region r (the peer learns it before any later message of this node). */

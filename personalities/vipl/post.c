@@ -24,8 +24,14 @@ static unsigned char lcvipl_empty[1];   /* the buffer of a receive with no segme
 static struct lcvipl_wqe *lcvipl_push(struct lcvipl_wq *q, VIP_DESCRIPTOR *d)
 {
 	struct lcvipl_wqe *e = &q->e[q->tail & (LCVIPL_MAX_QUEUE - 1)];
-	memset(e, 0, sizeof *e);
+	/* every field but the staging bytes (small), which a gather or scatter writes before use */
 	e->d = d;
+	e->req = NULL;
+	e->bounce = NULL;
+	e->buf = NULL;
+	e->cap = 0;
+	e->done = false;
+	e->reported = false;
 	q->tail++;
 	return e;
 }
@@ -35,13 +41,16 @@ static void lcvipl_complete(struct lcvipl_wqe *e, VIP_UINT32 st)
 {
 	e->d->CS.Status = st | VIP_STATUS_DONE;
 	e->done = true;
-	free(e->bounce);
-	e->bounce = NULL;
+	if (e->bounce != NULL) {
+		if (e->bounce != e->small)
+			free(e->bounce);
+		e->bounce = NULL;
+	}
 	e->req = NULL;
 }
 
-/* The VI's queues' completed descriptors, in order, to their CQs. */
-void lcvipl_report(struct lcvipl_vi *vi)
+/* The VI's queues' completed descriptors, in order, to their CQs (lcvipl_report: when due). */
+void lcvipl_report_all(struct lcvipl_vi *vi)
 {
 	for (int r = 0; r < 2; r++) {
 		struct lcvipl_wq *q = r ? &vi->rq : &vi->sq;
@@ -143,8 +152,24 @@ static void lcvipl_send_done(struct lcvipl_vi *vi, struct lcvipl_wqe *e, int err
 	lcvipl_complete(e, s);
 }
 
-/* Test the oldest incomplete descriptors of q, in order, until one is not done. */
-static void lcvipl_progress_q(struct lcvipl_vi *vi, struct lcvipl_wq *q, bool recv)
+/* The outcome of e's lc request (its status st, or err when it is not ours any more). */
+static void lcvipl_req_done(struct lcvipl_vi *vi, struct lcvipl_wq *q, struct lcvipl_wqe *e,
+			    const struct lc_status *st)
+{
+	e->req = NULL;
+	lcvipl_nic.reqs--;
+	if (q == &vi->rq)
+		lcvipl_recv_done(e, st);
+	else
+		lcvipl_send_done(vi, e, st->err);
+}
+
+/*
+ * Test the oldest incomplete descriptors of q, in order, until one is not
+ * done (each lc_test a progress step): the fallback of a pass whose
+ * lc_testany refused its array.
+ */
+static void lcvipl_progress_q(struct lcvipl_vi *vi, struct lcvipl_wq *q)
 {
 	for (uint32_t i = q->head; i != q->tail; i++) {
 		struct lcvipl_wqe *e = &q->e[i & (LCVIPL_MAX_QUEUE - 1)];
@@ -164,31 +189,264 @@ static void lcvipl_progress_q(struct lcvipl_vi *vi, struct lcvipl_wq *q, bool re
 		}
 		if (!done)
 			return;
-		e->req = NULL;
-		lcvipl_nic.reqs--;
-		if (recv)
-			lcvipl_recv_done(e, &st);
-		else
-			lcvipl_send_done(vi, e, st.err);
+		lcvipl_req_done(vi, q, e, &st);
 	}
+}
+
+/*
+ * The oldest incomplete descriptor of q, or NULL.  Those before q->rep are
+ * complete (reported), so the search starts there.  Descriptors start (get
+ * their lc request) in order: when the oldest incomplete one has none, no
+ * later one has.
+ */
+static inline struct lcvipl_wqe *lcvipl_oldest(struct lcvipl_wq *q)
+{
+	for (uint32_t i = q->rep; i != q->tail; i++) {
+		struct lcvipl_wqe *e = &q->e[i & (LCVIPL_MAX_QUEUE - 1)];
+		if (!e->done)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * Test req, and while it is not complete, poll up to spin - 1 more steps:
+ * lc_progress, a step at the price of a native wait's round, testing req
+ * again (lc_test, which makes a step of its own when req is still not
+ * complete) only after a step that did work, and at the last.  Returns
+ * lc_test's code; *done, *st as lc_test's.
+ */
+static int lcvipl_test_spin(lc_req *req, unsigned spin, int *done, struct lc_status *st)
+{
+	int rc = lc_test(lcvipl_nic.node, req, done, st);
+
+	while (!*done && rc == 0 && spin-- > 1) {
+		int work = lc_progress(lcvipl_nic.node);
+		if (work != 0 || spin == 1)
+			rc = lc_test(lcvipl_nic.node, req, done, st);
+	}
+	return rc;
+}
+
+/*
+ * The requests a pass tests: the standing control receive first, then the
+ * oldest incomplete descriptor of every queue (lock held: one pass at a time).
+ */
+static lc_req *lcvipl_pass_req[1 + 2 * LCVIPL_MAX_VI];
+static struct lcvipl_pass_who {
+	struct lcvipl_vi *vi;
+	struct lcvipl_wq *q;
+	struct lcvipl_wqe *e;
+} lcvipl_pass_who[1 + 2 * LCVIPL_MAX_VI];
+
+/* Start vi's descriptors that wait for a request; report what completed meanwhile. */
+static inline void lcvipl_pass_start(struct lcvipl_vi *vi)
+{
+	if (vi->sq.armed != vi->sq.tail)
+		lcvipl_start_sends(vi);
+	if (vi->rq.armed != vi->rq.tail)
+		lcvipl_arm_recvs(vi);
+	lcvipl_report(vi);
+}
+
+/* Add the oldest incomplete descriptor of q (of vi) to the pass's array, when it has a request. */
+static inline void lcvipl_pass_add(struct lcvipl_vi *vi, struct lcvipl_wq *q, int *n, int *live)
+{
+	struct lcvipl_wqe *e = lcvipl_oldest(q);
+	if (e == NULL || e->req == NULL)
+		return;
+	lcvipl_pass_req[*n] = e->req;
+	lcvipl_pass_who[(*n)++] = (struct lcvipl_pass_who){ vi, q, e };
+	++*live;
+}
+
+/*
+ * A progress pass: start what waits for a request, then test the standing
+ * control receive (when ctrl) and the oldest incomplete descriptor of each
+ * queue with ONE libcomm progress step for all of them, as a native poll
+ * round makes: lc_testany over them (lc_test when there is one).  A
+ * completed request is acted on (a control message taken, a descriptor
+ * completed and reported to its CQ in order), its queue's next incomplete
+ * descriptor takes its place, and the test runs again: it makes no step
+ * while a request of the array is complete already, so the pass ends with
+ * the step that completed nothing.  It ends earlier when the caller's wait
+ * is satisfied: the oldest descriptor of want_q (a queue of want_vi)
+ * complete, or an entry in want_cq; what else completed is taken by a
+ * later pass.  Control messages keep their arrival order (one receive);
+ * each queue completes in posting order (only its oldest is tested).
+ *
+ * Without ctrl -- the passes of the Done and Wait calls between those with
+ * it (LCVIPL_CTRL_POLLS) -- the pass is the wait's own: only want_q, or
+ * the queues of the VIs with a queue bound to want_cq, are tested (every
+ * queue when none of them has a request yet: one waiting for the pool);
+ * control messages wait in the standing receive, which libcomm matches as
+ * they arrive all the same.
+ * When a single request is tested it is tested up to spin times (steps)
+ * while it does not complete, as a native wait polls, without leaving and
+ * taking the lock between steps.
+ */
+void lcvipl_pass(struct lcvipl_vi *want_vi, struct lcvipl_wq *want_q, const struct lcvipl_cq *want_cq,
+		 bool ctrl, unsigned spin)
+{
+	lc_req **reqs = lcvipl_pass_req;
+	struct lcvipl_pass_who *who = lcvipl_pass_who;
+	int n = 1, live = 0;
+
+	if (lcvipl_nic.node == NULL)
+		return;
+	lcvipl_arm_due();
+	reqs[0] = NULL;
+	if (ctrl) {
+		lcvipl_ctrl_post();
+		if (lcvipl_nic.ctrl_req == NULL)
+			lcvipl_dispatch();      /* no standing receive: the probe */
+	}
+	if (!ctrl && want_q != NULL) {
+		lcvipl_pass_start(want_vi);
+		lcvipl_pass_add(want_vi, want_q, &n, &live);
+	} else if (!ctrl && want_cq != NULL) {
+		int cqi = (int)(want_cq - lcvipl_nic.cqs);
+		for (unsigned k = 0; k < lcvipl_nic.vi_end; k++) {
+			struct lcvipl_vi *vi = lcvipl_nic.vis[k];
+			if (vi == NULL || (vi->sq.cq != cqi && vi->rq.cq != cqi) ||
+			    (vi->sq.rep == vi->sq.tail && vi->rq.rep == vi->rq.tail))
+				continue;
+			/* both queues: a send completing meanwhile is taken off the next call's path */
+			lcvipl_pass_start(vi);
+			lcvipl_pass_add(vi, &vi->sq, &n, &live);
+			lcvipl_pass_add(vi, &vi->rq, &n, &live);
+		}
+	}
+	if (live == 0 && !(want_cq != NULL && want_cq->head != want_cq->tail))
+		for (unsigned k = 0; k < lcvipl_nic.vi_end; k++) {
+			struct lcvipl_vi *vi = lcvipl_nic.vis[k];
+			if (vi == NULL || (vi->sq.rep == vi->sq.tail && vi->rq.rep == vi->rq.tail))
+				continue;       /* nothing pending */
+			lcvipl_pass_start(vi);
+			lcvipl_pass_add(vi, &vi->sq, &n, &live);
+			lcvipl_pass_add(vi, &vi->rq, &n, &live);
+		}
+	else if (ctrl)
+		for (unsigned k = 0; k < lcvipl_nic.vi_end; k++) {
+			struct lcvipl_vi *vi = lcvipl_nic.vis[k];
+			if (vi == NULL || (vi->sq.rep == vi->sq.tail && vi->rq.rep == vi->rq.tail))
+				continue;
+			lcvipl_pass_start(vi);
+			lcvipl_pass_add(vi, &vi->sq, &n, &live);
+			lcvipl_pass_add(vi, &vi->rq, &n, &live);
+		}
+	/* the control receive last: starting an RDMA write may have taken adverts (and reposted it) */
+	if (ctrl && (reqs[0] = lcvipl_nic.ctrl_req) != NULL)
+		live++;
+	if ((want_q != NULL && want_q->head != want_q->tail &&
+	     want_q->e[want_q->head & (LCVIPL_MAX_QUEUE - 1)].done) ||
+	    (want_cq != NULL && want_cq->head != want_cq->tail))
+		return;         /* satisfied by what the start reported */
+	for (;;) {
+		struct lc_status st;
+		int idx = -1, done = 0, rc;
+		if (live == 0) {
+			lc_progress(lcvipl_nic.node);   /* nothing to test: the step of the pass */
+			break;
+		}
+		if (live == 1) {
+			/* one request: lc_test, the same single step at a lower price, spin times at most */
+			int last = 0;
+			while (reqs[last] == NULL)
+				last++;
+			rc = lcvipl_test_spin(reqs[last], spin, &done, &st);
+			if (done) {
+				idx = last;
+				reqs[last] = NULL;
+			}
+		} else
+			rc = lc_testany(lcvipl_nic.node, n, reqs, &idx, &done, &st);
+		if (!done) {
+			if (rc != 0) {
+				/* a request is not ours any more (closed node): test them one by one */
+				if (reqs[0] != NULL)
+					lcvipl_dispatch();
+				for (int i = 1; i < n; i++) {
+					if (reqs[i] == NULL)
+						continue;
+					lcvipl_progress_q(who[i].vi, who[i].q);
+					lcvipl_report(who[i].vi);
+				}
+			}
+			break;
+		}
+		if (idx < 0) {
+			lc_progress(lcvipl_nic.node);
+			break;
+		}
+		live--;
+		if (idx == 0) {
+			lcvipl_ctrl_taken(&st, rc);
+			if ((reqs[0] = lcvipl_nic.ctrl_req) != NULL)
+				live++;
+			continue;
+		}
+		struct lcvipl_pass_who *w = &who[idx];
+		lcvipl_req_done(w->vi, w->q, w->e, &st);
+		lcvipl_report(w->vi);
+		w->e = lcvipl_oldest(w->q);
+		if ((reqs[idx] = w->e != NULL ? w->e->req : NULL) != NULL)
+			live++;
+		if (want_q != NULL && want_q->head != want_q->tail &&
+		    want_q->e[want_q->head & (LCVIPL_MAX_QUEUE - 1)].done)
+			break;
+		if (want_cq != NULL && want_cq->head != want_cq->tail)
+			break;
+	}
+	if (ctrl)
+		lcvipl_peers();
+}
+
+/*
+ * The Done and Wait calls' own test: q's oldest descriptor (of vi) alone,
+ * lc_test up to spin steps while it does not complete (none when its
+ * request completed already).  1: it is complete now; 0: not yet (the
+ * steps were made); -1: it has no request yet (a pass must start it).
+ */
+int lcvipl_poll_head(struct lcvipl_vi *vi, struct lcvipl_wq *q, unsigned spin)
+{
+	struct lc_status st;
+	int done = 0, rc;
+
+	if (q->head == q->tail)
+		return -1;
+	struct lcvipl_wqe *e = &q->e[q->head & (LCVIPL_MAX_QUEUE - 1)];
+	if (e->done)
+		return 1;
+	if (lcvipl_nic.arm_due)
+		return -1;              /* receives to start first: a pass */
+	if (e->req == NULL || lcvipl_nic.node == NULL)
+		return -1;
+	rc = lcvipl_test_spin(e->req, spin, &done, &st);
+	if (!done) {
+		if (rc == 0)
+			return 0;
+		lcvipl_progress_q(vi, q);       /* not ours any more (closed node): fail it */
+	} else
+		lcvipl_req_done(vi, q, e, &st);
+	lcvipl_report(vi);
+	return e->done ? 1 : 0;
 }
 
 void lcvipl_progress(void)
 {
-	if (lcvipl_nic.node == NULL)
-		return;
-	lcvipl_dispatch();
+	lcvipl_pass(NULL, NULL, NULL, true, 1);
+}
+
+/* Start the receives VipPostRecv left to the next step (before the step: lock held). */
+void lcvipl_arm_due_all(void)
+{
+	lcvipl_nic.arm_due = false;
 	for (unsigned k = 0; k < lcvipl_nic.vi_end; k++) {
 		struct lcvipl_vi *vi = lcvipl_nic.vis[k];
-		if (vi == NULL)
-			continue;
-		lcvipl_start_sends(vi);
-		lcvipl_arm_recvs(vi);
-		lcvipl_progress_q(vi, &vi->sq, false);
-		lcvipl_progress_q(vi, &vi->rq, true);
-		lcvipl_report(vi);
+		if (vi != NULL && vi->rq.armed != vi->rq.tail)
+			lcvipl_arm_recvs(vi);
 	}
-	lc_progress(lcvipl_nic.node);
 }
 
 /* Post the lc receives of the connected VI's receive descriptors not yet armed, in order. */
@@ -209,6 +467,8 @@ void lcvipl_arm_recvs(struct lcvipl_vi *vi)
 		if (d->CS.SegCount == 1)
 			buf = d->DS[0].Local.Data.Address;
 		else if (d->CS.SegCount > 1) {
+			if (e->bounce == NULL && e->cap <= LCVIPL_SMALL)
+				e->bounce = e->small;
 			if (e->bounce == NULL && (e->bounce = malloc(e->cap ? e->cap : 1)) == NULL) {
 				lcvipl_complete(e, VIP_STATUS_OP_RECEIVE | VIP_STATUS_TRANSPORT_ERROR);
 				continue;
@@ -391,7 +651,7 @@ VIP_RETURN VipPostSend(VIP_VI_HANDLE ViHandle, VIP_DESCRIPTOR *DescriptorPtr, VI
 	if (nseg == 1)
 		buf = d->DS[first].Local.Data.Address;
 	else if (nseg > 1) {
-		uint8_t *p = malloc(total ? total : 1);
+		uint8_t *p = total <= LCVIPL_SMALL ? (uint8_t *)e->small : malloc(total ? total : 1);
 		if (p == NULL) {
 			lcvipl_complete(e, sop | VIP_STATUS_TRANSPORT_ERROR);
 			lcvipl_report(vi);
@@ -437,8 +697,15 @@ VIP_RETURN VipPostRecv(VIP_VI_HANDLE ViHandle, VIP_DESCRIPTOR *DescriptorPtr, VI
 		lcvipl_complete(e, VIP_STATUS_OP_RECEIVE | err);
 		lcvipl_report(vi);
 	} else {
+		/*
+		 * started (lc_irecv_match) by the next progress step's pass, before
+		 * the step: no message is matched before a step, so it is the same
+		 * receive, posted off the path between this call and the program's
+		 * next send (lcvipl_arm_due)
+		 */
 		e->cap = total;
-		lcvipl_arm_recvs(vi);
+		if (vi->state == VIP_STATE_CONNECTED)
+			lcvipl_nic.arm_due = true;
 	}
 	lcvipl_unlock();
 	return VIP_SUCCESS;

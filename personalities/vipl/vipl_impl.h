@@ -4,6 +4,7 @@
 #define VIPL_IMPL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -136,6 +137,9 @@ struct lcvipl_remote {
 	bool rdma_write;
 };
 
+/* A descriptor's gather or scatter of at most this many bytes stages in the descriptor's entry. */
+#define LCVIPL_SMALL 64u
+
 /* A posted descriptor. */
 struct lcvipl_wqe {
 	VIP_DESCRIPTOR *d;
@@ -145,6 +149,8 @@ struct lcvipl_wqe {
 	size_t cap;                     /* receive: bytes of the scatter list; send: bytes to send */
 	bool done;                      /* Status written */
 	bool reported;                  /* given to the CQ */
+	/* the bounce buffer of a small gather or scatter (no malloc): LCVIPL_SMALL bytes */
+	uint64_t small[LCVIPL_SMALL / 8];
 };
 
 /* A work queue: a ring of LCVIPL_MAX_QUEUE descriptors, free-running indices. */
@@ -239,7 +245,7 @@ struct lcvipl_ctrl {
 #define LCVIPL_ERRQ 64u
 
 struct lcvipl_nic {
-	pthread_mutex_t lock;           /* every call holds it; callbacks run without it */
+	_Atomic bool lock;              /* every call holds it; callbacks run without it (nic.c) */
 	lc_node *node;
 	int refs;                       /* VipOpenNic calls not yet closed */
 	int rank, size;
@@ -255,6 +261,11 @@ struct lcvipl_nic {
 	unsigned nlisten;
 	unsigned reqs;                  /* libcomm requests this library holds */
 	unsigned vi_end;                /* slots of vis[] in use are below it */
+	lc_req *ctrl_req;               /* the standing receive of control messages (conn.c), or NULL */
+	struct lcvipl_ctrl ctrl_buf;    /* its buffer */
+	bool peers;                     /* a peer-to-peer VI may be waiting: match held PEER requests */
+	unsigned polls;                 /* passes of the Done and Wait calls (LCVIPL_CTRL_POLLS) */
+	bool arm_due;                   /* VipPostRecv left receives to start (lcvipl_arm_due) */
 	pthread_t notifier;             /* the provider thread of the Notify calls */
 	bool notifier_on, notifier_stop;
 	struct lcvipl_ptag ptags[LCVIPL_MAX_PTAG];
@@ -278,7 +289,15 @@ LCVIPL_FUNC double lcvipl_deadline(VIP_ULONG timeout_ms);
 LCVIPL_FUNC void lcvipl_pause(unsigned *spins); /* unlock, (after a while) yield, lock */
 LCVIPL_FUNC bool lcvipl_is_nic(VIP_NIC_HANDLE h);
 LCVIPL_FUNC int lcvipl_slot(VIP_PVOID h, unsigned max, uint16_t *gen);
-LCVIPL_FUNC struct lcvipl_vi *lcvipl_vi_of(VIP_VI_HANDLE h);
+/* The live VI a handle names, or NULL (lcvipl_slot's checks, inline: every VI call makes it). */
+static inline struct lcvipl_vi *lcvipl_vi_of(VIP_VI_HANDLE h)
+{
+	uintptr_t v = (uintptr_t)h, s = v & 0xFFFFu;
+	if (lcvipl_nic.refs <= 0 || s == 0 || s > LCVIPL_MAX_VI || (v >> 32) != 0)
+		return NULL;
+	struct lcvipl_vi *vi = lcvipl_nic.vis[s - 1];
+	return vi && vi->live && vi->gen == (uint16_t)(v >> 16) ? vi : NULL;
+}
 LCVIPL_FUNC struct lcvipl_cq *lcvipl_cq_of(VIP_CQ_HANDLE h);
 LCVIPL_FUNC int lcvipl_ptag_of(VIP_PROTECTION_HANDLE h);
 LCVIPL_FUNC void lcvipl_async_error(struct lcvipl_vi *vi, VIP_ERROR_CODE code, VIP_RESOURCE_CODE res);
@@ -286,14 +305,66 @@ LCVIPL_FUNC void lcvipl_notifier_start(void);
 
 /* post.c: the completion engine */
 LCVIPL_FUNC void lcvipl_progress(void);
+LCVIPL_FUNC void lcvipl_pass(struct lcvipl_vi *want_vi, struct lcvipl_wq *want_q, const struct lcvipl_cq *want_cq,
+			     bool ctrl, unsigned spin);
+/*
+ * The passes of the Done and Wait calls take control messages (and test
+ * every queue) one pass in LCVIPL_CTRL_POLLS, counted over all calls
+ * (lcvipl_nic.polls); the others test the waited queue or CQ only, a single
+ * request up to LCVIPL_PASS_SPIN steps.
+ */
+#define LCVIPL_CTRL_POLLS 16u
+#define LCVIPL_PASS_SPIN  16u
+#define LCVIPL_WAIT_PASS(vi, q, cq) \
+	lcvipl_pass((vi), (q), (cq), lcvipl_nic.polls++ % LCVIPL_CTRL_POLLS == 0, LCVIPL_PASS_SPIN)
+LCVIPL_FUNC int lcvipl_poll_head(struct lcvipl_vi *vi, struct lcvipl_wq *q, unsigned spin);
+/*
+ * The poll of a Done or Wait call on queue q of vi: the queue's oldest
+ * descriptor tested alone (lcvipl_poll_head), a pass when that cannot be
+ * or control messages are due.
+ */
+static inline void lcvipl_poll_queue(struct lcvipl_vi *vi, struct lcvipl_wq *q, unsigned spin)
+{
+	bool ctrl = lcvipl_nic.polls++ % LCVIPL_CTRL_POLLS == 0;
+	if (ctrl || lcvipl_poll_head(vi, q, spin) < 0)
+		lcvipl_pass(vi, q, NULL, ctrl, spin);
+}
+/* ... and look at the clock every LCVIPL_CLOCK_POLLS (a timeout is counted in ms). */
+#define LCVIPL_CLOCK_POLLS 32u
+/*
+ * A wait's idle passes before it yields the CPU between them: about the 64
+ * idle steps after which libcomm's own waits yield (LC_SPIN_LIMIT), a wait's
+ * pass being up to LCVIPL_PASS_SPIN steps.
+ */
+#define LCVIPL_SPINS       (64u / LCVIPL_PASS_SPIN)
+/* a wait looks at the clock now: every LCVIPL_CLOCK_POLLS passes, and at every pass once it yields */
+#define LCVIPL_CLOCK_DUE(polls, spins) ((polls) % LCVIPL_CLOCK_POLLS == 0 || (spins) > LCVIPL_SPINS)
 LCVIPL_FUNC void lcvipl_arm_recvs(struct lcvipl_vi *vi);
+LCVIPL_FUNC void lcvipl_arm_due_all(void);
+/* Before any libcomm progress step: start the receives VipPostRecv left (post.c). */
+#define lcvipl_arm_due() do { if (lcvipl_nic.arm_due) lcvipl_arm_due_all(); } while (0)
 LCVIPL_FUNC void lcvipl_start_sends(struct lcvipl_vi *vi);
 LCVIPL_FUNC void lcvipl_flush(struct lcvipl_vi *vi);
-LCVIPL_FUNC void lcvipl_report(struct lcvipl_vi *vi);
+LCVIPL_FUNC void lcvipl_report_all(struct lcvipl_vi *vi);
+/* Something of vi's queues completed that is not reported yet. */
+static inline bool lcvipl_report_due(const struct lcvipl_vi *vi)
+{
+	return (vi->sq.rep != vi->sq.tail && vi->sq.e[vi->sq.rep & (LCVIPL_MAX_QUEUE - 1)].done) ||
+	       (vi->rq.rep != vi->rq.tail && vi->rq.e[vi->rq.rep & (LCVIPL_MAX_QUEUE - 1)].done);
+}
+/* The VI's queues' completed descriptors, in order, to their CQs. */
+static inline void lcvipl_report(struct lcvipl_vi *vi)
+{
+	if (lcvipl_report_due(vi))
+		lcvipl_report_all(vi);
+}
 LCVIPL_FUNC VIP_RETURN lcvipl_take(struct lcvipl_vi *vi, struct lcvipl_wq *q, VIP_DESCRIPTOR **out);
 
 /* conn.c: control messages */
 LCVIPL_FUNC void lcvipl_dispatch(void);
+LCVIPL_FUNC void lcvipl_ctrl_post(void);
+LCVIPL_FUNC void lcvipl_ctrl_taken(const struct lc_status *st, int rc);
+LCVIPL_FUNC void lcvipl_peers(void);
 LCVIPL_FUNC int lcvipl_ctrl_send(int node, uint16_t to_vi, const struct lcvipl_ctrl *c);
 LCVIPL_FUNC void lcvipl_wire_attr(struct lcvipl_wire_attr *w, const VIP_VI_ATTRIBUTES *a, unsigned ptag);
 LCVIPL_FUNC void lcvipl_unwire_attr(VIP_VI_ATTRIBUTES *a, const struct lcvipl_wire_attr *w);
@@ -301,8 +372,25 @@ LCVIPL_FUNC void lcvipl_connected(struct lcvipl_vi *vi, int node, uint16_t peer_
 				  const struct lcvipl_wire_attr *w);
 
 /* mem.c: regions */
-LCVIPL_FUNC struct lcvipl_region *lcvipl_region_of(uint32_t handle);
-LCVIPL_FUNC bool lcvipl_region_covers(const struct lcvipl_region *r, const void *p, size_t len);
+LCVIPL_FUNC struct lcvipl_region *lcvipl_region_find(uint32_t handle);
+/* The slot of the region last found for a handle, per handle % LCVIPL_REGION_HINTS (mem.c). */
+#define LCVIPL_REGION_HINTS 8u
+extern unsigned lcvipl_region_hint[LCVIPL_REGION_HINTS];
+/* The live region of a handle, or NULL: the remembered slot, checked, else a search. */
+static inline struct lcvipl_region *lcvipl_region_of(uint32_t handle)
+{
+	struct lcvipl_region *g = &lcvipl_nic.regions[lcvipl_region_hint[handle % LCVIPL_REGION_HINTS]];
+	return g->live && g->handle == handle ? g : lcvipl_region_find(handle);
+}
+/* r (may be NULL) holds p .. p + len - 1. */
+static inline bool lcvipl_region_covers(const struct lcvipl_region *r, const void *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p, b;
+	if (r == NULL)
+		return false;
+	b = (uintptr_t)r->addr;
+	return a >= b && a - b <= r->len && len <= r->len - (a - b);
+}
 LCVIPL_FUNC void lcvipl_advertise_all(int node);
 
 /* rdma.c: RDMA write */
