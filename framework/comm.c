@@ -309,16 +309,10 @@ static int lc_isend_held(lc_node *node, int dst, uint64_t match, uint8_t sync, c
 			 size_t len, lc_req **req, const char *fn)
 {
 	struct lc_req *r;
-	int rc = lc_check(node, fn);
+	int rc = lc_send_args(node, dst, req, fn);
 
 	if (rc)
 		return rc;
-	if (!req)
-		return lc_fail(LC_ERR_INVAL, "%s: req is NULL", fn);
-	*req = NULL;
-	if (dst < 0 || (uint32_t)dst >= node->size)
-		return lc_fail(LC_ERR_RANGE, "%s: node %d out of range 0..%u", fn, dst,
-			       node->size - 1);
 	if (!buf && len)
 		return lc_fail(LC_ERR_INVAL, "%s: buf is NULL with len %zu", fn, len);
 	if (len > LC_MAX_MSG)

@@ -540,6 +540,25 @@ LC_INTERNAL int lc_check(const struct lc_node *node, const char *fn);
 /* Take the progress lock of a node lc_check found open; fails (unlocked) if it was closed meanwhile. */
 LC_INTERNAL int lc_lock_open(struct lc_node *node, const char *fn);
 
+/*
+ * What every send-like call checks first: node open, req not NULL (then
+ * *req = NULL), dst a node of the job.  0 or the error (with its text).
+ */
+static inline int lc_send_args(const struct lc_node *node, int dst, lc_req **req, const char *fn)
+{
+	int rc = lc_check(node, fn);
+
+	if (rc)
+		return rc;
+	if (!req)
+		return lc_fail(LC_ERR_INVAL, "%s: req is NULL", fn);
+	*req = NULL;
+	if (dst < 0 || (uint32_t)dst >= node->size)
+		return lc_fail(LC_ERR_RANGE, "%s: node %d out of range 0..%u", fn, dst,
+			       node->size - 1);
+	return 0;
+}
+
 /* lc_isend/lc_irecv/lc_iput: take the lock and a free request; on failure the lock is not held. */
 static inline int lc_lock_req_new(struct lc_node *node, const char *fn, struct lc_req **r)
 {

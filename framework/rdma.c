@@ -98,15 +98,10 @@ static int lc_iput_common(lc_node *node, int dst, uint32_t handle, uint64_t off,
 			  lc_req **req, const char *fn)
 {
 	struct lc_req *r;
-	int rc = lc_check(node, fn);
+	int rc = lc_send_args(node, dst, req, fn);
 
 	if (rc)
 		return rc;
-	if (!req)
-		return lc_fail(LC_ERR_INVAL, "%s: req is NULL", fn);
-	*req = NULL;
-	if (dst < 0 || (uint32_t)dst >= node->size)
-		return lc_fail(LC_ERR_RANGE, "%s: node %d out of range 0..%u", fn, dst, node->size - 1);
 	if ((!buf && len) || (notify && !note && note_len))
 		return lc_fail(LC_ERR_INVAL, "%s: %s is NULL with %zu bytes", fn,
 			       !buf && len ? "buf" : "note", !buf && len ? len : note_len);

@@ -131,6 +131,23 @@ static inline void lc_t_out_free(struct lc_t_out *o)
 }
 
 /*
+ * Column col (0: node 0, 1: node 1) of counter name in the table of
+ * commrun --stats in o's text; fails the test when there is no such row.
+ */
+static inline unsigned long long lc_t_stat(const struct lc_t_out *o, const char *name, int col)
+{
+	size_t n = strlen(name);
+	unsigned long long v[2];
+
+	for (const char *p = o->text; (p = strstr(p, name)); p += n)
+		if ((p == o->text || p[-1] == '\n') && p[n] == ' ' &&
+		    sscanf(p + n, "%llu %llu", &v[0], &v[1]) == 2 && col >= 0 && col < 2)
+			return v[col];
+	cr_assert_fail("no counter %s (column %d) in the --stats table:\n%s", name, col, o->text);
+	return 0;
+}
+
+/*
  * Run argv (NULL-terminated) with extra environment entries env
  * (NULL-terminated, may be NULL).  alarm_s > 0 arms alarm(2) in the child
  * (it survives exec), so a program that hangs dies of SIGALRM and the driver

@@ -61,20 +61,6 @@ Test(pipeline_envelope, misuse_of_the_envelope_calls)
 }
 
 #if LC_PC_EXACTLY_ONCE
-/* Column col (0: node 0) of counter name in commrun's --stats table, or ~0. */
-static unsigned long long lc_t_stat(const struct lc_t_out *o, const char *name, int col)
-{
-	size_t n = strlen(name);
-	unsigned long long v[2] = { ~0ull, ~0ull };
-
-	for (const char *p = o->text; (p = strstr(p, name)); p += n)
-		if ((p == o->text || p[-1] == '\n') && p[n] == ' ') {
-			sscanf(p + n, "%llu %llu", &v[0], &v[1]);
-			break;
-		}
-	return v[col];
-}
-
 /* with a protocol that provides exactly_once the acks survive the faults as data does */
 Test(pipeline_envelope, ssend_under_faults)
 {

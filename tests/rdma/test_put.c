@@ -32,32 +32,14 @@ static void run_put(struct lc_t_out *o, const char *faults, const char *mode, co
 	cr_assert(strstr(o->text, "checked"), "put %s printed no result:\n%s", mode, o->text);
 }
 
-/* Counter name of node `col` (0 or 1) in the --stats table. */
-static unsigned long long stat_of(const struct lc_t_out *o, const char *name, int col)
-{
-	const char *p = o->text;
-	size_t n = strlen(name);
-
-	while ((p = strstr(p, name))) {
-		if ((p == o->text || p[-1] == '\n') && p[n] == ' ') {
-			char *end;
-			unsigned long long v = strtoull(p + n, &end, 10);
-			return col ? strtoull(end, NULL, 10) : v;
-		}
-		p += n;
-	}
-	cr_assert_fail("no counter %s in the --stats table:\n%s", name, o->text);
-	return 0;
-}
-
 Test(put, every_size_boundary_at_every_offset_guards_untouched)
 {
 	struct lc_t_out o;
 
 	run_put(&o, NULL, "sizes", ROUNDS);
-	cr_assert_gt(stat_of(&o, "rdma_frames", 1), 0, "no frame was placed by the target's NIC");
-	cr_assert_eq(stat_of(&o, "rdma_denied", 1), 0, "a good put was refused");
-	cr_assert_eq(stat_of(&o, "puts", 0), 48 * (unsigned long long)atoi(ROUNDS), "puts counted");
+	cr_assert_gt(lc_t_stat(&o, "rdma_frames", 1), 0, "no frame was placed by the target's NIC");
+	cr_assert_eq(lc_t_stat(&o, "rdma_denied", 1), 0, "a good put was refused");
+	cr_assert_eq(lc_t_stat(&o, "puts", 0), 48 * (unsigned long long)atoi(ROUNDS), "puts counted");
 	lc_t_out_free(&o);
 }
 
@@ -76,7 +58,7 @@ Test(put, forged_out_of_bounds_read_only_and_revoked_handles_are_refused)
 
 	run_put(&o, NULL, "refused", "1");
 	/* each bad put has at least one frame refused (the several-frame ones more) */
-	cr_assert_geq(stat_of(&o, "rdma_denied", 1), 7, "refusals counted by the target's NIC");
+	cr_assert_geq(lc_t_stat(&o, "rdma_denied", 1), 7, "refusals counted by the target's NIC");
 	lc_t_out_free(&o);
 }
 #else
@@ -101,7 +83,7 @@ Test(put, every_byte_lands_under_faults_with_reliability)
 	run_put(&o, "drop=0.02,corrupt=0.01,dup=0.01,reorder=0.02,seed=7", "sizes", "1");
 	lc_t_out_free(&o);
 	run_put(&o, "drop=0.02,corrupt=0.01,dup=0.01,reorder=0.02,seed=8", "notify", "50");
-	cr_assert_gt(stat_of(&o, "rel_retransmits", 0) + stat_of(&o, "rel_retransmits", 1), 0,
+	cr_assert_gt(lc_t_stat(&o, "rel_retransmits", 0) + lc_t_stat(&o, "rel_retransmits", 1), 0,
 		     "the faults were not real");
 	lc_t_out_free(&o);
 }

@@ -50,20 +50,6 @@ static void lc_t_run(struct lc_t_out *o, const char *spec, const char *nodes, co
 	cr_assert(o->status != 124, "the job hung; output:\n%s", o->text);
 }
 
-/* Value of counter name in the first column of the --stats table (node 0). */
-static unsigned long long lc_t_stat0(const struct lc_t_out *o, const char *name)
-{
-	const char *p = o->text;
-	size_t n = strlen(name);
-
-	while ((p = strstr(p, name))) {
-		if ((p == o->text || p[-1] == '\n') && p[n] == ' ')
-			return strtoull(p + n, NULL, 10);
-		p += n;
-	}
-	return 0;
-}
-
 static void lc_t_ring(const char *nodes, const char *msgs)
 {
 	struct lc_t_out o;
@@ -79,10 +65,10 @@ static void lc_t_ring(const char *nodes, const char *msgs)
 	}
 	/* the faults were real, and reliability repaired them */
 	cr_assert_not_null(strstr(o.text, "# faults injected per link"), "%s", o.text);
-	cr_assert_gt(lc_t_stat0(&o, "rel_retransmits"), 0, "%s", o.text);
+	cr_assert_gt(lc_t_stat(&o, "rel_retransmits", 0), 0, "%s", o.text);
 	/* damage was caught: by the NIC (header), checksum (a protocol drop) or reliability's CRC */
-	cr_assert_gt(lc_t_stat0(&o, "rel_crc_drops") + lc_t_stat0(&o, "rx_drops_proto") +
-		     lc_t_stat0(&o, "nic_drops_bad"), 0, "no damaged frame caught at node 0:\n%s", o.text);
+	cr_assert_gt(lc_t_stat(&o, "rel_crc_drops", 0) + lc_t_stat(&o, "rx_drops_proto", 0) +
+		     lc_t_stat(&o, "nic_drops_bad", 0), 0, "no damaged frame caught at node 0:\n%s", o.text);
 	lc_t_out_free(&o);
 }
 

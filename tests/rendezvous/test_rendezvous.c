@@ -20,34 +20,16 @@ TestSuite(rendezvous, .timeout = 300 * LC_T_SLOWDOWN);
 			     (o)->text);                                                      \
 	} while (0)
 
-/* Counter name of node `col` (0 or 1) in the --stats table. */
-static unsigned long long stat_of(const struct lc_t_out *o, const char *name, int col)
-{
-	const char *p = o->text;
-	size_t n = strlen(name);
-
-	while ((p = strstr(p, name))) {
-		if ((p == o->text || p[-1] == '\n') && p[n] == ' ') {
-			char *end;
-			unsigned long long v = strtoull(p + n, &end, 10);
-			return col ? strtoull(end, NULL, 10) : v;
-		}
-		p += n;
-	}
-	cr_assert_fail("no counter %s in the --stats table:\n%s", name, o->text);
-	return 0;
-}
-
 static void expect_checked(const struct lc_t_out *o, const char *max)
 {
 	cr_assert(strstr(o->text, "messages checked"), "rndv printed no result; output:\n%s", o->text);
 #if LC_PROTO_RENDEZVOUS
-	cr_assert_gt(stat_of(o, "rndv_sends", 0), 0, "no message went by rendezvous (max %s)", max);
-	cr_assert_gt(stat_of(o, "rdma_frames", 1), 0, "no RDMA frame was placed");
+	cr_assert_gt(lc_t_stat(o, "rndv_sends", 0), 0, "no message went by rendezvous (max %s)", max);
+	cr_assert_gt(lc_t_stat(o, "rdma_frames", 1), 0, "no RDMA frame was placed");
 	/* refused: only late copies of a finished transfer's frames (re-keyed), which a protocol sent again */
-	cr_assert_leq(stat_of(o, "rdma_denied", 1), stat_of(o, "rel_retransmits", 0),
+	cr_assert_leq(lc_t_stat(o, "rdma_denied", 1), lc_t_stat(o, "rel_retransmits", 0),
 		      "more RDMA frames refused than were sent again");
-	cr_assert_eq(stat_of(o, "rdma_denied", 1), stat_of(o, "rdma_stale", 1),
+	cr_assert_eq(lc_t_stat(o, "rdma_denied", 1), lc_t_stat(o, "rdma_stale", 1),
 		     "an RDMA frame refused for protection (not a late copy) in a job that attacks nothing");
 #else
 	(void)max;
@@ -91,7 +73,7 @@ Test(rendezvous, under_faults_with_reliability)
 
 	run2(&o, "drop=0.02,corrupt=0.01,dup=0.01,reorder=0.02,seed=13", "rndv", "524288");
 	expect_checked(&o, "512 KiB under faults");
-	cr_assert_gt(stat_of(&o, "rel_retransmits", 0) + stat_of(&o, "rel_retransmits", 1), 0,
+	cr_assert_gt(lc_t_stat(&o, "rel_retransmits", 0) + lc_t_stat(&o, "rel_retransmits", 1), 0,
 		     "the faults were not real");
 	lc_t_out_free(&o);
 }
@@ -120,9 +102,9 @@ Test(rendezvous, copies_per_delivered_byte)
 
 	lc_t_path(pp, sizeof pp, "bin/pingpong");
 	run2(&o, NULL, pp, "-s", "1M:1M", "-i", "10", "-w", "0");
-	rx = (double)stat_of(&o, "rx_bytes", 0);
-	copies = (double)(stat_of(&o, "host_copy_bytes", 0) + stat_of(&o, "dma_to_nic_bytes", 0) +
-			  stat_of(&o, "net_tx_bytes", 0) + stat_of(&o, "dma_to_host_bytes", 0)) / rx;
+	rx = (double)lc_t_stat(&o, "rx_bytes", 0);
+	copies = (double)(lc_t_stat(&o, "host_copy_bytes", 0) + lc_t_stat(&o, "dma_to_nic_bytes", 0) +
+			  lc_t_stat(&o, "net_tx_bytes", 0) + lc_t_stat(&o, "dma_to_host_bytes", 0)) / rx;
 	cr_assert(rx >= 10.0 * (1 << 20), "node 0 received %.0f bytes", rx);
 	/*
 	 * Above the count: each frame's header rides Net-Send and the Rx DMA; a message that
@@ -134,7 +116,7 @@ Test(rendezvous, copies_per_delivered_byte)
 	/* retransmissions are timing (a sanitizer's slowness sends many): no upper bound then */
 	double above = LC_PROTO_RELIABILITY ? 1e9 :
 		       2.0 * LC_FRAME_HDR_BYTES / LC_MTU +
-		       (double)stat_of(&o, "unexpected_msgs", 0) * (1 << 20) / rx + 0.01;
+		       (double)lc_t_stat(&o, "unexpected_msgs", 0) * (1 << 20) / rx + 0.01;
 
 	cr_assert(copies > want - 0.01 && copies < want + above,
 		  "%.3f copies per byte, want %.0f (up to %.3f above)", copies, want, above);
