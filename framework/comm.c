@@ -150,6 +150,9 @@ int lc_open(lc_node **out)
 	rc = lc_geom_from_config(&g, size);
 	if (rc)
 		return lc_fail(rc, "lc_open: no geometry for %u nodes", size);
+	/* endpoints per NIC (commrun --per-node): the segment checks it like the geometry */
+	if (getenv("LC_PER_NIC") && (rc = lc_env_u32("LC_PER_NIC", &g.per_nic)))
+		return rc;
 
 	lc_lock(node);
 	lc_node_reset(node);

@@ -33,6 +33,12 @@ function M.macros(m, schema, protos)
     "bytes of a Receive Ring slot's publication word, before its frame")
   local stamp
   for _, l in ipairs(m.sram) do
+    if l.name == "tx_fifo" then
+      def("LC_NIC_DOORBELL_BYTES", tostring(l.bytes),
+        "the endpoint's doorbell region (FIFO indices, then the doorbell FIFO): whole pages at LC_NIC_OFF_TX_FIFO")
+      def("LC_NIC_DOORBELL_HEAD_BYTES", tostring(model.DOORBELL_HEAD_BYTES),
+        "the doorbell region's FIFO indices, before its entries")
+    end
     def("LC_NIC_OFF_" .. l.name:upper(), tostring(l.offset), "SRAM offset of " .. l.name)
     if l.name == "stamp" then stamp = l end
   end

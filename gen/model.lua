@@ -14,6 +14,14 @@ M.REG_ENTRY_BYTES = 32      -- one memory registration (nic/nic_impl.h, struct l
 -- by the sending NIC after the frame: nic/nic_impl.h, lc_recv_publish)
 M.RECV_WORD_BYTES = 8
 M.SRAM_ALIGN = 64
+-- The doorbell region of the endpoint (virtual interface) is a page of its own
+-- (nic/nic_impl.h, struct lc_nic_doorbell): the host's and the doorbell
+-- service's FIFO indices, one line each, then the doorbell FIFO's entries.  A
+-- page, so that every other process of the job maps it without access (the
+-- operating system's page protection keeps a process from ringing another
+-- endpoint's doorbell).
+M.PAGE_BYTES = 4096
+M.DOORBELL_HEAD_BYTES = 128
 
 -- The SRAM buffers in layout order: name, config key, bytes per element.
 local function sram_buffers(c)
@@ -22,7 +30,8 @@ local function sram_buffers(c)
     { name = "recv_ring", count = c["nic.recv_ring"], elem = c["nic.slot_bytes"] },
     { name = "tx_dma", count = c["nic.tx_dma"], elem = M.DMA_BLOCK_BYTES },
     { name = "rx_dma", count = c["nic.rx_dma"], elem = M.DMA_BLOCK_BYTES },
-    { name = "tx_fifo", count = c["nic.tx_fifo"], elem = M.FIFO_ENTRY_BYTES },
+    { name = "tx_fifo", count = c["nic.tx_fifo"], elem = M.FIFO_ENTRY_BYTES,
+      head = M.DOORBELL_HEAD_BYTES, page = true },
     { name = "rx_fifo", count = c["nic.rx_fifo"], elem = M.FIFO_ENTRY_BYTES },
     { name = "reg", count = c["nic.reg_entries"], elem = M.REG_ENTRY_BYTES },
   }
@@ -174,9 +183,11 @@ function M.build(c, frame, protos, name)
     end
   end
   for _, b in ipairs(bufs) do
-    pos = util.align(pos, M.SRAM_ALIGN)
-    local bytes = b.count * b.elem
-    layout[#layout + 1] = { name = b.name, offset = pos, bytes = bytes, count = b.count, elem = b.elem }
+    pos = util.align(pos, b.page and M.PAGE_BYTES or M.SRAM_ALIGN)
+    local bytes = (b.head or 0) + b.count * b.elem
+    if b.page then bytes = util.align(bytes, M.PAGE_BYTES) end
+    layout[#layout + 1] = { name = b.name, offset = pos, bytes = bytes, count = b.count, elem = b.elem,
+      page = b.page }
     pos = pos + bytes
   end
   m.sram = layout
@@ -185,7 +196,8 @@ function M.build(c, frame, protos, name)
     local parts = {}
     for _, l in ipairs(layout) do
       if l.count then
-        parts[#parts + 1] = string.format("%s %d x %d = %d", l.name, l.count, l.elem, l.bytes)
+        parts[#parts + 1] = string.format("%s %d x %d%s = %d", l.name, l.count, l.elem,
+          l.page and " in whole pages" or "", l.bytes)
       else
         parts[#parts + 1] = string.format("%s %d", l.name, l.bytes)
       end

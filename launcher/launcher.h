@@ -35,6 +35,7 @@ enum lc_run_bind { LC_RUN_BIND_NONE = 0, LC_RUN_BIND_CORE = 1 };
 
 struct lc_run_opts {
 	uint32_t nodes;                 /* -n N */
+	uint32_t per_nic;               /* --per-node K (1 when not given) */
 	enum lc_run_bind bind;          /* --bind */
 	int stats;                      /* --stats */
 	int show_job;                   /* --show-job */

@@ -36,6 +36,10 @@
 	  "one line per process, 'NODE PROGRAM [ARGS...]', NODE 0..N-1 each once;\n" \
 	  "'#' comments; words split as by the shell (quotes, $VAR); a relative\n" \
 	  "PROGRAM with a '/' is found from the file's directory") \
+	X(PER_NODE, "per-node", 0, "K", ONCE, \
+	  "K node processes per NIC (default 1): nodes i*K .. i*K+K-1 are the\n" \
+	  "endpoints (virtual interfaces) of NIC i, sharing its link and its\n" \
+	  "memory registration table, each with its own doorbell page") \
 	X(STATS, "stats", 0, "", ONCE, \
 	  "print every NIC and pipeline counter of every node at exit") \
 	X(FAULTS, "faults", 0, "SPEC", ONCE, \
@@ -189,7 +193,8 @@ static void lc_run_help(FILE *f)
 		"Options end at PROG (or after --): the program's own arguments are passed untouched,\n"
 		"up to a ':' word, which starts the next program of a multi-program job: its -n N\n"
 		"nodes come after the previous program's (node numbers follow the command line).\n"
-		"Each node gets LC_JOB, LC_NODE and LC_NODES; its output lines are prefixed with \"[i] \".\n"
+		"Each node gets LC_JOB, LC_NODE, LC_NODES and LC_PER_NIC; its output lines are prefixed with\n"
+		"\"[i] \".\n"
 		"The exit status is the worst node's (128+signal for a signal death).\n");
 }
 
@@ -254,6 +259,12 @@ static int lc_run_apply(struct lc_run_opts *o, enum lc_run_opt_id id, const char
 		}
 		if (lc_run_parse_nodes(arg, &o->nodes) != 0) {
 			lc_run_msg("bad node count '%s': expected an integer 1..%d", arg, LC_MAX_NODES);
+			return LC_RUN_EXIT_USAGE;
+		}
+		break;
+	case LC_RUN_OPT_PER_NODE:
+		if (!arg || lc_run_parse_nodes(arg, &o->per_nic) != 0) {
+			lc_run_msg("--per-node needs a number of processes per NIC, 1..%d", LC_MAX_NODES);
 			return LC_RUN_EXIT_USAGE;
 		}
 		break;
@@ -367,6 +378,8 @@ int lc_run_parse_options(int argc, char **argv, struct lc_run_opts *o)
 		if (rc != LC_RUN_GO)
 			return rc;
 	}
+	if (!o->per_nic)
+		o->per_nic = 1;
 	if (o->spec) {
 		if (o->nodes || optind < argc) {
 			lc_run_msg("--spec %s names every process: no -n N and no program with it",

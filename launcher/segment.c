@@ -133,6 +133,19 @@ int lc_run_segment_create(struct lc_run_job *j, const struct lc_run_opts *o)
 		lc_run_msg("no geometry for %u nodes: %s", o->nodes, lc_strerror(rc));
 		return -1;
 	}
+	if (o->per_nic > o->nodes) {
+		lc_run_msg("--per-node %u: more processes per NIC than the job's %u nodes", o->per_nic,
+			   o->nodes);
+		return -1;
+	}
+	/* the nodes inherit it (lc_open: LC_PER_NIC), as the segment records it */
+	j->geom.per_nic = o->per_nic;
+	{
+		char v[16];
+
+		snprintf(v, sizeof v, "%u", o->per_nic);
+		setenv("LC_PER_NIC", v, 1);
+	}
 	for (unsigned counter = 0;; counter++) {
 		snprintf(j->name, sizeof j->name, "/lc.%ld.%u", (long)getpid(), counter);
 		err[0] = '\0';

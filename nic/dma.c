@@ -118,7 +118,6 @@ int lc_nic_dma_chain_post(struct lc_nic *nic, uint32_t c, uint32_t sram_off, voi
 {
 	struct lc_nic_ctrl *ct;
 	struct lc_nic_dma_block *b;
-	struct lc_nic_fifo_entry *e;
 	uint32_t head, fh, dir;
 
 	if (!nic || c < 2 || c >= LC_DMA_CHAINS || !nic->chain[c].blocks || !ticket)
@@ -129,10 +128,10 @@ int lc_nic_dma_chain_post(struct lc_nic *nic, uint32_t c, uint32_t sram_off, voi
 		return LC_ERR_INVAL;
 	ct = nic->ctrl;
 	head = atomic_load_explicit(&ct->chain_head[c].v, memory_order_relaxed);
-	fh = atomic_load_explicit(&ct->txfifo_head.v, memory_order_relaxed);
+	fh = atomic_load_explicit(&nic->db->head.v, memory_order_relaxed);
 	/* acquire (A4) / (A3): pair with the MCP's releases of chain_done (R4) and txfifo_tail (R3) */
 	if (head - atomic_load_explicit(&ct->chain_done[c].v, memory_order_acquire) > nic->chain[c].mask ||
-	    fh - atomic_load_explicit(&ct->txfifo_tail.v, memory_order_acquire) >= nic->g.tx_fifo)
+	    fh - atomic_load_explicit(&nic->db->tail.v, memory_order_acquire) >= nic->g.tx_fifo)
 		return LC_ERR_AGAIN;
 	b = &nic->chain[c].blocks[head & nic->chain[c].mask];
 	b->host = (uint64_t)(uintptr_t)host;
@@ -143,11 +142,7 @@ int lc_nic_dma_chain_post(struct lc_nic *nic, uint32_t c, uint32_t sram_off, voi
 	b->next = (head + 1) & nic->chain[c].mask;
 	b->status = 0;
 	atomic_store_explicit(&ct->chain_head[c].v, head + 1, memory_order_relaxed);
-	e = &nic->txfifo[fh & (nic->g.tx_fifo - 1)];
-	e->addr = LC_DB_CHAIN(c);
-	e->value = head;
-	/* release (R2): pairs with the doorbell service's acquire of txfifo_head (A2) */
-	atomic_store_explicit(&ct->txfifo_head.v, fh + 1, memory_order_release);
+	lc_nic_ring(nic, LC_DB_CHAIN(c), head);
 	*ticket = head + 1;
 	return 0;
 }

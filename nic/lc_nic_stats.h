@@ -6,6 +6,7 @@
 /* Columns: name, one line of meaning. */
 #define LC_NIC_STAT_LIST(X)                                                   \
 	X(doorbells,        "doorbell writes served from the Tx FIFO")        \
+	X(db_refused,       "doorbell writes naming another endpoint's page, not served")\
 	X(dma_blocks_c0,    "DMA control blocks done on chain 0 (Rx)")        \
 	X(dma_blocks_c1,    "DMA control blocks done on chain 1 (Tx)")        \
 	X(dma_blocks_c2,    "DMA control blocks done on chain 2")             \
@@ -29,7 +30,7 @@
 	X(dma_to_host_bytes, "bytes the DMA engine copied SRAM -> host")     \
 	X(rdma_frames,      "RDMA frames whose payload went straight to registered memory")\
 	X(rdma_bytes,       "payload bytes of those frames")                  \
-	X(rdma_denied,      "RDMA frames refused (handle, rights, tag or bounds): nothing written")\
+	X(rdma_denied,      "RDMA frames refused (handle, owner, rights, tag or bounds): nothing written")\
 	X(rdma_stale,       "of those, frames of a handle's other generation (late copies of a finished transfer)")
 
 #endif /* LC_NIC_STATS_H */

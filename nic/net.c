@@ -3,9 +3,10 @@
 #include "nic_impl.h"
 
 /*
- * Topology.  With nodes <= switch_ports (P) one crossbar switch: node i on
+ * Topology, over the job's NICs (nic.h, lc_geom_nics: per_nic endpoints share
+ * one).  With NICs <= switch_ports (P) one crossbar switch: NIC i on
  * port i.  Otherwise a two-level network: leaf switches 0..L-1 carry P-1
- * nodes each (leaf l: nodes l*(P-1) ..) on ports 0..P-2 and an uplink on port
+ * NICs each (leaf l: NICs l*(P-1) ..) on ports 0..P-2 and an uplink on port
  * P-1 to the root switch (number L), whose port j leads down to leaf j.
  * Output port p of switch s has the global id s*P + p; its lock and counters
  * live in the segment.
@@ -16,10 +17,10 @@ uint32_t lc_net_switches(const struct lc_nic_geom *g)
 
 	if (g->switch_ports < 2)
 		return 0;
-	if (g->nodes <= g->switch_ports)
+	if (lc_geom_nics(g) <= g->switch_ports)
 		return 1;
 	per_leaf = g->switch_ports - 1;
-	leaves = (g->nodes + per_leaf - 1) / per_leaf;
+	leaves = (lc_geom_nics(g) + per_leaf - 1) / per_leaf;
 	if (leaves > g->switch_ports)
 		return 0;
 	return leaves + 1;
@@ -36,6 +37,9 @@ int lc_net_route(const struct lc_nic_geom *g, uint32_t src, uint32_t dst, struct
 
 	if (src >= g->nodes || dst >= g->nodes || lc_net_switches(g) == 0)
 		return LC_ERR_RANGE;
+	/* the endpoints of one NIC share its link: a route leads from NIC to NIC */
+	src = lc_geom_nic_of(g, src);
+	dst = lc_geom_nic_of(g, dst);
 	if (lc_net_switches(g) == 1) {
 		r->hops = 1;
 		r->port[0] = dst;

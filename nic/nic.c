@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The NIC of one node: attach/detach, host side of the rings and doorbell, the MCP engines. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
@@ -93,7 +94,7 @@ void *lc_nic_tx_slot(struct lc_nic *nic)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
 	uint32_t head = atomic_load_explicit(&ct->send_head.v, memory_order_relaxed);
-	uint32_t fh = atomic_load_explicit(&ct->txfifo_head.v, memory_order_relaxed);
+	uint32_t fh = atomic_load_explicit(&nic->db->head.v, memory_order_relaxed);
 	uint32_t th = atomic_load_explicit(&ct->chain_head[1].v, memory_order_relaxed);
 
 	if (head - nic->hc_send_tail >= nic->g.send_ring) {
@@ -104,7 +105,7 @@ void *lc_nic_tx_slot(struct lc_nic *nic)
 	}
 	if (fh - nic->hc_txfifo_tail >= nic->g.tx_fifo) {
 		/* acquire (A3): pairs with the doorbell service's release of txfifo_tail (R3) */
-		nic->hc_txfifo_tail = atomic_load_explicit(&ct->txfifo_tail.v, memory_order_acquire);
+		nic->hc_txfifo_tail = atomic_load_explicit(&nic->db->tail.v, memory_order_acquire);
 		if (fh - nic->hc_txfifo_tail >= nic->g.tx_fifo)
 			return NULL;
 	}
@@ -117,24 +118,12 @@ void *lc_nic_tx_slot(struct lc_nic *nic)
 	return send_slot(nic, head);
 }
 
-/* Write the doorbell (addr, value) into the Tx FIFO; lc_nic_tx_slot checked the room. */
-static inline void doorbell(struct lc_nic *nic, uint32_t addr, uint32_t value)
-{
-	struct lc_nic_ctrl *ct = nic->ctrl;
-	uint32_t fh = atomic_load_explicit(&ct->txfifo_head.v, memory_order_relaxed);
-	struct lc_nic_fifo_entry *e = &nic->txfifo[fh & (nic->g.tx_fifo - 1)];
-
-	e->addr = addr;
-	e->value = value;
-	/* release (R2): pairs with the doorbell service's acquire of txfifo_head (A2) */
-	atomic_store_explicit(&ct->txfifo_head.v, fh + 1, memory_order_release);
-}
 
 void lc_nic_tx_post_pio(struct lc_nic *nic)
 {
 	uint32_t head = atomic_load_explicit(&nic->ctrl->send_head.v, memory_order_relaxed);
 
-	doorbell(nic, LC_DB_PIO, head);
+	lc_nic_ring(nic, LC_DB_PIO, head);
 	atomic_store_explicit(&nic->ctrl->send_head.v, head + 1, memory_order_relaxed);
 }
 
@@ -154,7 +143,7 @@ uint32_t lc_nic_tx_post_dma(struct lc_nic *nic, const void *src, uint32_t len)
 	b->next = (th + 1) & nic->chain[1].mask;
 	b->status = 0;
 	atomic_store_explicit(&ct->chain_head[1].v, th + 1, memory_order_relaxed);
-	doorbell(nic, LC_DB_CHAIN(1), th);
+	lc_nic_ring(nic, LC_DB_CHAIN(1), th);
 	atomic_store_explicit(&ct->send_head.v, head + 1, memory_order_relaxed);
 	return th + 1;
 }
@@ -202,29 +191,33 @@ void lc_nic_rx_release(struct lc_nic *nic)
 int lc_nic_doorbell_step(struct lc_nic *nic)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
-	uint32_t t = atomic_load_explicit(&ct->txfifo_tail.v, memory_order_relaxed);
+	struct lc_nic_doorbell *db = nic->db;
+	uint32_t t = atomic_load_explicit(&db->tail.v, memory_order_relaxed);
 	/* acquire (A2): pairs with the host's release of txfifo_head (R2) */
-	uint32_t h = atomic_load_explicit(&ct->txfifo_head.v, memory_order_acquire);
+	uint32_t h = atomic_load_explicit(&db->head.v, memory_order_acquire);
 	uint32_t n = h - t;
 
 	if (n == 0)
 		return 0;
 	for (; t != h; t++) {
-		const struct lc_nic_fifo_entry *e = &nic->txfifo[t & (nic->g.tx_fifo - 1)];
-		uint32_t c = (e->addr - LC_DB_CHAIN(0)) / 8u;
+		const struct lc_nic_fifo_entry *e = &db->e[t & (nic->g.tx_fifo - 1)];
+		uint32_t a = LC_DB_OFF(e->addr), c = (a - LC_DB_CHAIN(0)) / 8u;
 
-		if (e->addr == LC_DB_PIO)
+		if (e->addr == (nic->db_page | LC_DB_PIO))     /* the common case first: one compare */
 			/* release (R13): pairs with Net-Send's acquire of tx_ready (A13) */
 			atomic_store_explicit(&nic->tx_ready[e->value & (nic->g.send_ring - 1)], 1,
 					      memory_order_release);
-		else if (e->addr >= LC_DB_CHAIN(1) && c < LC_DMA_CHAINS && (e->addr & 7u) == 0)
+		else if (LC_DB_NODE(e->addr) != nic->node)
+			/* a write that names another endpoint's page: the MCP serves each endpoint its own */
+			lc_nic_count(nic, LC_NIC_STAT_db_refused, 1);
+		else if (a >= LC_DB_CHAIN(1) && c < LC_DMA_CHAINS && (a & 7u) == 0)
 			/* release (R14): pairs with the DMA engine's acquire of chain_active (A14) */
 			atomic_store_explicit(&ct->chain_active[c].v, e->value + 1, memory_order_release);
 		/* any other address of the doorbell region is ignored, as by the real MCP */
 	}
 	lc_nic_count(nic, LC_NIC_STAT_doorbells, n);
 	/* release (R3): pairs with the host's acquire of txfifo_tail (A3) */
-	atomic_store_explicit(&ct->txfifo_tail.v, h, memory_order_release);
+	atomic_store_explicit(&db->tail.v, h, memory_order_release);
 	return (int)n;
 }
 
@@ -857,9 +850,9 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->dst_drops = (_Atomic uint32_t *)(area + nic->nl.dst_drops);
 	nic->fault_stats = (_Atomic uint64_t *)(area + nic->nl.fault_stats);
 	nic->rdma_nacks = (_Atomic uint32_t *)(area + nic->nl.rdma_nacks);
-	nic->reg = (struct lc_nic_reg *)(nic->sram + g->off_reg);
 	nic->ports = (struct lc_net_port *)(nic->seg + off_net);
-	nic->txfifo = (struct lc_nic_fifo_entry *)(nic->sram + g->off_tx_fifo);
+	nic->db = (struct lc_nic_doorbell *)(void *)(nic->sram + g->off_tx_fifo);
+	nic->db_page = LC_DB_ADDR(node, 0);
 	nic->rxfifo = (struct lc_nic_fifo_entry *)(nic->sram + g->off_rx_fifo);
 	nic->chain[0].blocks = (struct lc_nic_dma_block *)(nic->sram + g->off_rx_dma);
 	nic->chain[0].mask = g->rx_dma - 1;
@@ -871,7 +864,7 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->rx_room = g->rx_fifo < g->staging_slots ? g->rx_fifo : g->staging_slots;
 	/* the host caches start from the segment's indices (0, or a test's base) */
 	nic->hc_send_tail = atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_acquire);
-	nic->hc_txfifo_tail = atomic_load_explicit(&nic->ctrl->txfifo_tail.v, memory_order_acquire);
+	nic->hc_txfifo_tail = 0;        /* the doorbell region is mapped fresh below */
 	nic->hc_txdma_done = atomic_load_explicit(&nic->ctrl->chain_done[1].v, memory_order_acquire);
 	nic->hc_rxfifo_head = atomic_load_explicit(&nic->ctrl->rxfifo_tail.v, memory_order_acquire);
 	nic->routes = calloc(g->nodes, sizeof(*nic->routes));
@@ -889,6 +882,31 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	for (uint32_t d = 0; d < g->nodes; d++) {
 		lc_net_route(g, node, d, &nic->routes[d]);   /* cannot fail: geometry checked */
 		nic->node_sram[d] = nic->seg + off_nodes + nic->nl.bytes * d + nic->nl.sram;
+	}
+	/* the NIC's registration table, which its endpoints share: in its first endpoint's SRAM */
+	nic->reg = (struct lc_nic_reg *)(void *)(nic->node_sram[lc_geom_nic_of(g, node) * g->per_nic] +
+						 g->off_reg);
+	/*
+	 * The doorbell regions.  This endpoint's: pages of this process alone
+	 * (private anonymous memory mapped over the segment's), as a VI's doorbell
+	 * page is mapped into its owner only -- the segment's own pages there are
+	 * never read, so a process that maps the job segment itself and writes
+	 * them rings nothing.  Every other endpoint's: no access in this mapping,
+	 * so a stray write is a segmentation fault, not a doorbell.
+	 */
+	for (uint32_t d = 0; d < g->nodes; d++) {
+		uint8_t *p = nic->node_sram[d] + g->off_tx_fifo;
+		int ok = d == node ? mmap(p, g->db_bytes, PROT_READ | PROT_WRITE,
+					  MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0) == p
+				   : mprotect(p, g->db_bytes, PROT_NONE) == 0;
+
+		if (!ok) {
+			snprintf(err, errlen, "mapping node %" PRIu32 "'s doorbell region: %s", d,
+				 strerror(errno));
+			nic_free(nic);
+			*rc = LC_ERR_SYS;
+			return NULL;
+		}
 	}
 	if (!atomic_compare_exchange_strong_explicit(&nic->hdr->node[node].state, &st, LC_NODE_ATTACHED,
 						     memory_order_acq_rel, memory_order_acquire)) {
@@ -939,14 +957,16 @@ void lc_nic_debug_set_base(struct lc_nic *nic, uint32_t base)
 	struct lc_nic_ctrl *ct = nic->ctrl;
 
 #define LC_X_SET(idx) atomic_store_explicit(&ct->idx.v, base, memory_order_relaxed);
-	LC_X_SET(send_head) LC_X_SET(send_tail) LC_X_SET(txfifo_head) LC_X_SET(txfifo_tail)
-	LC_X_SET(rxfifo_head) LC_X_SET(rxfifo_tail) LC_X_SET(recv_head) LC_X_SET(recv_tail)
+	LC_X_SET(send_head) LC_X_SET(send_tail) LC_X_SET(rxfifo_head) LC_X_SET(rxfifo_tail)
+	LC_X_SET(recv_head) LC_X_SET(recv_tail)
 #undef LC_X_SET
 	for (uint32_t c = 0; c < LC_DMA_CHAINS; c++) {
 		atomic_store_explicit(&ct->chain_head[c].v, base, memory_order_relaxed);
 		atomic_store_explicit(&ct->chain_done[c].v, base, memory_order_relaxed);
 		atomic_store_explicit(&ct->chain_active[c].v, base, memory_order_relaxed);
 	}
+	atomic_store_explicit(&nic->db->head.v, base, memory_order_relaxed);
+	atomic_store_explicit(&nic->db->tail.v, base, memory_order_relaxed);
 	ct->net_recv.recv_next = base;
 	ct->net_recv.rx_alloc = base;
 	ct->net_recv.rx_reaped = base;

@@ -41,6 +41,8 @@ enum lc_nic_stat {
  */
 #define LC_GEOM_LIST(X)                                                                            \
 	X(uint32_t, nodes, nodes, 1, "job size, 1 .. LC_MAX_NODES")                                \
+	X(uint32_t, per_nic, 1, 1,                                                                  \
+	  "endpoints (virtual interfaces, one process each) per NIC, 1 .. nodes: commrun --per-node") \
 	X(uint32_t, sram_bytes, LC_NIC_SRAM_BYTES, 1, "NIC SRAM size")                             \
 	X(uint32_t, slot_bytes, LC_NIC_SLOT_BYTES, 1,                                               \
 	  "one Send/Receive Ring or staging slot (header + mtu), multiple of 64")                   \
@@ -57,7 +59,9 @@ enum lc_nic_stat {
 	X(uint32_t, off_recv_ring, LC_NIC_OFF_RECV_RING, 1, "SRAM offset: Receive Ring")          \
 	X(uint32_t, off_tx_dma, LC_NIC_OFF_TX_DMA, 1, "SRAM offset: Tx DMA chain")                \
 	X(uint32_t, off_rx_dma, LC_NIC_OFF_RX_DMA, 1, "SRAM offset: Rx DMA chain")                \
-	X(uint32_t, off_tx_fifo, LC_NIC_OFF_TX_FIFO, 1, "SRAM offset: doorbell FIFO")             \
+	X(uint32_t, off_tx_fifo, LC_NIC_OFF_TX_FIFO, 1,                                             \
+	  "SRAM offset: the doorbell region (whole pages: FIFO indices, doorbell FIFO)")           \
+	X(uint32_t, db_bytes, LC_NIC_DOORBELL_BYTES, 1, "bytes of the doorbell region (pages)")   \
 	X(uint32_t, off_rx_fifo, LC_NIC_OFF_RX_FIFO, 1, "SRAM offset: Rx FIFO")                   \
 	X(uint32_t, reg_entries, LC_NIC_REG_ENTRIES, 1, "memory registration table entries (0: none)") \
 	X(uint32_t, off_reg, LC_NIC_OFF_REG, 1, "SRAM offset: memory registration table")         \
@@ -80,6 +84,26 @@ struct lc_nic_geom {
 	LC_GEOM_LIST(LC_X_FIELD)
 #undef LC_X_FIELD
 };
+
+/*
+ * Nodes and NICs.  A job's nodes are its endpoints -- virtual interfaces, each
+ * owned by one process -- and per_nic consecutive nodes share one NIC: its
+ * link and switch port, its memory registration table (nic/rdma.c).  Each
+ * endpoint has its own rings, DMA chains, staging and doorbell region; the
+ * doorbell region is mapped only into its owner (every other process of the
+ * job maps those pages without access), so the MCP serves each endpoint what
+ * its own process posted.  per_nic 1 (the default) is one process per NIC.
+ */
+static inline uint32_t lc_geom_nics(const struct lc_nic_geom *g)
+{
+	return (g->nodes + g->per_nic - 1) / g->per_nic;
+}
+
+/* The NIC that node (an endpoint) is on. */
+static inline uint32_t lc_geom_nic_of(const struct lc_nic_geom *g, uint32_t node)
+{
+	return node / g->per_nic;
+}
 
 struct lc_nic;                  /* one per node process; defined in nic/nic_impl.h */
 struct lc_frame_hdr;

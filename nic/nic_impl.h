@@ -44,13 +44,14 @@
  *   releases send_tail (R1) -> host acquires it in lc_nic_tx_slot and
  *   lc_nic_tx_idle (A1) before it reuses the slot.
  *
- * Tx FIFO = doorbell FIFO (tx_fifo entries of 16 bytes in SRAM)
- *   host writes the entry {doorbell address, value} at txfifo_head, then
+ * Tx FIFO = doorbell FIFO (tx_fifo entries of 16 bytes in the endpoint's
+ *   doorbell region, struct lc_nic_doorbell: pages of SRAM only its owner maps)
+ *   host writes the entry {doorbell address, value} at txfifo_head (db->head), then
  *   releases txfifo_head (R2) -> the doorbell service acquires it (A2);
  *   everything the host wrote before the doorbell (frame in the Send Ring,
  *   DMA control block, stamp table) is therefore visible to it, and through
  *   R13 / R14 to the engine it hands the frame or block to.
- *   The doorbell service releases txfifo_tail (R3) after serving the entry
+ *   The doorbell service releases txfifo_tail (db->tail, R3) after serving the entry
  *   -> host acquires it for room in lc_nic_tx_slot (A3).
  *
  * DMA chains (chain c: circular array of 32-byte control blocks)
@@ -150,6 +151,7 @@
 #define LC_NIC_FUNC __attribute__((visibility("hidden"))) extern
 
 #define LC_LINE 64u
+#define LC_PAGE 4096u   /* the doorbell region's unit of protection (gen/model.lua PAGE_BYTES) */
 #define LC_SEG_MAGIC 0x3167657363636c00ull  /* "\0lccseg1" */
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomics in shared memory must be lock-free");
@@ -157,9 +159,17 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "atomics in shared memory must be lo
 
 /* ---- SRAM structures ---- */
 
-/* Doorbell region: the address names what the write means (value = index). */
+/*
+ * Doorbell region: the address names what the write means (value = index)
+ * and, above LC_DB_PAGE_SHIFT, the endpoint whose page it was written
+ * through (LC_DB_ADDR(node, offset)).
+ */
 #define LC_DB_PIO 0x0000u                         /* value: Send Ring slot, frame complete */
 #define LC_DB_CHAIN(c) (0x0100u + 0x8u * (uint32_t)(c)) /* value: block index to activate */
+#define LC_DB_PAGE_SHIFT 16
+#define LC_DB_ADDR(node, off) ((uint32_t)(node) << LC_DB_PAGE_SHIFT | (uint32_t)(off))
+#define LC_DB_OFF(addr) ((addr) & ((1u << LC_DB_PAGE_SHIFT) - 1u))
+#define LC_DB_NODE(addr) ((addr) >> LC_DB_PAGE_SHIFT)
 
 struct lc_nic_fifo_entry {
 	uint32_t addr;    /* Tx: doorbell address; Rx: staging slot (masked) */
@@ -212,11 +222,8 @@ struct lc_nic_recv_eng {
 struct lc_nic_ctrl {
 	/* host-owned */
 	struct lc_idx send_head;
-	struct lc_idx txfifo_head;                /* R2 */
 	struct lc_idx rxfifo_tail;                /* R9 */
 	struct lc_idx chain_head[LC_DMA_CHAINS];  /* chain 0: Net-Recv's */
-	/* doorbell service */
-	struct lc_idx txfifo_tail;                /* R3 */
 	/* Net-Send */
 	struct lc_idx send_tail;                  /* R1 */
 	/* DMA engine */
@@ -234,6 +241,22 @@ struct lc_nic_ctrl {
 	/* the protection tag of this node's endpoint (host-owned, read by Net-Recv: nic/rdma.c) */
 	alignas(LC_LINE) _Atomic uint32_t vi_tag;
 };
+
+/*
+ * The doorbell region of an endpoint (SRAM at off_tx_fifo, db_bytes: whole
+ * pages): the FIFO indices, then the doorbell FIFO (tx_fifo entries).  Its
+ * owner maps it read-write, every other process of the job without access
+ * (lc_nic_attach), so that only the owner rings it; the doorbell service of
+ * the owner's endpoint reads it.  An entry's address names the endpoint
+ * whose doorbell page it was written through (LC_DB_ADDR): the service
+ * refuses one of another endpoint (db_refused).
+ */
+struct lc_nic_doorbell {
+	struct lc_idx head;                       /* host; R2 */
+	struct lc_idx tail;                       /* doorbell service; R3 */
+	struct lc_nic_fifo_entry e[];
+};
+_Static_assert(sizeof(struct lc_nic_doorbell) == LC_NIC_DOORBELL_HEAD_BYTES, "lc_config.h doorbell indices");
 
 _Static_assert(sizeof(struct lc_nic_dma_block) == 32, "DMA control block is 32 bytes");
 _Static_assert(sizeof(struct lc_nic_fifo_entry) == 16, "FIFO entry is 16 bytes");
@@ -322,9 +345,12 @@ struct lc_seg_node_layout {
 };
 
 /*
- * One memory registration (SRAM: the registration table, nic/rdma.c), a
- * seqlock without fences (ThreadSanitizer has none): the host writes the key
- * 0, each field with a release (none is seen before that 0), then the key
+ * One memory registration (SRAM: the registration table of the NIC, shared
+ * by its endpoints, nic/rdma.c), a
+ * seqlock without fences (ThreadSanitizer has none): the host claims the
+ * entry (its key, from free to LC_REG_KEY_CLAIMED, by compare-and-swap:
+ * the NIC's endpoints share the table), writes each field with a release
+ * (none is seen before the claim), then the key
  * with a release (R15); Net-Recv reads the key with an acquire (A15), each
  * field with an acquire (the key's second read cannot move before them), and
  * the key again: a key that changed in between (the host revoked, re-keyed
@@ -334,11 +360,14 @@ struct lc_seg_node_layout {
 struct lc_nic_reg {
 	_Atomic uint32_t key;
 	_Atomic uint32_t tag;      /* protection tag: an endpoint of another tag is refused */
-	_Atomic uint64_t addr;     /* host virtual address (this node's process) */
+	_Atomic uint64_t addr;     /* host virtual address (in its owner's process) */
 	_Atomic uint64_t len;      /* bytes */
-	uint64_t pad;
+	_Atomic uint32_t owner;    /* the endpoint (node) that registered it: only it is served */
+	uint32_t pad;
 };
 #define LC_REG_KEY_VALID 0x8000u
+/* An entry an endpoint took (compare-and-swap from free) and is filling: not valid yet. */
+#define LC_REG_KEY_CLAIMED 0x4000u
 _Static_assert(sizeof(struct lc_nic_reg) == LC_NIC_REG_ENTRY_BYTES, "lc_config.h registration size");
 
 /*
@@ -422,7 +451,9 @@ struct lc_nic {
 	struct lc_nic_reg *reg;             /* the registration table (g.reg_entries) */
 	struct lc_fault_state *faults;      /* the injector's state (Net-Send's), NULL with no fault set */
 	struct lc_net_port *ports;
-	struct lc_nic_fifo_entry *txfifo, *rxfifo;
+	struct lc_nic_doorbell *db;         /* this endpoint's doorbell region */
+	uint32_t db_page;                   /* LC_DB_ADDR(node, 0): the address of its page */
+	struct lc_nic_fifo_entry *rxfifo;
 	struct lc_nic_chain chain[LC_DMA_CHAINS];
 	/* chains the DMA engine serves: 2, up to the last spare set up (relaxed: a spare's blocks
 	 * reach the engine through its activation, R2 -> A2, R14 -> A14) */
@@ -457,6 +488,23 @@ struct lc_nic {
 };
 
 /* ---- internal functions (nic/ and tests/nic/) ---- */
+
+/*
+ * Ring this endpoint's doorbell: write (offset addr of the doorbell region,
+ * value) into the doorbell FIFO through this endpoint's page.  The caller
+ * checked the FIFO's room (db->tail, A3).
+ */
+static inline void lc_nic_ring(struct lc_nic *nic, uint32_t addr, uint32_t value)
+{
+	struct lc_nic_doorbell *db = nic->db;
+	uint32_t fh = atomic_load_explicit(&db->head.v, memory_order_relaxed);
+	struct lc_nic_fifo_entry *e = &db->e[fh & (nic->g.tx_fifo - 1)];
+
+	e->addr = nic->db_page | addr;
+	e->value = value;
+	/* release (R2): pairs with the doorbell service's acquire of txfifo_head (A2) */
+	atomic_store_explicit(&db->head.v, fh + 1, memory_order_release);
+}
 
 /*
  * A Receive Ring slot: its publication word (LC_NIC_RECV_WORD_BYTES), then the

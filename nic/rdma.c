@@ -5,9 +5,10 @@
 #include "nic_impl.h"
 
 /*
- * The table (nic.h, "registered memory and RDMA") lives in this node's SRAM,
- * nic.reg_entries entries of struct lc_nic_reg.  Only the host writes it
- * (R15: key 0, fields, key with a release); Net-Recv reads it (A15), in
+ * The table (nic.h, "registered memory and RDMA") lives in the NIC's SRAM
+ * (the first endpoint's of the NIC: every endpoint of the NIC uses that one),
+ * nic.reg_entries entries of struct lc_nic_reg.  Only hosts write it
+ * (R15: claim, fields, key with a release), each its own entries; Net-Recv reads it (A15), in
  * thread mode on the MCP thread.  A handle is gen << 16 | entry: the
  * generation changes at every registration, re-key and deregistration of
  * the entry, so a forged or stale handle finds another generation.
@@ -43,19 +44,26 @@ int lc_nic_set_vi_tag(struct lc_nic *nic, uint32_t tag)
 	return 0;
 }
 
-/* Write entry i: key 0 (R15: Net-Recv refuses it meanwhile), the fields, then its key. */
-static void reg_write(struct lc_nic *nic, uint32_t i, uint32_t key, const void *addr, uint64_t len,
-		      uint32_t tag)
+/*
+ * Take entry e, free with key k, for this endpoint: claim it (compare-and-
+ * swap: the NIC's endpoints share the table; Net-Recv refuses a claimed
+ * entry), write the fields, then the key (R15).  0 when another endpoint
+ * took it first.
+ */
+static int reg_take(struct lc_nic *nic, struct lc_nic_reg *e, uint32_t k, uint32_t key,
+		    const void *addr, uint64_t len, uint32_t tag)
 {
-	struct lc_nic_reg *e = &nic->reg[i];
-
-	atomic_store_explicit(&e->key, 0, memory_order_relaxed);
-	/* release: a reader that sees a new field sees the 0 above (its second key read differs) */
+	if (!atomic_compare_exchange_strong_explicit(&e->key, &k, (k & 0xffff0000u) | LC_REG_KEY_CLAIMED,
+						     memory_order_acquire, memory_order_relaxed))
+		return 0;
+	/* release: a reader that sees a new field sees the claim above (its second key read differs) */
+	atomic_store_explicit(&e->owner, nic->node, memory_order_release);
 	atomic_store_explicit(&e->addr, (uint64_t)(uintptr_t)addr, memory_order_release);
 	atomic_store_explicit(&e->len, len, memory_order_release);
 	atomic_store_explicit(&e->tag, tag, memory_order_release);
 	/* release (R15): pairs with Net-Recv's acquire of the key (A15) */
 	atomic_store_explicit(&e->key, key, memory_order_release);
+	return 1;
 }
 
 /* The entry of handle when it is registered with that generation, else NULL (host side). */
@@ -67,8 +75,10 @@ static struct lc_nic_reg *reg_find(const struct lc_nic *nic, uint32_t handle)
 	if (REG_IDX(handle) >= nic->g.reg_entries)
 		return NULL;
 	e = &nic->reg[REG_IDX(handle)];
-	k = atomic_load_explicit(&e->key, memory_order_relaxed);
-	return (k & LC_REG_KEY_VALID) && REG_GEN(k) == REG_GEN(handle) ? e : NULL;
+	/* acquire: pairs with reg_take's release of the key; an entry is this endpoint's alone */
+	k = atomic_load_explicit(&e->key, memory_order_acquire);
+	return (k & LC_REG_KEY_VALID) && REG_GEN(k) == REG_GEN(handle) &&
+	       atomic_load_explicit(&e->owner, memory_order_relaxed) == nic->node ? e : NULL;
 }
 
 int lc_nic_reg(struct lc_nic *nic, const void *addr, uint64_t len, uint32_t tag, uint32_t rights,
@@ -80,13 +90,16 @@ int lc_nic_reg(struct lc_nic *nic, const void *addr, uint64_t len, uint32_t tag,
 	    (uint64_t)(uintptr_t)addr + len < (uint64_t)(uintptr_t)addr)
 		return LC_ERR_INVAL;
 	for (i = 0; i < nic->g.reg_entries; i++) {
+		uint32_t key;
+
 		k = atomic_load_explicit(&nic->reg[i].key, memory_order_relaxed);
-		if (k & LC_REG_KEY_VALID)
+		if (k & (LC_REG_KEY_VALID | LC_REG_KEY_CLAIMED))
 			continue;
 		/* a free entry keeps its last generation in the key's high half (lc_nic_dereg) */
-		k = reg_key(reg_next_gen(k), rights);
-		reg_write(nic, i, k, addr, len, tag);
-		*handle = REG_GEN(k) << 16 | i;
+		key = reg_key(reg_next_gen(k), rights);
+		if (!reg_take(nic, &nic->reg[i], k, key, addr, len, tag))
+			continue;
+		*handle = REG_GEN(key) << 16 | i;
 		return 0;
 	}
 	return LC_ERR_AGAIN;
@@ -196,7 +209,7 @@ uint32_t lc_nic_rdma_nacks(const struct lc_nic *nic, uint32_t dst, enum lc_nic_n
 static void *rdma_check(struct lc_nic *nic, const struct lc_frame_hdr *hdr, enum lc_nic_nack *why)
 {
 	const struct lc_nic_reg *e;
-	uint32_t k, tag;
+	uint32_t k, tag, owner;
 	uint64_t addr, len;
 
 	*why = LC_NIC_NACK_REFUSED;
@@ -215,12 +228,18 @@ static void *rdma_check(struct lc_nic *nic, const struct lc_frame_hdr *hdr, enum
 	addr = atomic_load_explicit(&e->addr, memory_order_acquire);
 	len = atomic_load_explicit(&e->len, memory_order_acquire);
 	tag = atomic_load_explicit(&e->tag, memory_order_acquire);
+	owner = atomic_load_explicit(&e->owner, memory_order_acquire);
 	/* the fields read above belong to key k only if the key is still k */
 	if (atomic_load_explicit(&e->key, memory_order_relaxed) != k) {
 		*why = LC_NIC_NACK_STALE;       /* re-keyed or revoked while we looked */
 		return NULL;
 	}
-	if (tag != atomic_load_explicit(&nic->ctrl->vi_tag, memory_order_relaxed))
+	/*
+	 * Memory another endpoint of this NIC registered is in its process, not
+	 * this one's: the MCP serves an endpoint its own registrations under its
+	 * own protection tag only.
+	 */
+	if (owner != nic->node || tag != atomic_load_explicit(&nic->ctrl->vi_tag, memory_order_relaxed))
 		return NULL;
 	/*
 	 * msg_len is where the whole transfer ends: one that passes the region's end is

@@ -30,13 +30,16 @@ int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen)
 	X("send ring", g->send_ring, g->slot_bytes, g->off_send_ring)      \
 	X("recv ring", g->recv_ring, g->slot_bytes, g->off_recv_ring)      \
 	X("tx dma", g->tx_dma, LC_NIC_DMA_BLOCK_BYTES, g->off_tx_dma)      \
-	X("rx dma", g->rx_dma, LC_NIC_DMA_BLOCK_BYTES, g->off_rx_dma)      \
-	X("tx fifo", g->tx_fifo, LC_NIC_FIFO_ENTRY_BYTES, g->off_tx_fifo)  \
-	X("rx fifo", g->rx_fifo, LC_NIC_FIFO_ENTRY_BYTES, g->off_rx_fifo)
+	X("rx dma", g->rx_dma, LC_NIC_DMA_BLOCK_BYTES, g->off_rx_dma)
 	uint64_t end;
 
 	if (g->nodes < 1 || g->nodes > LC_MAX_NODES) {
 		snprintf(err, errlen, "geometry: nodes %" PRIu32 " not in 1..%d", g->nodes, LC_MAX_NODES);
+		return LC_ERR_CONFIG;
+	}
+	if (g->per_nic < 1 || g->per_nic > g->nodes) {
+		snprintf(err, errlen, "geometry: per_nic %" PRIu32 " (endpoints per NIC) not in 1..%" PRIu32
+			 " (the job's nodes)", g->per_nic, g->nodes);
 		return LC_ERR_CONFIG;
 	}
 	if (g->hdr_bytes != sizeof(struct lc_frame_hdr)) {
@@ -73,6 +76,22 @@ int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen)
 	}                                                                                          \
 	end = (uint64_t)(off) + (uint64_t)(count) * (size);
 	LC_GEOM_BUFFERS(LC_X_CHECK)
+	/*
+	 * The doorbell region (nic_impl.h, struct lc_nic_doorbell): whole pages, so
+	 * that lc_nic_attach can map it without access for every other process.
+	 */
+	if (!is_pow2(g->tx_fifo) || g->off_tx_fifo % LC_PAGE != 0 || g->db_bytes % LC_PAGE != 0 ||
+	    g->off_tx_fifo < end ||
+	    (uint64_t)g->tx_fifo * LC_NIC_FIFO_ENTRY_BYTES + sizeof(struct lc_nic_doorbell) > g->db_bytes ||
+	    (uint64_t)g->off_tx_fifo + g->db_bytes > g->sram_bytes) {
+		snprintf(err, errlen, "geometry: doorbell region (%" PRIu32 " bytes at %" PRIu32 ", for a FIFO "
+			 "of %" PRIu32 " entries) must be whole pages holding the FIFO, after the previous "
+			 "buffer and inside %" PRIu32 " bytes of SRAM", g->db_bytes, g->off_tx_fifo,
+			 g->tx_fifo, g->sram_bytes);
+		return LC_ERR_CONFIG;
+	}
+	end = (uint64_t)g->off_tx_fifo + g->db_bytes;
+	LC_X_CHECK("rx fifo", g->rx_fifo, LC_NIC_FIFO_ENTRY_BYTES, g->off_rx_fifo)
 	/* the registration table (nic/rdma.c): any size up to the 16 bits a handle has for its entry */
 	if (g->reg_entries > 0xffffu || g->off_reg % LC_LINE != 0 || g->off_reg < end ||
 	    (uint64_t)g->off_reg + (uint64_t)g->reg_entries * LC_NIC_REG_ENTRY_BYTES > g->sram_bytes) {
@@ -98,8 +117,8 @@ int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen)
 		return LC_ERR_CONFIG;
 	}
 	if (lc_net_switches(g) == 0) {
-		snprintf(err, errlen, "geometry: %" PRIu32 " nodes do not fit a two-level network of %" PRIu32
-			 "-port switches (at most %" PRIu32 ")", g->nodes, g->switch_ports,
+		snprintf(err, errlen, "geometry: %" PRIu32 " NICs do not fit a two-level network of %" PRIu32
+			 "-port switches (at most %" PRIu32 ")", lc_geom_nics(g), g->switch_ports,
 			 g->switch_ports * (g->switch_ports - 1));
 		return LC_ERR_CONFIG;
 	}

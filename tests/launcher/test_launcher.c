@@ -20,6 +20,7 @@ static const struct {
 } lc_t_options[] = {
 	{ "nodes", 'n', 1 },
 	{ "spec", 0, 1 },
+	{ "per-node", 0, 1 },
 	{ "stats", 0, 0 },
 	{ "faults", 0, 1 },
 	{ "group", 0, 1 },
@@ -191,6 +192,7 @@ Test(launcher, missing_argument_is_a_usage_error)
 		{ { "-n", "2", "--faults" }, "commrun: --faults: needs a fault spec" },
 		{ { "-n", "2", "--group" }, "commrun: --group needs a list of nodes" },
 		{ { "-n", "2", "--timeout" }, "commrun: --timeout needs a positive number of seconds" },
+		{ { "-n", "2", "--per-node" }, "commrun: --per-node needs a number of processes per NIC" },
 	};
 
 	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
@@ -545,5 +547,33 @@ Test(launcher, bind_core_pins_each_node_to_a_core_of_its_own)
 	lc_t_crun(&o, "--bind", "socket", "-n", "2", "true", NULL);
 	cr_assert_eq(o.status, 2, "exit %d, expected 2 (usage error); output:\n%s", o.status, o.text);
 	cr_assert(strstr(o.text, "--bind needs 'core' or 'none'"), "output:\n%s", o.text);
+	lc_t_out_free(&o);
+}
+
+/*
+ * --per-node K: K processes per NIC, each node told (LC_PER_NIC); a bad K or
+ * more per NIC than nodes is refused before anything starts.
+ */
+Test(launcher, per_node_puts_k_processes_on_each_nic)
+{
+	struct lc_t_out o;
+	char line[64];
+
+	lc_t_crun(&o, "--per-node", "2", "-n", "4", "sh", "-c", "echo per_nic=$LC_PER_NIC", NULL);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	for (int i = 0; i < 4; i++) {
+		lc_t_node_lines(&o, i, line, sizeof line);
+		cr_assert_str_eq(line, "per_nic=2\n", "node %d", i);
+	}
+	lc_t_out_free(&o);
+	lc_t_crun(&o, "--per-node", "0", "-n", "2", "true", NULL);
+	cr_assert_eq(o.status, 2, "exit %d, expected 2 (usage error); output:\n%s", o.status, o.text);
+	cr_assert(strstr(o.text, "commrun: --per-node needs a number of processes per NIC"), "output:\n%s",
+		  o.text);
+	lc_t_out_free(&o);
+	lc_t_crun(&o, "--per-node", "3", "-n", "2", "true", NULL);
+	cr_assert_neq(o.status, 0, "output:\n%s", o.text);
+	cr_assert(strstr(o.text, "--per-node 3: more processes per NIC than the job's 2 nodes"),
+		  "output:\n%s", o.text);
 	lc_t_out_free(&o);
 }

@@ -23,6 +23,7 @@ static struct lc_nic *lct_nic[LCT_MAX_NICS];
 struct lct_shape {
 	uint32_t nodes, mtu, send_ring, recv_ring, tx_dma, rx_dma, tx_fifo, rx_fifo, staging, ports;
 	uint32_t reg;           /* registration entries (0: the default 8; LCT_NO_REG: none) */
+	uint32_t per_nic;       /* endpoints per NIC (0: 1) */
 	uint64_t timeout_ns;
 	int thread;
 };
@@ -39,6 +40,7 @@ static inline struct lc_nic_geom lct_geom(struct lct_shape s)
 
 	memset(&g, 0, sizeof(g));
 	g.nodes = s.nodes ? s.nodes : 2;
+	g.per_nic = s.per_nic ? s.per_nic : 1;
 	g.mtu = s.mtu ? s.mtu : 256;
 	g.hdr_bytes = sizeof(struct lc_frame_hdr);
 	g.recv_word_bytes = LC_NIC_RECV_WORD_BYTES;
@@ -65,8 +67,10 @@ static inline struct lc_nic_geom lct_geom(struct lct_shape s)
 	o = lct_align(o + g.tx_dma * 32u);
 	g.off_rx_dma = o;
 	o = lct_align(o + g.rx_dma * 32u);
-	g.off_tx_fifo = o;
-	o = lct_align(o + g.tx_fifo * 16u);
+	/* the doorbell region: whole pages (nic_impl.h, struct lc_nic_doorbell) */
+	g.off_tx_fifo = o = (o + LC_PAGE - 1) / LC_PAGE * LC_PAGE;
+	g.db_bytes = ((uint32_t)sizeof(struct lc_nic_doorbell) + g.tx_fifo * 16u + LC_PAGE - 1) / LC_PAGE * LC_PAGE;
+	o += g.db_bytes;
 	g.off_rx_fifo = o;
 	o = lct_align(o + g.rx_fifo * 16u);
 	g.reg_entries = s.reg == LCT_NO_REG ? 0 : s.reg ? s.reg : 8;

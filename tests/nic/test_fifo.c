@@ -14,18 +14,19 @@ Test(fifo, doorbell_entries_in_order_with_address)
 	lct_setup(&g, "dbord");
 	s = lct_nic[0];
 	lc_nic_debug_set_base(s, UINT32_MAX - 2);
-	t0 = atomic_load(&s->ctrl->txfifo_tail.v);
+	t0 = atomic_load(&s->db->tail.v);
 	for (uint32_t i = 0; i < 6; i++)
 		cr_assert_eq(lct_send(s, 1, i, 4, i % 3 == 2, buf[i], NULL), 0);
 	/* the FIFO holds the doorbells in posting order, each with its doorbell address */
 	for (uint32_t i = 0, blk = UINT32_MAX - 2; i < 6; i++) {
-		const struct lc_nic_fifo_entry *e = &s->txfifo[(t0 + i) & (g.tx_fifo - 1)];
+		const struct lc_nic_fifo_entry *e = &s->db->e[(t0 + i) & (g.tx_fifo - 1)];
 
+		cr_assert_eq(LC_DB_NODE(e->addr), 0, "entry %u: written through node 0's doorbell page", i);
 		if (i % 3 == 2) {
-			cr_assert_eq(e->addr, LC_DB_CHAIN(1), "entry %u", i);
+			cr_assert_eq(LC_DB_OFF(e->addr), LC_DB_CHAIN(1), "entry %u", i);
 			cr_assert_eq(e->value, blk++, "entry %u: block index", i);
 		} else {
-			cr_assert_eq(e->addr, LC_DB_PIO, "entry %u", i);
+			cr_assert_eq(LC_DB_OFF(e->addr), LC_DB_PIO, "entry %u", i);
 			cr_assert_eq(e->value, t0 + i, "entry %u: Send Ring slot", i);
 		}
 	}
@@ -33,7 +34,7 @@ Test(fifo, doorbell_entries_in_order_with_address)
 	cr_assert_eq(lc_nic_doorbell_step(s), 6);
 	cr_assert_eq(lc_nic_doorbell_step(s), 0, "empty FIFO: no work");
 	cr_assert_eq(lct_stat(s, LC_NIC_STAT_doorbells), 6);
-	cr_assert_eq(atomic_load(&s->ctrl->txfifo_tail.v), t0 + 6);
+	cr_assert_eq(atomic_load(&s->db->tail.v), t0 + 6);
 	/* PIO slots are ready at once, the DMA slots only after their block */
 	cr_assert_eq(s->tx_ready[(t0 + 0) & (g.send_ring - 1)], 1);
 	cr_assert_eq(s->tx_ready[(t0 + 2) & (g.send_ring - 1)], 0);
@@ -127,4 +128,46 @@ Test(fifo, staging_full_waits)
 		lct_check(lct_wait_rx(r), 0, 1, i, 33);
 		lc_nic_rx_release(r);
 	}
+}
+
+/* Many laps of the FIFO: the host's cached tail is refreshed each time the FIFO looks full. */
+Test(fifo, doorbells_over_many_laps_of_a_small_fifo)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .tx_fifo = 2, .send_ring = 8 });
+	uint8_t buf[256];
+
+	lct_setup(&g, "laps");
+	for (uint32_t i = 0; i < 40; i++) {
+		cr_assert_eq(lct_send(lct_nic[0], 1, i, 4, i % 5 == 4, buf, NULL), 0, "frame %u", i);
+		lct_check(lct_wait_rx(lct_nic[1]), 0, 1, i, 4);
+		lc_nic_rx_release(lct_nic[1]);
+	}
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_doorbells), 40);
+}
+
+/*
+ * An entry that names another endpoint's doorbell page (written through this
+ * endpoint's own FIFO) is refused and counted; the next good one is served.
+ */
+Test(fifo, a_doorbell_naming_another_endpoints_page_is_refused)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .tx_fifo = 8 });
+	struct lc_nic *s;
+	uint8_t buf[256];
+	uint32_t h;
+
+	lct_setup(&g, "dbpage");
+	s = lct_nic[0];
+	cr_assert_not_null(lc_nic_tx_slot(s));
+	h = atomic_load(&s->db->head.v);
+	s->db->e[h & (g.tx_fifo - 1)].addr = LC_DB_ADDR(1, LC_DB_PIO);
+	s->db->e[h & (g.tx_fifo - 1)].value = atomic_load(&s->ctrl->send_head.v);
+	atomic_store(&s->db->head.v, h + 1);
+	cr_assert_eq(lc_nic_doorbell_step(s), 1);
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_db_refused), 1);
+	cr_assert_eq(s->tx_ready[atomic_load(&s->ctrl->send_head.v) & (g.send_ring - 1)], 0,
+		     "the slot named by the refused doorbell is not ready");
+	cr_assert_eq(lct_send(s, 1, 7, 4, 0, buf, NULL), 0);
+	lct_check(lct_wait_rx(lct_nic[1]), 0, 1, 7, 4);
+	cr_assert_eq(lct_stat(s, LC_NIC_STAT_db_refused), 1);
 }

@@ -44,6 +44,37 @@ Test(net, routes)
 	}
 }
 
+/* Endpoints of one NIC (per_nic) share its port: routes go from NIC to NIC. */
+Test(net, endpoints_of_a_nic_share_its_routes)
+{
+	/* 8 endpoints, 2 per NIC: 4 NICs on one 4-port crossbar; 4 per NIC on 2-port switches: 2 NICs */
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 8, .ports = 4, .per_nic = 2 });
+	struct lc_route a, b;
+
+	cr_assert_eq(lc_geom_nics(&g), 4);
+	cr_assert_eq(lc_net_switches(&g), 1, "4 NICs fit one 4-port switch (8 single-endpoint nodes would not)");
+	for (uint32_t s = 0; s < 8; s++)
+		for (uint32_t d = 0; d < 8; d++) {
+			cr_assert_eq(lc_net_route(&g, s, d, &a), 0);
+			cr_assert_eq(lc_net_route(&g, s ^ 1, d ^ 1, &b), 0);
+			cr_assert_eq(a.hops, 1);
+			cr_assert_eq(a.gport[0], d / 2, "%u -> %u: the port of the destination's NIC", s, d);
+			cr_assert_eq(b.gport[0], a.gport[0], "the other endpoints of the same NICs");
+		}
+	g = lct_geom((struct lct_shape){ .nodes = 12, .ports = 4, .per_nic = 4 });
+	cr_assert_eq(lc_geom_nics(&g), 3);
+	cr_assert_eq(lc_net_switches(&g), 1);
+	g = lct_geom((struct lct_shape){ .nodes = 10, .ports = 3, .per_nic = 3 });
+	cr_assert_eq(lc_geom_nics(&g), 4, "the last NIC has one endpoint");
+	cr_assert_eq(lc_net_switches(&g), 3, "4 NICs on 3-port switches: 2 leaves and a root");
+	cr_assert_eq(lc_net_route(&g, 0, 9, &a), 0);
+	cr_assert_eq(a.hops, 3, "NIC 0 to NIC 3, on the other leaf");
+	cr_assert_eq(lc_net_route(&g, 0, 5, &a), 0);
+	cr_assert_eq(a.hops, 1, "NIC 0 to NIC 1, the same leaf");
+	cr_assert_eq(lc_net_route(&g, 1, 2, &b), 0);
+	cr_assert_eq(b.hops, 1, "endpoints 1 and 2 are on NIC 0");
+}
+
 Test(net, topology_size)
 {
 	struct {

@@ -231,6 +231,65 @@ Test(rdma, memory_registered_under_another_tag_is_refused)
 	cr_assert_eq(lc_nic_set_vi_tag(lct_nic[0], 0), LC_ERR_INVAL);
 }
 
+/*
+ * Three endpoints, two on NIC 0: they share its registration table, each
+ * serves its own entries only -- a handle of the other endpoint of the same
+ * NIC is refused even under the same protection tag, and it cannot revoke,
+ * re-key or resolve the other's entry.
+ */
+Test(rdma, the_endpoints_of_a_nic_share_its_table_and_serve_their_own_entries)
+{
+#if !LCT_RDMA_RUNS
+	cr_skip_test("%s", LCT_RDMA_WHY);
+#endif
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 3, .per_nic = 2, .mtu = 1024, .reg = 2 });
+	struct lc_nic *a, *b, *c;
+	uint32_t ha = 0, hb = 0, h, fence;
+	static uint8_t buf[16];
+	struct lc_frame_hdr *hdr;
+
+	region_init();
+	lct_setup(&g, "rdmavi");
+	a = lct_nic[0];
+	b = lct_nic[1];
+	c = lct_nic[2];
+	/* (each attach maps the segment on its own: compare places in it) */
+	cr_assert_eq((uint8_t *)a->reg - a->seg, (uint8_t *)b->reg - b->seg, "one table for the NIC");
+	cr_assert_neq((uint8_t *)a->reg - a->seg, (uint8_t *)c->reg - c->seg);
+	cr_assert_eq(lc_nic_reg(a, region + CANARY, REGION, lc_nic_vi_tag(a), LC_NIC_REG_WRITE, &ha), 0);
+	cr_assert_eq(lc_nic_set_vi_tag(b, lc_nic_vi_tag(a)), 0, "the same protection tag");
+	cr_assert_eq(lc_nic_reg(b, region + CANARY, REGION, lc_nic_vi_tag(b), LC_NIC_REG_WRITE, &hb), 0);
+	cr_assert_neq(ha & 0xffffu, hb & 0xffffu, "two entries of the one table");
+	cr_assert_eq(lc_nic_reg(b, region, 8, lc_nic_vi_tag(b), LC_NIC_REG_WRITE, &h), LC_ERR_AGAIN,
+		     "the table is full for both");
+	/* b cannot touch a's entry */
+	cr_assert_eq(lc_nic_dereg(b, ha, &fence), LC_ERR_INVAL);
+	h = ha;
+	cr_assert_eq(lc_nic_reg_rekey(b, &h, &fence), LC_ERR_INVAL);
+	cr_assert_null(lc_nic_reg_addr(b, ha, 0));
+	cr_assert_not_null(lc_nic_reg_addr(a, ha, 0));
+	/* a frame to b with a's handle is refused at b, as one to a with b's */
+	rdma_send(c, 1, ha, 0, 8, 5, 0, buf);
+	rdma_send(c, 0, hb, 0, 8, 5, 0, buf);
+	lct_settle();
+	cr_assert_eq(lct_stat(b, LC_NIC_STAT_rdma_denied), 1);
+	cr_assert_eq(lct_stat(a, LC_NIC_STAT_rdma_denied), 1);
+	cr_assert_eq(lc_nic_rdma_nacks(c, 1, LC_NIC_NACK_REFUSED), 1);
+	cr_assert_null(lc_nic_rx_peek(a));
+	cr_assert_null(lc_nic_rx_peek(b));
+	region_untouched_but(0, 0);
+	/* each owner's own handle lands */
+	rdma_send(c, 0, ha, 0, 8, 5, 0, buf);
+	hdr = lct_wait_rx(a);
+	cr_assert_eq(hdr->rkey, ha);
+	lc_nic_rx_release(a);
+	/* a frees its entry: b may take it (a new generation), a's old handle is stale */
+	cr_assert_eq(lc_nic_dereg(a, ha, &fence), 0);
+	cr_assert_eq(lc_nic_reg(b, region, 8, lc_nic_vi_tag(b), LC_NIC_REG_WRITE, &h), 0);
+	cr_assert_eq(h & 0xffffu, ha & 0xffffu);
+	cr_assert_neq(h, ha);
+}
+
 Test(rdma, rekey_refuses_the_old_handle_and_takes_the_new)
 {
 #if !LCT_RDMA_RUNS

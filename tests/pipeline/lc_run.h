@@ -131,18 +131,30 @@ static inline void lc_t_out_free(struct lc_t_out *o)
 }
 
 /*
- * Column col (0: node 0, 1: node 1) of counter name in the table of
+ * Column col (node col) of counter name in the table of
  * commrun --stats in o's text; fails the test when there is no such row.
  */
 static inline unsigned long long lc_t_stat(const struct lc_t_out *o, const char *name, int col)
 {
 	size_t n = strlen(name);
-	unsigned long long v[2];
 
-	for (const char *p = o->text; (p = strstr(p, name)); p += n)
-		if ((p == o->text || p[-1] == '\n') && p[n] == ' ' &&
-		    sscanf(p + n, "%llu %llu", &v[0], &v[1]) == 2 && col >= 0 && col < 2)
-			return v[col];
+	for (const char *p = o->text; (p = strstr(p, name)); p += n) {
+		const char *q = p + n;
+		char *end;
+		unsigned long long v = 0;
+		int c;
+
+		if ((p != o->text && p[-1] != '\n') || *q != ' ')
+			continue;
+		/* the columns are the nodes: skip to column col */
+		for (c = 0; c <= col; c++, q = end) {
+			v = strtoull(q, &end, 10);
+			if (end == q)
+				break;
+		}
+		if (c > col && col >= 0)
+			return v;
+	}
 	cr_assert_fail("no counter %s (column %d) in the --stats table:\n%s", name, col, o->text);
 	return 0;
 }

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* Several endpoints (virtual interfaces) per NIC: traffic, and the attacks the NIC's protection stops (tests/vi/progs/vi.c). */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../pipeline/lc_run.h"
+#include "lc_config.h"
+#include "lc_coop.h"
+
+TestSuite(vi, .timeout = 240 * LC_T_SLOWDOWN);
+
+/* commrun --stats --per-node 2 -n 4 vi MODE [ROUNDS]: a clean exit and its line, in *o. */
+static void run_vi(struct lc_t_out *o, const char *mode, const char *rounds)
+{
+	const char *opts[] = { "--stats", "--per-node", "2", NULL };
+	char want[64];
+
+	lc_t_commrun_with(o, opts, 4, 200, "vi", mode, rounds, NULL);
+	cr_assert_eq(o->status, 0, "exit status %d; output:\n%s", o->status, o->text);
+	snprintf(want, sizeof want, "vi %s: ", mode);
+	cr_assert_eq(lc_t_count(o, want), 4, "not every node printed its result:\n%s", o->text);
+}
+
+Test(vi, messages_and_puts_between_endpoints_of_one_nic_and_of_two)
+{
+	struct lc_t_out o;
+
+	run_vi(&o, "traffic", LC_T_PERSONALITY_FULL ? "3" : "1");
+	/* the puts went by the target NICs' Rx DMA into the registered regions */
+	for (int node = 0; node < 4; node++)
+		cr_assert_gt(lc_t_stat(&o, "rdma_frames", node), 0, "node %d placed no put", node);
+	lc_t_out_free(&o);
+}
+
+Test(vi, another_endpoints_doorbell_faults_and_it_cannot_be_taken_over)
+{
+	struct lc_t_out o;
+
+	run_vi(&o, "doorbell", "1");
+	for (int node = 0; node < 4; node++)
+		cr_assert_eq(lc_t_stat(&o, "db_refused", node), 0, "node %d refused a doorbell", node);
+	lc_t_out_free(&o);
+}
+
+Test(vi, frames_forged_in_the_job_segment_or_through_another_page_are_never_sent)
+{
+	struct lc_t_out o;
+
+	run_vi(&o, "forge", "1");
+	cr_assert_eq(lc_t_stat(&o, "db_refused", 1), 1, "node 1's MCP refused its forged doorbell once");
+	cr_assert_eq(lc_t_stat(&o, "db_refused", 0), 0, "node 0 saw a doorbell it did not ring");
+	lc_t_out_free(&o);
+}
+
+#if !LC_PC_EXACTLY_ONCE
+Test(vi, a_handle_of_another_endpoint_of_the_nic_is_refused)
+{
+	struct lc_t_out o;
+
+	run_vi(&o, "tag", "1");
+	cr_assert_geq(lc_t_stat(&o, "rdma_denied", 1), 1, "node 1's NIC refused no frame");
+	cr_assert_geq(lc_t_stat(&o, "rdma_denied", 0), 1, "node 0's NIC refused no frame");
+	cr_assert_gt(lc_t_stat(&o, "rdma_frames", 0), 0, "the good put into node 0 was not placed");
+	lc_t_out_free(&o);
+}
+#else
+LC_T_SKIPPED(vi, a_handle_of_another_endpoint_of_the_nic_is_refused,
+	     "a refused RDMA frame never reaches the target's host, so exactly_once resends it until "
+	     "the link is given up (docs/internals.md, 'Puts')")
+#endif
