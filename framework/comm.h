@@ -330,6 +330,7 @@ int lc_progress(lc_node *node);
 	X(tx_ring_full,     "times the Send Ring or Tx DMA chain was full")   \
 	X(rx_drops_bad,     "corrupt or foreign frames dropped by the host")  \
 	X(rx_drops_proto,   "frames dropped by a protocol's verdict")         \
+	X(rx_refused,       "RDMA frames the NIC refused, seen by the protocols, then dropped")\
 	X(unexpected_msgs,  "messages that arrived before their receive")     \
 	X(unexpected_hwm,   "unexpected bytes held, high-water mark")         \
 	X(rx_parked,        "first frames parked at the unexpected budget")   \

@@ -136,8 +136,11 @@ int lc_rx_frame(struct lc_node *node, struct lc_frame_hdr *hdr)
 	lc_verdict v;
 
 	LC_STAT_ADD(node, rx_frames, 1);
-	/* an RDMA frame's payload is where the NIC placed it (only its header is in staging) */
-	if (__builtin_expect(hdr->type == LC_FT_RDMA, 0) &&
+	/*
+	 * an RDMA frame's payload is where the NIC placed it (only its header is in
+	 * staging); one it refused is in staging whole (LC_FF_REFUSED)
+	 */
+	if (__builtin_expect(hdr->type == LC_FT_RDMA, 0) && !(hdr->flags & LC_FF_REFUSED) &&
 	    !(payload = lc_nic_rdma_payload(node->nic, hdr)))
 		goto bad;
 	if (hdr->magic != LC_FRAME_MAGIC || hdr->dst != node->rank || hdr->src >= node->size ||

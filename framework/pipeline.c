@@ -433,6 +433,11 @@ int lc_rx_ctrl(struct lc_node *node, const struct lc_frame_hdr *hdr, const void 
 	const struct lc_fw_ctrl *c = payload;
 	uint32_t i, n;
 
+	if (hdr->type == LC_FT_RDMA && (hdr->flags & LC_FF_REFUSED)) {
+		/* the NIC placed nothing (nic/rdma.c); the protocols have seen it: its end */
+		LC_STAT_ADD(node, rx_refused, 1);
+		return 0;
+	}
 	if (hdr->type == LC_FT_RDMA && (hdr->flags & LC_FF_PUT))
 		return lc_rx_put(node, hdr);
 	if (hdr->type != LC_FT_FRAMEWORK || hdr->len < sizeof(*c) ||

@@ -34,6 +34,9 @@ function M.emit(m)
     "#define LC_ANNOUNCE_BYTES 4",
     "#define LC_FF_PUT 32   /* RDMA frame of a put (lc_iput): the framework's own; match_hi is the",
     "                       * put's id, msg_len the region offset where it ends */",
+    "#define LC_FF_REFUSED 64   /* set by the receiving NIC on an RDMA frame it refused (nothing was",
+    "                           * placed): staged whole, so the host's protocols account for it",
+    "                           * (a sequence number), then the framework drops it */",
     "",
     "struct lc_frame_hdr {",
   }

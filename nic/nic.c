@@ -536,10 +536,17 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 	if (__builtin_expect(hdr->type == LC_FT_RDMA, 0)) {
 		int placed = lc_nic_rdma_place(nic, hdr, next, h0);
 
-		if (placed < 0)
-			goto drop;
-		/* no room for its two blocks: wait like for one (rx_fifo_full counts the waits) */
-		return placed;
+		/* placed, or no room for its two blocks: wait like for one (rx_fifo_full counts the waits) */
+		if (placed >= 0)
+			return placed;
+		/*
+		 * Refused (counted, its sender told): nothing lands in the region, but the
+		 * frame goes to staging whole, marked, as any frame -- a protocol that
+		 * numbers frames must see its number, or it would send it again until it
+		 * gave the peer up.  Its CRC was checked above (nic_rx); the framework
+		 * drops it once the protocols saw it.
+		 */
+		hdr->flags |= LC_FF_REFUSED;
 	}
 	slot = m->rx_alloc & (nic->g.staging_slots - 1);
 	b = &nic->chain[0].blocks[h0 & nic->chain[0].mask];

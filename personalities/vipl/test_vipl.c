@@ -58,16 +58,10 @@ Test(vipl, rdma_writes_refused_by_the_writer)
 	vipl_t_check("rdma_refused");
 }
 
-#if !LC_PC_EXACTLY_ONCE
 Test(vipl, rdma_write_into_a_revoked_region_refused_by_the_target_nic)
 {
 	vipl_t_check("rdma_revoked");
 }
-#else
-LC_T_SKIPPED(vipl, rdma_write_into_a_revoked_region_refused_by_the_target_nic,
-	     "a protocol that provides exactly_once (LC_PC_EXACTLY_ONCE) resends a frame the target's "
-	     "NIC refused until it gives the peer up: the refusal ends the link, not only the write")
-#endif
 
 /* An example: it runs, prints its rows and reports no error or mismatch. */
 static void vipl_t_example(const char *prog, char *a1, char *a2, char *a3, char *a4, int rows)

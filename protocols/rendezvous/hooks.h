@@ -123,8 +123,11 @@ static inline int lc_rndv_is_ctrl(const struct lc_frame_hdr *hdr, const void *pa
 static inline lc_verdict lc_rendezvous_recv_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
 						  void *payload)
 {
-	/* not ours: data, a control frame of another, an RDMA frame of the framework's puts */
-	if (hdr->type == LC_FT_DATA || (hdr->flags & LC_FF_PUT) ||
+	/*
+	 * not ours: data, a control frame of another, an RDMA frame of the framework's
+	 * puts or one its NIC refused (nothing placed: the framework drops it)
+	 */
+	if (hdr->type == LC_FT_DATA || (hdr->flags & (LC_FF_PUT | LC_FF_REFUSED)) ||
 	    (hdr->type != LC_FT_RDMA && !lc_rndv_is_ctrl(hdr, payload)))
 		return LC_CONTINUE;
 	return lc_rendezvous_frame(node, hdr, payload);

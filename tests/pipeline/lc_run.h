@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lc_config.h"     /* LC_PROTO_* */
+#include "lc_coop.h"       /* LC_PC_EXACTLY_ONCE */
 #include "lc_skip.h"       /* LC_T_SKIPPED */
 
 /*
@@ -278,6 +279,25 @@ static inline void lc_t_vcommrun(struct lc_t_out *o, const char *const *opts, in
 		argv[a++] = s;
 	argv[a] = NULL;
 	lc_t_exec_job(o, argv, timeout_s * LC_T_SLOWDOWN);
+}
+
+/*
+ * Node col's host saw the RDMA frames its NIC refused (staged marked, after
+ * the protocols: rx_refused) -- each once where frames are not sent again;
+ * with exactly_once a copy sent again before the ack is refused again and
+ * dropped as a duplicate by the protocol, so at least one and at most all.
+ */
+static inline void lc_t_expect_refusals_seen(const struct lc_t_out *o, int col)
+{
+	unsigned long long denied = lc_t_stat(o, "rdma_denied", col), seen = lc_t_stat(o, "rx_refused", col);
+
+	cr_assert_gt(denied, 0, "node %d's NIC refused no frame", col);
+	if (LC_PC_EXACTLY_ONCE)
+		cr_assert(seen >= 1 && seen <= denied, "node %d's host saw %llu of %llu refused frames",
+			  col, seen, denied);
+	else
+		cr_assert_eq(seen, denied, "node %d's host saw %llu of %llu refused frames", col, seen,
+			     denied);
 }
 
 /* commrun --show-job --timeout T -n N PROG ARGS... (lc_t_vcommrun) */

@@ -55,7 +55,6 @@ Test(vi, frames_forged_in_the_job_segment_or_through_another_page_are_never_sent
 	lc_t_out_free(&o);
 }
 
-#if !LC_PC_EXACTLY_ONCE
 Test(vi, a_handle_of_another_endpoint_of_the_nic_is_refused)
 {
 	struct lc_t_out o;
@@ -64,10 +63,7 @@ Test(vi, a_handle_of_another_endpoint_of_the_nic_is_refused)
 	cr_assert_geq(lc_t_stat(&o, "rdma_denied", 1), 1, "node 1's NIC refused no frame");
 	cr_assert_geq(lc_t_stat(&o, "rdma_denied", 0), 1, "node 0's NIC refused no frame");
 	cr_assert_gt(lc_t_stat(&o, "rdma_frames", 0), 0, "the good put into node 0 was not placed");
+	lc_t_expect_refusals_seen(&o, 1);
+	lc_t_expect_refusals_seen(&o, 0);
 	lc_t_out_free(&o);
 }
-#else
-LC_T_SKIPPED(vi, a_handle_of_another_endpoint_of_the_nic_is_refused,
-	     "a refused RDMA frame never reaches the target's host, so exactly_once resends it until "
-	     "the link is given up (docs/internals.md, 'Puts')")
-#endif
