@@ -46,6 +46,47 @@ static void lc_run_print_faults(const char *job, uint32_t nodes)
 	}
 }
 
+/*
+ * The switch ports a frame crossed (nic/net.c topology): what each leads to,
+ * its frames, bytes and stalls -- where the endpoints of a NIC (--per-node)
+ * or the NICs of a leaf share a link.  Ports no frame crossed are left out.
+ */
+static void lc_run_print_ports(const char *job)
+{
+	static struct lc_seg_port p[LC_MAX_NODES * 2 + 256];
+	struct lc_nic_geom g;
+	uint32_t n = 0, sw, P, per_leaf;
+
+	if (lc_seg_read_ports(job, &g, p, sizeof p / sizeof p[0], &n) != 0 || n == 0)
+		return;
+	sw = n / g.switch_ports;
+	P = g.switch_ports;
+	per_leaf = sw == 1 ? P : P - 1;
+	printf("# switch output ports: %u switch%s of %u ports, %u NIC%s of %u endpoint%s\n", sw,
+	       sw == 1 ? "" : "es", P, lc_geom_nics(&g), lc_geom_nics(&g) == 1 ? "" : "s", g.per_nic,
+	       g.per_nic == 1 ? "" : "s");
+	printf("%-8s  %-22s  %12s  %14s  %10s\n", "port", "leads to", "frames", "bytes", "stalls");
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = i / P, q = i % P, nic = s * per_leaf + q;
+		char at[16], to[32];
+
+		if (!p[i].frames && !p[i].stalls)
+			continue;
+		if (sw > 1 && s == sw - 1)
+			snprintf(to, sizeof to, "leaf %u", q);
+		else if (sw > 1 && q == P - 1)
+			snprintf(to, sizeof to, "root");
+		else if (g.per_nic == 1)
+			snprintf(to, sizeof to, "NIC %u (node %u)", nic, nic);
+		else
+			snprintf(to, sizeof to, "NIC %u (nodes %u-%u)", nic, nic * g.per_nic,
+				 (nic + 1) * g.per_nic - 1 < g.nodes ? (nic + 1) * g.per_nic - 1 : g.nodes - 1);
+		snprintf(at, sizeof at, "%u.%u", s, q);
+		printf("%-8s  %-22s  %12llu  %14llu  %10llu\n", at, to, (unsigned long long)p[i].frames,
+		       (unsigned long long)p[i].bytes, (unsigned long long)p[i].stalls);
+	}
+}
+
 /* Every counter of every node, read from the segment after the nodes ended ("-": unreadable). */
 void lc_run_print_stats(const char *job, uint32_t nodes)
 {
@@ -101,6 +142,7 @@ void lc_run_print_stats(const char *job, uint32_t nodes)
 		if (c1 < nodes)
 			printf("\n");
 	}
+	lc_run_print_ports(job);
 	lc_run_print_faults(job, nodes);
 	fflush(stdout);
 }

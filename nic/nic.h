@@ -130,6 +130,19 @@ void lc_seg_mark_stopped(const char *name, uint32_t node, int stopped);
 /* Read the counters of a node after the job (launcher --stats). 0 or negative lc_err. */
 int lc_seg_read_stats(const char *name, uint32_t node, uint64_t nic[LC_NIC_STAT_COUNT],
 		      uint64_t host[LC_HOST_STATS_MAX]);
+/*
+ * The switch output ports' counters after the job (launcher --stats): port
+ * gport = switch * switch_ports + port, in out[0 .. *n - 1] (at most max);
+ * *g the job's geometry (lc_net_switches, lc_geom_nics name what each port
+ * leads to).  0 or negative lc_err.
+ */
+struct lc_seg_port {
+	uint64_t frames;    /* frames that crossed the port (one per hop of a route) */
+	uint64_t bytes;     /* their bytes, headers included */
+	uint64_t stalls;    /* times a sender found it held (wormhole contention) */
+};
+int lc_seg_read_ports(const char *name, struct lc_nic_geom *g, struct lc_seg_port *out, uint32_t max,
+		      uint32_t *n);
 int lc_seg_unlink(const char *name);
 
 /* ---- node side ---- */

@@ -428,6 +428,42 @@ int lc_seg_read_stats(const char *name, uint32_t node, uint64_t nic[LC_NIC_STAT_
 	return 0;
 }
 
+int lc_seg_read_ports(const char *name, struct lc_nic_geom *g, struct lc_seg_port *out, uint32_t max,
+		      uint32_t *n)
+{
+	const struct lc_net_port *p;
+	struct lc_seg_hdr *h;
+	uint8_t *base;
+	size_t bytes;
+	char err[256];
+	int rc;
+
+	if (!name || !g || !out || !n)
+		return LC_ERR_INVAL;
+	rc = map_raw(name, &base, &bytes, err, sizeof(err));
+	if (rc)
+		return rc;
+	h = (struct lc_seg_hdr *)base;
+	rc = check_magic(name, h, bytes, err, sizeof(err));
+	if (rc == 0 && h->off_net + (uint64_t)h->net_ports * sizeof(*p) > bytes)
+		rc = LC_ERR_CONFIG;
+	if (rc) {
+		munmap(base, bytes);
+		return rc;
+	}
+	*g = h->geom;
+	p = (const struct lc_net_port *)(base + h->off_net);
+	*n = h->net_ports < max ? h->net_ports : max;
+	for (uint32_t i = 0; i < *n; i++)
+		out[i] = (struct lc_seg_port){
+			.frames = atomic_load_explicit(&p[i].frames, memory_order_relaxed),
+			.bytes = atomic_load_explicit(&p[i].bytes, memory_order_relaxed),
+			.stalls = atomic_load_explicit(&p[i].stalls, memory_order_relaxed),
+		};
+	munmap(base, bytes);
+	return 0;
+}
+
 int lc_seg_unlink(const char *name)
 {
 	if (!name)

@@ -32,6 +32,19 @@ Test(vi, messages_and_puts_between_endpoints_of_one_nic_and_of_two)
 	/* the puts went by the target NICs' Rx DMA into the registered regions */
 	for (int node = 0; node < 4; node++)
 		cr_assert_gt(lc_t_stat(&o, "rdma_frames", node), 0, "node %d placed no put", node);
+	/* each NIC's switch port carried the frames of both its endpoints (one crossbar: one hop) */
+	for (int nic = 0; nic < 2; nic++) {
+		char row[32];
+		const char *at;
+		unsigned long long frames = 0;
+
+		snprintf(row, sizeof row, "\n0.%d ", nic);
+		at = strstr(o.text, row);
+		cr_assert(at && sscanf(at + strlen(row), " NIC %*d (nodes %*d-%*d) %llu", &frames) == 1,
+			  "no row for the port of NIC %d:\n%s", nic, o.text);
+		cr_assert_eq(frames, lc_t_stat(&o, "net_rx_frames", 2 * nic) + lc_t_stat(&o, "net_rx_frames", 2 * nic + 1),
+			     "port of NIC %d: %llu frames, its two endpoints took others", nic, frames);
+	}
 	lc_t_out_free(&o);
 }
 
