@@ -68,7 +68,7 @@ static void lc_run_print_ports(const char *job)
 	printf("%-8s  %-22s  %12s  %14s  %10s\n", "port", "leads to", "frames", "bytes", "stalls");
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = i / P, q = i % P, nic = s * per_leaf + q;
-		char at[16], to[32];
+		char at[32], to[64];
 
 		if (!p[i].frames && !p[i].stalls)
 			continue;
