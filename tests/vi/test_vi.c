@@ -73,10 +73,9 @@ Test(vi, a_handle_of_another_endpoint_of_the_nic_is_refused)
 	struct lc_t_out o;
 
 	run_vi(&o, "tag", "1");
-	cr_assert_geq(lc_t_stat(&o, "rdma_denied", 1), 1, "node 1's NIC refused no frame");
-	cr_assert_geq(lc_t_stat(&o, "rdma_denied", 0), 1, "node 0's NIC refused no frame");
-	cr_assert_gt(lc_t_stat(&o, "rdma_frames", 0), 0, "the good put into node 0 was not placed");
+	/* both NICs refused (the other endpoint's handle), their hosts saw each refusal */
 	lc_t_expect_refusals_seen(&o, 1);
 	lc_t_expect_refusals_seen(&o, 0);
+	cr_assert_gt(lc_t_stat(&o, "rdma_frames", 0), 0, "the good put into node 0 was not placed");
 	lc_t_out_free(&o);
 }
