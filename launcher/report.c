@@ -47,6 +47,47 @@ static void lc_run_print_faults(const char *job, uint32_t nodes)
 }
 
 /*
+ * The job's traffic matrix: per source and destination, what the source's NIC
+ * put on the link (messages, frames, bytes); pairs with no frame left out.
+ * The input of a placement (which nodes talk to which, how much).
+ */
+static void lc_run_print_traffic(const char *job, uint32_t nodes)
+{
+	static uint64_t t[LC_MAX_NODES * LC_TRAFFIC_COUNT];
+	static const char *const name[] = {
+#define LC_X_NAME(n, ...) #n,
+		LC_TRAFFIC_LIST(LC_X_NAME)
+#undef LC_X_NAME
+	};
+	int header = 0;
+
+	for (uint32_t s = 0; s < nodes; s++) {
+		uint32_t n = 0;
+
+		if (lc_seg_read_traffic(job, s, t, sizeof t / sizeof t[0], &n) != 0)
+			continue;
+		for (uint32_t d = 0; d < n; d++) {
+			char l[32];
+
+			if (!t[d * LC_TRAFFIC_COUNT + LC_TRAFFIC_frames])
+				continue;
+			if (!header) {
+				printf("# traffic matrix: what each node's NIC put on the link to each\n%-12s", "src->dst");
+				for (int k = 0; k < LC_TRAFFIC_COUNT; k++)
+					printf("  %14s", name[k]);
+				printf("\n");
+				header = 1;
+			}
+			snprintf(l, sizeof l, "%u->%u", s, d);
+			printf("%-12s", l);
+			for (int k = 0; k < LC_TRAFFIC_COUNT; k++)
+				printf("  %14llu", (unsigned long long)t[d * LC_TRAFFIC_COUNT + k]);
+			printf("\n");
+		}
+	}
+}
+
+/*
  * The switch ports a frame crossed (nic/net.c topology): what each leads to,
  * its frames, bytes and stalls -- where the endpoints of a NIC (--per-node)
  * or the NICs of a leaf share a link.  Ports no frame crossed are left out.
@@ -142,6 +183,7 @@ void lc_run_print_stats(const char *job, uint32_t nodes)
 		if (c1 < nodes)
 			printf("\n");
 	}
+	lc_run_print_traffic(job, nodes);
 	lc_run_print_ports(job);
 	lc_run_print_faults(job, nodes);
 	fflush(stdout);

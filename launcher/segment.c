@@ -163,6 +163,11 @@ int lc_run_segment_create(struct lc_run_job *j, const struct lc_run_opts *o)
 		lc_seg_unlink(j->name);
 		return -1;
 	}
+	if (o->stats && (rc = lc_seg_record_traffic(j->name)) != 0) {
+		lc_run_msg("cannot ask %s for the traffic matrix: %s", j->name, lc_strerror(rc));
+		lc_seg_unlink(j->name);
+		return -1;
+	}
 	/* the composed protocols' part (e.g. the config's static groups, ids 0..); --group ones follow */
 	if ((rc = lc_pc_job_init(j->name, &j->geom, err, sizeof err)) < 0) {
 		lc_run_msg("%s", err);

@@ -265,6 +265,25 @@ void lc_nic_rx_hold(struct lc_nic *nic, uint32_t src, int on)
 		atomic_fetch_and_explicit(w, ~bit, memory_order_relaxed);
 }
 
+/*
+ * The traffic matrix's row of this node (nic.h, lc_seg_read_traffic): one
+ * writer, this Net-Send; counted once per frame lc_net_put was asked to put
+ * and reported sent, whatever the fault injector made of it on the wire.
+ */
+__attribute__((noinline, cold))   /* out of line: Net-Send's hot path keeps its registers */
+static void lc_net_count_traffic(struct lc_nic *nic, uint32_t dst, const struct lc_frame_hdr *h, uint32_t bytes)
+{
+	_Atomic uint64_t *t = nic->traffic + (size_t)dst * LC_TRAFFIC_COUNT;
+	uint64_t first = h->type == LC_FT_DATA && (h->flags & LC_FF_FIRST);
+
+#define LC_X_ADD(k, v) \
+	atomic_store_explicit(&t[k], atomic_load_explicit(&t[k], memory_order_relaxed) + (v), memory_order_relaxed)
+	LC_X_ADD(LC_TRAFFIC_msgs, first);
+	LC_X_ADD(LC_TRAFFIC_frames, 1);
+	LC_X_ADD(LC_TRAFFIC_bytes, bytes);
+#undef LC_X_ADD
+}
+
 int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint32_t *busy)
 {
 	const struct lc_route *r;
@@ -276,8 +295,12 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 		/* the fault injector (faults.h): one predictable branch when no fault is set */
 		int f = lc_faults_tx(nic, &frame, dst, &bytes);
 
-		if (f == 0)
+		if (f == 0) {
+			/* it left this NIC, lost or held back on the link: traffic the node sent */
+			if (nic->traffic)
+				lc_net_count_traffic(nic, dst, hdr, nic->g.hdr_bytes + hdr->len);
 			return LC_NET_PUT_SENT;
+		}
 		if (f < 0)
 			return LC_NET_PUT_LATER;
 		need = (uint32_t)f;
@@ -312,6 +335,9 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 	lc_net_unlock(nic, r);
 	lc_nic_count(nic, LC_NIC_STAT_net_tx_frames, 1);
 	lc_nic_count(nic, LC_NIC_STAT_net_tx_bytes, bytes);
+	/* hdr, the frame asked for (the wire may have carried a reordered one in its place) */
+	if (nic->traffic)
+		lc_net_count_traffic(nic, dst, hdr, nic->g.hdr_bytes + hdr->len);
 	return LC_NET_PUT_SENT;
 }
 
@@ -856,6 +882,8 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->host_stats = (_Atomic uint64_t *)(area + nic->nl.host_stats);
 	nic->dst_drops = (_Atomic uint32_t *)(area + nic->nl.dst_drops);
 	nic->fault_stats = (_Atomic uint64_t *)(area + nic->nl.fault_stats);
+	/* the traffic matrix only when the launcher asked for it (--stats): a frame pays one test else */
+	nic->traffic = nic->hdr->traffic ? (_Atomic uint64_t *)(area + nic->nl.traffic) : NULL;
 	nic->rdma_nacks = (_Atomic uint32_t *)(area + nic->nl.rdma_nacks);
 	nic->ports = (struct lc_net_port *)(nic->seg + off_net);
 	nic->db = (struct lc_nic_doorbell *)(void *)(nic->sram + g->off_tx_fifo);

@@ -18,7 +18,7 @@
 
 #define LC_MAX_NODES 256
 #define LC_DMA_CHAINS 4         /* chain 0 = Rx (highest priority), 1 = Tx, 2..3 spare */
-#define LC_SEG_LAYOUT_VERSION 7
+#define LC_SEG_LAYOUT_VERSION 8
 
 enum lc_nic_stat {
 #define LC_X_ENUM(name, ...) LC_NIC_STAT_##name,
@@ -130,6 +130,31 @@ void lc_seg_mark_stopped(const char *name, uint32_t node, int stopped);
 /* Read the counters of a node after the job (launcher --stats). 0 or negative lc_err. */
 int lc_seg_read_stats(const char *name, uint32_t node, uint64_t nic[LC_NIC_STAT_COUNT],
 		      uint64_t host[LC_HOST_STATS_MAX]);
+/*
+ * The job's traffic matrix, row node (after the job: launcher --stats): what
+ * node's Net-Send put on the link to each destination d, out[d * LC_TRAFFIC_COUNT
+ * + k], for k in LC_TRAFFIC_LIST; *nodes the job's nodes.  Every frame that
+ * left for d is counted (group copies each to its member), also one the fault
+ * injector then drops.  0, LC_ERR_RANGE (cap too small) or negative lc_err.
+ */
+#define LC_TRAFFIC_LIST(X)                                              \
+	X(msgs,   "messages: first frames of data messages")                \
+	X(frames, "frames of every type")                                   \
+	X(bytes,  "frame bytes, headers included")
+enum lc_traffic {
+#define LC_X_ENUM(name, ...) LC_TRAFFIC_##name,
+	LC_TRAFFIC_LIST(LC_X_ENUM)
+#undef LC_X_ENUM
+	LC_TRAFFIC_COUNT
+};
+int lc_seg_read_traffic(const char *name, uint32_t node, uint64_t *out, size_t cap, uint32_t *nodes);
+/*
+ * Have the nodes of the job keep the traffic matrix (before they attach;
+ * commrun --stats).  Without it a frame costs Net-Send one test, and the
+ * matrix reads all zero.  0 or negative lc_err.
+ */
+int lc_seg_record_traffic(const char *name);
+
 /*
  * The switch output ports' counters after the job (launcher --stats): port
  * gport = switch * switch_ports + port, in out[0 .. *n - 1] (at most max);

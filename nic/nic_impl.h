@@ -315,6 +315,7 @@ struct lc_seg_hdr {
 	uint32_t net_ports;
 	uint32_t net_switches;
 	struct lc_fault_cfg faults;  /* the run's fault injector (faults.h); set before nodes attach */
+	uint32_t traffic;          /* 1: Net-Send keeps the traffic matrix (lc_seg_record_traffic) */
 	uint64_t off_names;        /* the name table (nic/names.c), after the group table */
 	uint32_t names;            /* its entries, LC_NAME_ENTRIES(nodes) */
 	struct lc_seg_node node[LC_MAX_NODES];
@@ -341,7 +342,7 @@ struct lc_seg_name {
 
 /* Offsets inside one node area. */
 struct lc_seg_node_layout {
-	uint64_t sram, staging, nic_stats, host_stats, dst_drops, fault_stats, rdma_nacks, bytes;
+	uint64_t sram, staging, nic_stats, host_stats, dst_drops, fault_stats, rdma_nacks, traffic, bytes;
 };
 
 /*
@@ -447,6 +448,8 @@ struct lc_nic {
 	_Atomic uint64_t *host_stats;
 	_Atomic uint32_t *dst_drops;        /* written by Net-Send */
 	_Atomic uint64_t *fault_stats;      /* [nodes][LC_FAULT_COUNT]: faults injected per link (faults.c) */
+	_Atomic uint64_t *traffic;          /* [nodes][LC_TRAFFIC_COUNT]: what Net-Send put on the link to each
+					     * (lc_seg_read_traffic); NULL unless the job records it */
 	_Atomic uint32_t *rdma_nacks;       /* [kind * nodes + src]: RDMA frames refused, by lc_nic_nack (Net-Recv) */
 	struct lc_nic_reg *reg;             /* the registration table (g.reg_entries) */
 	struct lc_fault_state *faults;      /* the injector's state (Net-Send's), NULL with no fault set */

@@ -153,6 +153,8 @@ void lc_seg_layout(const struct lc_nic_geom *g, struct lc_seg_node_layout *nl,
 	o = align_up(o + sizeof(uint64_t) * LC_FAULT_COUNT * g->nodes, LC_LINE);
 	nl->rdma_nacks = o;
 	o = align_up(o + sizeof(uint32_t) * LC_NIC_NACK_KINDS * g->nodes, LC_LINE);
+	nl->traffic = o;
+	o = align_up(o + sizeof(uint64_t) * LC_TRAFFIC_COUNT * g->nodes, LC_LINE);
 	nl->bytes = align_up(o, 4096);
 	*off_nodes = align_up(sizeof(struct lc_seg_hdr), 4096);
 	*off_net = *off_nodes + nl->bytes * g->nodes;
@@ -428,6 +430,31 @@ int lc_seg_read_stats(const char *name, uint32_t node, uint64_t nic[LC_NIC_STAT_
 	return 0;
 }
 
+int lc_seg_read_traffic(const char *name, uint32_t node, uint64_t *out, size_t cap, uint32_t *nodes)
+{
+	struct lc_seg_node_layout nl;
+	struct lc_seg_hdr *h;
+	uint8_t *base, *area;
+	size_t bytes;
+	int rc;
+
+	if (!name || !out || !nodes)
+		return LC_ERR_INVAL;
+	rc = map_node(name, node, &base, &bytes, &h, &nl, &area);
+	if (rc)
+		return rc;
+	if (cap < (size_t)h->geom.nodes * LC_TRAFFIC_COUNT) {
+		rc = LC_ERR_RANGE;
+	} else {
+		*nodes = h->geom.nodes;
+		for (size_t i = 0; i < (size_t)h->geom.nodes * LC_TRAFFIC_COUNT; i++)
+			out[i] = atomic_load_explicit((_Atomic uint64_t *)(area + nl.traffic) + i,
+						      memory_order_relaxed);
+	}
+	munmap(base, bytes);
+	return rc;
+}
+
 int lc_seg_read_ports(const char *name, struct lc_nic_geom *g, struct lc_seg_port *out, uint32_t max,
 		      uint32_t *n)
 {
@@ -487,6 +514,26 @@ int lc_seg_set_faults(const char *name, const struct lc_fault_cfg *cfg)
 	if (rc == 0)
 		/* read by lc_nic_attach after the launcher starts the nodes (fork/exec orders it) */
 		((struct lc_seg_hdr *)base)->faults = *cfg;
+	munmap(base, bytes);
+	return rc;
+}
+
+int lc_seg_record_traffic(const char *name)
+{
+	char err[256];
+	uint8_t *base;
+	size_t bytes;
+	int rc;
+
+	if (!name)
+		return LC_ERR_INVAL;
+	rc = map_raw(name, &base, &bytes, err, sizeof(err));
+	if (rc)
+		return rc;
+	rc = check_magic(name, (struct lc_seg_hdr *)base, bytes, err, sizeof(err));
+	if (rc == 0)
+		/* read by lc_nic_attach after the launcher starts the nodes (fork/exec orders it) */
+		((struct lc_seg_hdr *)base)->traffic = 1;
 	munmap(base, bytes);
 	return rc;
 }

@@ -32,6 +32,32 @@ Test(vi, messages_and_puts_between_endpoints_of_one_nic_and_of_two)
 	/* the puts went by the target NICs' Rx DMA into the registered regions */
 	for (int node = 0; node < 4; node++)
 		cr_assert_gt(lc_t_stat(&o, "rdma_frames", node), 0, "node %d placed no put", node);
+	/*
+	 * the traffic matrix: every pair carried at least the messages of every size
+	 * and one put, and a node's row adds up to the frames its NIC sent
+	 */
+	for (int s = 0; s < 4; s++) {
+		unsigned long long frames = 0;
+
+		for (int d = 0; d < 4; d++) {
+			char row[32];
+			const char *at;
+			unsigned long long v[3] = { 0, 0, 0 };
+
+			snprintf(row, sizeof row, "\n%d->%d ", s, d);
+			at = strstr(o.text, row);
+			if (s == d) {
+				cr_assert_null(at, "node %d sent to itself", s);
+				continue;
+			}
+			cr_assert(at && sscanf(at + strlen(row), "%llu %llu %llu", &v[0], &v[1], &v[2]) == 3,
+				  "no traffic row %d->%d:\n%s", s, d, o.text);
+			cr_assert_geq(v[0], 6ull * (LC_T_PERSONALITY_FULL ? 3 : 1), "%d->%d messages", s, d);
+			cr_assert_geq(v[2], 65536ull + 8192ull, "%d->%d bytes", s, d);
+			frames += v[1];
+		}
+		cr_assert_eq(frames, lc_t_stat(&o, "net_tx_frames", s), "node %d's row", s);
+	}
 	/* each NIC's switch port carried the frames of both its endpoints (one crossbar: one hop) */
 	for (int nic = 0; nic < 2; nic++) {
 		char row[32];
