@@ -430,7 +430,13 @@ int lc_seg_read_stats(const char *name, uint32_t node, uint64_t nic[LC_NIC_STAT_
 	return 0;
 }
 
-int lc_seg_read_traffic(const char *name, uint32_t node, uint64_t *out, size_t cap, uint32_t *nodes)
+/*
+ * A per-link table of node's area (counters per destination, cols each, at
+ * the layout field at offset `field` of struct lc_seg_node_layout) into
+ * out[nodes * cols].  0, LC_ERR_RANGE (cap too small) or negative lc_err.
+ */
+static int read_links(const char *name, uint32_t node, size_t field, size_t cols, uint64_t *out,
+		      size_t cap, uint32_t *nodes)
 {
 	struct lc_seg_node_layout nl;
 	struct lc_seg_hdr *h;
@@ -443,16 +449,26 @@ int lc_seg_read_traffic(const char *name, uint32_t node, uint64_t *out, size_t c
 	rc = map_node(name, node, &base, &bytes, &h, &nl, &area);
 	if (rc)
 		return rc;
-	if (cap < (size_t)h->geom.nodes * LC_TRAFFIC_COUNT) {
+	if (cap < (size_t)h->geom.nodes * cols) {
 		rc = LC_ERR_RANGE;
 	} else {
+		const _Atomic uint64_t *t;
+		uint64_t off;
+
+		memcpy(&off, (const uint8_t *)&nl + field, sizeof off);
+		t = (const _Atomic uint64_t *)(area + off);
 		*nodes = h->geom.nodes;
-		for (size_t i = 0; i < (size_t)h->geom.nodes * LC_TRAFFIC_COUNT; i++)
-			out[i] = atomic_load_explicit((_Atomic uint64_t *)(area + nl.traffic) + i,
-						      memory_order_relaxed);
+		for (size_t i = 0; i < (size_t)h->geom.nodes * cols; i++)
+			out[i] = atomic_load_explicit(&t[i], memory_order_relaxed);
 	}
 	munmap(base, bytes);
 	return rc;
+}
+
+int lc_seg_read_traffic(const char *name, uint32_t node, uint64_t *out, size_t cap, uint32_t *nodes)
+{
+	return read_links(name, node, offsetof(struct lc_seg_node_layout, traffic), LC_TRAFFIC_COUNT, out,
+			  cap, nodes);
 }
 
 int lc_seg_read_ports(const char *name, struct lc_nic_geom *g, struct lc_seg_port *out, uint32_t max,
@@ -540,25 +556,6 @@ int lc_seg_record_traffic(const char *name)
 
 int lc_seg_read_faults(const char *name, uint32_t node, uint64_t *out, size_t cap, uint32_t *nodes)
 {
-	struct lc_seg_node_layout nl;
-	struct lc_seg_hdr *h;
-	uint8_t *base, *area;
-	size_t bytes;
-	int rc;
-
-	if (!name || !out || !nodes)
-		return LC_ERR_INVAL;
-	rc = map_node(name, node, &base, &bytes, &h, &nl, &area);
-	if (rc)
-		return rc;
-	if (cap < (size_t)h->geom.nodes * LC_FAULT_COUNT) {
-		rc = LC_ERR_RANGE;
-	} else {
-		*nodes = h->geom.nodes;
-		for (size_t i = 0; i < (size_t)h->geom.nodes * LC_FAULT_COUNT; i++)
-			out[i] = atomic_load_explicit((_Atomic uint64_t *)(area + nl.fault_stats) + i,
-						      memory_order_relaxed);
-	}
-	munmap(base, bytes);
-	return rc;
+	return read_links(name, node, offsetof(struct lc_seg_node_layout, fault_stats), LC_FAULT_COUNT, out,
+			  cap, nodes);
 }
