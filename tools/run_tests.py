@@ -19,10 +19,17 @@ suite only through the command output the test checks.
 A test a config compiles out is skipped with its reason (LC_T_SKIPPED, tests/pipeline/lc_skip.h);
 a Criterion suite that exits 0 with no test at all, every one compiled out without it,
 counts as one skipped, so that a missing #else shows.
-Suites run --jobs at a time (default 2: this is a 2-core target and several suites
-start node processes), each Criterion suite with --jobs=1; every row prints its wall
-time and the slowest suites are listed at the end.  The benchmark quick-check runs
-alone, after everything else, so that no other suite steals its cores.
+Suites run --jobs at a time (SConstruct gives two a core, 4 on this 2-core target: a suite
+waits -- time limits, a peer's sleep, its nodes spinning then yielding -- more than it
+computes; four configs' suites took 200-225 s with 4 jobs, 300-309 s with 2), each
+Criterion suite with --jobs=1, the longest first (EXPECTED) so that the pool does not end
+on one long suite while the other workers idle; every row prints its wall time and the
+slowest suites are listed at the end.  The benchmark quick-check runs alone, after
+everything else, so that no other suite steals its cores.
+A suite runs in full on the configs that compose what it exercises and as a smoke test on
+the others, as its row in tests/smoke.py says: LC_T_SMOKE=1 in its environment (Criterion
+suites: fewer iterations, inputs or sizes of every case, tests/pipeline/lc_run.h), every
+FUZZ_SMOKE_STRIDE-th corpus input for a fuzz replay; its row says "smoke".
 --mode tsan (ThreadSanitizer builds): the runtime maps its shadow at fixed addresses,
 and on a kernel with many bits of mmap randomisation (vm.mmap_rnd_bits) it may find them
 taken and stop ("FATAL: ThreadSanitizer: unexpected memory mapping").  The first suite is
@@ -53,6 +60,20 @@ SANITIZER_REPORT = re.compile(r'^(==\d+==ERROR: (Address|Leak)Sanitizer|WARNING:
                               r'ThreadSanitizer:DEADLYSIGNAL|\S+:\d+:\d+: runtime error: )', re.M)
 # prepended to every suite's command line (tsan_prefix)
 PREFIX = []
+LUA = 'lua5.4'
+# Rough wall seconds (release, 2 cores) of the suites that take longest, as a suite's full run
+# and its smoke run (tests/smoke.py); every other suite counts EXPECTED_OTHER.  The pool starts
+# the longest first.
+EXPECTED = {'zerocost': (25, 25), 'gen: diagnostics': (14, 14), 'scaffold': (9, 9),
+            'fuzz_frame': (25, 4), 'fuzz_config': (9, 9), 'test_mpi': (20, 9),
+            'test_rel_e2e': (15, 1), 'test_pipeline_load': (11, 7), 'test_rel_faults': (4, 2),
+            'test_atlas': (7, 3), 'test_csn': (5, 3), 'test_vipl': (4, 2.5),
+            'test_multicast': (6, 6), 'test_pipeline_faults': (4, 4), 'test_pipeline': (3.5, 3.5),
+            'test_pipeline_bibw': (3.5, 3.5), 'test_pipeline_sizes': (3.5, 3.5),
+            'test_pipeline_envelope': (3, 3), 'test_flow_control': (3.5, 3.5),
+            'test_launcher': (2.5, 2.5), 'test_mcp': (2.5, 2.5), 'test_pipeline_traffic': (2, 2),
+            'test_rendezvous': (2, 2), 'test_rel_window': (2, 2)}
+EXPECTED_OTHER = 1
 # what Criterion reports of a skip that gave no reason (a .disabled test, cr_skip_test(""))
 UNEXPLAINED = ('', 'The test was skipped.', 'Test is disabled')
 
@@ -185,6 +206,98 @@ def tsan_prefix(exe, root):
     return None, 'stops at start, also under %s: %s' % (' '.join(setarch), tail_of(text2, 3))
 
 
+class Config:
+    """What a predicate of tests/smoke.py sees of a config (its docstring)."""
+
+    def __init__(self, name, protos, every, variant):
+        self.name, self.protos, self.every, self.variant = name, protos, every, variant
+
+
+def gen_protocols(root, cfg):
+    """The protocols configs/<cfg>.lua composes (the generator's --print protocols), or None."""
+    try:
+        r = subprocess.run([LUA, 'gen/main.lua', '--config', 'configs/%s.lua' % cfg, '--print',
+                            'protocols'], cwd=root, capture_output=True, text=True, timeout=60)
+    except OSError:
+        return None
+    if r.returncode != 0:
+        return None
+    words = (w.strip('"\' ') for w in re.split(r'[\s,\[\]{}]+', r.stdout))
+    return frozenset(w for w in words if w)
+
+
+def implemented(root):
+    """The protocols of protocols/ whose registry entry says implemented = true."""
+    out = set()
+    pdir = os.path.join(root, 'protocols')
+    for p in sorted(os.listdir(pdir)) if os.path.isdir(pdir) else []:
+        if not re.match(r'^[A-Za-z0-9_]+$', p) or \
+                not os.path.exists(os.path.join(pdir, p, 'protocol.lua')):
+            continue
+        code = 'local t = dofile("protocols/%s/protocol.lua") ' \
+               'io.write(tostring(type(t) == "table" and t.implemented))' % p
+        try:
+            r = subprocess.run([LUA, '-e', code], cwd=root, capture_output=True, text=True,
+                               timeout=60)
+        except OSError:
+            continue
+        if r.stdout.strip() == 'true':
+            out.add(p)
+    return frozenset(out)
+
+
+def smoke_plan(root, bdirs):
+    """(suites, stride, configs): tests/smoke.py's rows, its fuzz stride and a Config per config
+    (None where build/<cfg>/config.json cannot be read: every suite runs in full there)."""
+    path = os.path.join(root, 'tests', 'smoke.py')
+    if not os.path.exists(path):
+        return {}, 1, {}
+    ns = {}
+    exec(open(path).read(), ns)
+    protos = {}
+    for cfg, bdir in bdirs.items():
+        try:
+            with open(os.path.join(bdir, 'config.json')) as f:
+                protos[cfg] = frozenset(p['name'] for p in json.load(f)['active_protocols'])
+        except (OSError, ValueError, KeyError, TypeError):
+            protos[cfg] = None
+    every = implemented(root)
+    configs = {}
+    for cfg, ps in protos.items():
+        if ps is None:
+            configs[cfg] = None
+            continue
+        parent = None
+        try:
+            with open(os.path.join(root, 'configs', cfg + '.lua')) as f:
+                m = re.search(r'\bextends\s*=\s*["\']([A-Za-z0-9_.-]+)["\']', f.read())
+            parent = m and m.group(1)
+        except OSError:
+            pass
+        pps = None
+        if parent:
+            pps = protos.get(parent)
+            if pps is None:
+                pps = gen_protocols(root, parent)
+        configs[cfg] = Config(cfg, ps, bool(every) and every <= ps, pps is not None and pps == ps)
+    return ns.get('SUITES', {}), ns.get('FUZZ_SMOKE_STRIDE', 1), configs
+
+
+def is_smoke(plan, suite, cfg):
+    """True when suite runs as a smoke test on cfg (tests/smoke.py)."""
+    suites, _, configs = plan
+    row, c = suites.get(suite), configs.get(cfg)
+    return bool(row and c and not row[0](c))
+
+
+def expected(name):
+    """EXPECTED seconds of a job's name."""
+    for key, (full, smoke) in EXPECTED.items():
+        if re.search(r'(^|[ :])%s\b' % re.escape(key), name):
+            return smoke if name.endswith(' smoke') else full
+    return EXPECTED_OTHER
+
+
 def criterion_suite(t, name, exe, root, env):
     listed = set()
     with tempfile.TemporaryDirectory() as tmp:
@@ -243,7 +356,7 @@ def main():
     ap.add_argument('--scaffold', action='store_true', help='run the scaffold self-test')
     ap.add_argument('--missing', action='append', default=[], help='a suite that cannot run')
     ap.add_argument('--bench-quick', action='store_true', help='run the benchmark quick-check')
-    ap.add_argument('--jobs', type=int, default=2, help='suites run at the same time')
+    ap.add_argument('--jobs', type=int, default=4, help='suites run at the same time')
     ap.add_argument('--mode', default='release', help='what the suites were built in (SConstruct)')
     a = ap.parse_args()
     global SUITE_TIMEOUT
@@ -265,6 +378,7 @@ def main():
             t.add('tsan: runtime', 1, 0, note)
 
     jobs = []     # (name, callable) run by the pool
+    plan = smoke_plan(root, bdirs)
 
     # 1. generator diagnostics
     runner = os.path.join(root, 'tests', 'gen', 'run.sh')
@@ -278,7 +392,11 @@ def main():
     for spec in tests:
         cfg, exe = spec.split('=', 1)
         env = dict(os.environ, LC_BUILD_DIR=bdirs[cfg])
+        env.pop('LC_T_SMOKE', None)
         name = '%s: %s' % (cfg, os.path.basename(exe))
+        if is_smoke(plan, os.path.basename(exe), cfg):
+            env['LC_T_SMOKE'] = '1'
+            name += ' smoke'
         jobs.append((name, lambda name=name, exe=exe, env=env: criterion_suite(t, name, exe, root, env)))
 
     # 2b. every fuzz harness replays its seed corpus and its regressions (tests/fuzz/targets.py)
@@ -287,6 +405,13 @@ def main():
         env = dict(os.environ, LC_BUILD_DIR=bdirs[cfg])
         name = '%s: fuzz_%s (replay of tests/fuzz/%s)' % (cfg, fname, fname)
         dirs = [os.path.join(root, 'tests', 'fuzz', fname, d) for d in ('corpus', 'regress')]
+        if is_smoke(plan, 'fuzz_' + fname, cfg):
+            # every stride-th corpus input in the replay's own (name) order, every regression
+            corpus = dirs[0]
+            names = sorted(n for n in os.listdir(corpus) if not n.startswith('.')) \
+                if os.path.isdir(corpus) else []
+            dirs = [os.path.join(corpus, n) for n in names[::max(1, plan[1])]] + dirs[1:]
+            name += ' smoke'
         jobs.append((name, lambda name=name, exe=exe, env=env, dirs=dirs: replay_suite(
             t, name, *timed_run([exe] + dirs, root, env=env))))
 
@@ -322,10 +447,9 @@ def main():
         t, 'independence: protocols and framework/nic/launcher (tools/check_independence.py)',
         *timed_run([sys.executable, ind, '--root', root], root))))
 
-    # the known long suites first (they start node processes), so that the pool does not
-    # end on one long suite while the other worker idles
-    long_ones = ('zerocost', 'scaffold', 'traffic', 'faults', 'bibw', 'sizes', 'load', 'rel_')
-    jobs.sort(key=lambda j: 0 if any(k in j[0] for k in long_ones) else 1)
+    # the longest first (EXPECTED), so that the pool does not end on one long suite while
+    # the other workers idle
+    jobs.sort(key=lambda j: -expected(j[0]))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         for f in [pool.submit(fn) for _, fn in jobs]:
             f.result()

@@ -6,20 +6,9 @@
 #include "lc_coop.h"
 
 /*
- * The full set (larger counts, the Table 1 benchmarks, the compiler
- * wrappers) where LC_T_PERSONALITY_FULL (lc_run.h) says; elsewhere a smoke
- * set: every property with smaller counts.
+ * Every test on every config; a smoke run (lc_t_smoke: tests/smoke.py)
+ * with smaller counts (LC_T_N) and the C wrapper's example alone.
  */
-#define ATLAS_T_FULL LC_T_PERSONALITY_FULL
-#if ATLAS_T_FULL
-#define ATLAS_T_SMOKE_SKIP() ((void)0)
-#define ATLAS_T_N(full, smoke) (full)
-#else
-#define ATLAS_T_SMOKE_SKIP() \
-	cr_skip_test("%s", LC_T_PERSONALITY_WHY)
-#define ATLAS_T_N(full, smoke) (smoke)
-#endif
-
 TestSuite(atlas, .timeout = 60 * LC_T_SLOWDOWN);
 
 /* commrun -n nodes atlas_check ARGS..., then one "atlas_check ok:" line per node. */
@@ -42,7 +31,7 @@ static const char *atlas_t_num(char *buf, size_t cap, unsigned v)
 Test(atlas, four_sending_threads_keep_per_thread_order)
 {
 	char m[16];
-	atlas_t_check(2, "order", atlas_t_num(m, sizeof m, ATLAS_T_N(4000, 500)), NULL);
+	atlas_t_check(2, "order", atlas_t_num(m, sizeof m, LC_T_N(4000, 500)), NULL);
 }
 
 /*
@@ -59,7 +48,7 @@ Test(atlas, group_receive_is_fair)
 	 * half the budget at most (small_rings holds 64 KiB), and K at most half
 	 * of them.
 	 */
-	unsigned members = ATLAS_T_N(4, 3), per = ATLAS_T_N(1500, 600), kk = ATLAS_T_N(600, 300);
+	unsigned members = LC_T_N(4, 3), per = LC_T_N(1500, 600), kk = LC_T_N(600, 300);
 	unsigned fit = (unsigned)(LC_HOST_UNEXPECTED_BYTES / (2u * 64u * members));
 	if (per > fit)
 		per = fit;
@@ -72,7 +61,7 @@ Test(atlas, group_receive_is_fair)
 Test(atlas, dynamic_join_and_leave_while_traffic_flows)
 {
 	char m[16];
-	atlas_t_check(4, "dynamic", atlas_t_num(m, sizeof m, ATLAS_T_N(2000, 400)), NULL);
+	atlas_t_check(4, "dynamic", atlas_t_num(m, sizeof m, LC_T_N(2000, 400)), NULL);
 }
 
 /* The receiver sleeps 1 s; the sender's queue reaches max_queued and send returns ATLAS_ERR_AGAIN. */
@@ -104,7 +93,7 @@ Test(atlas, c_example_collects_every_fragment)
 	struct lc_t_out o;
 	char ev[16];
 	lc_t_commrun(&o, 4, 40, "../../examples/atlas/atlas_collect",
-		     atlas_t_num(ev, sizeof ev, ATLAS_T_N(1000, 200)), NULL);
+		     atlas_t_num(ev, sizeof ev, LC_T_N(1000, 200)), NULL);
 	lc_t_expect_ok(&o, "atlas_collect ok:", 4);
 	cr_assert(strstr(o.text, "built " ) && strstr(o.text, ev), "output:\n%s", o.text);
 	lc_t_out_free(&o);
@@ -116,7 +105,7 @@ Test(atlas, cpp_example_runs_and_its_exceptions_fire)
 	struct lc_t_out o;
 	char ev[16];
 	lc_t_commrun(&o, 3, 40, "../../examples/atlas/atlas_collect_cc",
-		     atlas_t_num(ev, sizeof ev, ATLAS_T_N(500, 100)), NULL);
+		     atlas_t_num(ev, sizeof ev, LC_T_N(500, 100)), NULL);
 	lc_t_expect_ok(&o, "atlas_collect_cc ok:", 4);
 	cr_assert_eq(lc_t_count(&o, "exception fired:"), 5, "output:\n%s", o.text);
 	cr_assert(strstr(o.text, "only one thread may receive") != NULL, "output:\n%s", o.text);
@@ -134,20 +123,22 @@ static void atlas_t_table(const char *prog)
 
 Test(atlas, pingpong_and_stream_print_table1_rows)
 {
-	ATLAS_T_SMOKE_SKIP();
 	atlas_t_table("../../examples/atlas/atlas_pingpong");
 	atlas_t_table("../../examples/atlas/atlas_stream");
 }
 
-/* bin/atlascc and bin/atlasc++ build the examples from their sources; the programs run. */
+/*
+ * bin/atlascc and bin/atlasc++ build the examples from their sources; the
+ * programs run.  A smoke run builds the C example alone (the C++ build is
+ * the longest step of the suite).
+ */
 Test(atlas, atlascc_and_atlascxx_build_the_examples)
 {
-	ATLAS_T_SMOKE_SKIP();
 	static const char *const w[][2] = {
 		{ "bin/atlascc", "atlas_collect.c" },
 		{ "bin/atlasc++", "atlas_collect_cc.cc" },
 	};
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < LC_T_N(2, 1); i++) {
 		char cc[512], src[640], exe[96];
 		struct lc_t_out o;
 		lc_t_path(cc, sizeof cc, w[i][0]);

@@ -7,16 +7,10 @@
 /*
  * The seed's programs and the libcsn ones (hello, the filter pipeline with
  * 1, 2 and 4 buffers, the libcsn sink, manager/workers from a spec file)
- * and csn_test's flags run on every config; the rest where
- * LC_T_PERSONALITY_FULL (lc_run.h) says, skipped elsewhere with the reason.
+ * and csn_test's flags, names and errors run on every config; a smoke run
+ * (lc_t_smoke: tests/smoke.py) runs the benchmarks with fewer iterations.
  */
 TestSuite(csn, .timeout = 60 * LC_T_SLOWDOWN);
-
-#define CSN_T_FULL_ONLY()                                                                     \
-	do {                                                                                  \
-		if (!LC_T_PERSONALITY_FULL)                                                   \
-			cr_skip_test("%s", LC_T_PERSONALITY_WHY);                             \
-	} while (0)
 
 /* Run commrun --show-job --timeout T [extra...] (argv of the job after it); check it ended and left nothing. */
 static void csn_t_run(struct lc_t_out *o, int timeout_s, const char *const *extra)
@@ -99,13 +93,11 @@ Test(csn, test_flags_order_timeouts_and_rx_by_netid)
 /* lookups waiting for a registration and timing out; duplicates; names going with transports */
 Test(csn, names_wait_time_out_duplicate_and_gone)
 {
-	CSN_T_FULL_ONLY();
 	csn_t_calls("names");
 }
 
 Test(csn, bad_transports_netids_and_arguments)
 {
-	CSN_T_FULL_ONLY();
 	csn_t_calls("errors");
 }
 
@@ -169,18 +161,17 @@ Test(csn, manager_worker_built_with_csncc_from_a_spec_file)
 /* the benchmarks, short: each checks what it receives and says ok */
 Test(csn, pingpong_and_stream_benchmarks_check_their_data)
 {
-	CSN_T_FULL_ONLY();
 	struct lc_t_out o;
 	char pp[512], st[512];
 	lc_t_path(pp, sizeof pp, "examples/csn/csn_pingpong");
 	lc_t_path(st, sizeof st, "examples/csn/csn_stream");
 	/* from 1 B, as the benchmark matrix runs them: the message number fits sizes 1 .. 4 too */
-	lc_t_commrun(&o, 2, 30, pp, "1", "16384", "50", NULL);
+	lc_t_commrun(&o, 2, 30, pp, "1", "16384", LC_T_N("50", "20"), NULL);
 	lc_t_expect_ok(&o, "csn_pingpong ok:", 2);
 	cr_assert(strstr(o.text, "# Size  Latency (us)") && strstr(o.text, "16384 "), "output:\n%s",
 		  o.text);
 	lc_t_out_free(&o);
-	lc_t_commrun(&o, 2, 30, st, "1", "16384", "16", "2", NULL);
+	lc_t_commrun(&o, 2, 30, st, "1", "16384", "16", LC_T_N("2", "1"), NULL);
 	lc_t_expect_ok(&o, "csn_stream ok:", 2);
 	cr_assert(strstr(o.text, "# Size  MB/s") && strstr(o.text, "16384 "), "output:\n%s", o.text);
 	lc_t_out_free(&o);
@@ -190,7 +181,6 @@ Test(csn, pingpong_and_stream_benchmarks_check_their_data)
 /* 2% of frames dropped on every link: the reliability protocol delivers every byte, in order */
 Test(csn, filter_pipeline_under_faults)
 {
-	CSN_T_FULL_ONLY();
 	csn_t_spec("examples/csn/filter2.spec", "drop=0.02,seed=11", csn_t_pipe_ok);
 }
 #else

@@ -9,15 +9,10 @@
  * vipl_check (progs/) checks each family of calls, errors included; the
  * examples (examples/vipl/) run on every config, every byte checked, with
  * reliable delivery where the NIC offers it (a composed protocol provides
- * exactly_once: LC_PC_EXACTLY_ONCE), unreliable elsewhere.  The larger
- * example runs and the wrapper where LC_T_PERSONALITY_FULL (lc_run.h) says.
+ * exactly_once: LC_PC_EXACTLY_ONCE), unreliable elsewhere.  A smoke run
+ * (lc_t_smoke: tests/smoke.py) gives the examples at their default sizes and
+ * the one bin/viplcc builds fewer iterations.
  */
-#define VIPL_T_FULL LC_T_PERSONALITY_FULL
-#if VIPL_T_FULL
-#define VIPL_T_SMOKE_SKIP() ((void)0)
-#else
-#define VIPL_T_SMOKE_SKIP() cr_skip_test("%s", LC_T_PERSONALITY_WHY)
-#endif
 
 TestSuite(vipl, .timeout = 90 * LC_T_SLOWDOWN);
 
@@ -95,15 +90,13 @@ Test(vipl, rdma_example_checks_every_byte)
 
 Test(vipl, examples_at_their_defaults)
 {
-	VIPL_T_SMOKE_SKIP();
-	vipl_t_example("pingpong", "-i", "300", NULL, NULL, 31);
-	vipl_t_example("rdma", "-i", "5", NULL, NULL, 11);
+	vipl_t_example("pingpong", "-i", LC_T_N("300", "20"), NULL, NULL, 31);
+	vipl_t_example("rdma", "-i", LC_T_N("5", "1"), NULL, NULL, 11);
 }
 
 /* bin/viplcc builds the example from its source; the program runs. */
 Test(vipl, viplcc_builds_the_pingpong_example)
 {
-	VIPL_T_SMOKE_SKIP();
 	char cc[512], src[640], inc[640], exe[96];
 	struct lc_t_out o;
 	lc_t_path(cc, sizeof cc, "bin/viplcc");
@@ -114,7 +107,7 @@ Test(vipl, viplcc_builds_the_pingpong_example)
 	lc_t_exec(&o, argv, NULL);
 	cr_assert_eq(o.status, 0, "viplcc failed:\n%s", o.text);
 	lc_t_out_free(&o);
-	lc_t_commrun(&o, 2, 40, exe, "-s", "0:1K", "-i", "20", NULL);
+	lc_t_commrun(&o, 2, 40, exe, "-s", "0:1K", "-i", LC_T_N("20", "2"), NULL);
 	unlink(exe);
 	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
 	lc_t_out_free(&o);

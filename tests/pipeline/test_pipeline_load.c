@@ -11,21 +11,11 @@
 #include "lc_coop.h"   /* LC_PC_ANNOUNCE */
 
 /*
- * The node program is progs/liveload.c.  In full where what it exercises is
- * composed alone: the baseline pipeline (no protocol), reliability's give-up,
- * flow control's holding; a smoke test (the busy receiver) in the other
- * configs, the rest skipped there with the reason.
+ * The node program is progs/liveload.c; every test runs on every config.  A
+ * smoke run (lc_t_smoke: tests/smoke.py) sends 8 MiB instead of 64 MiB
+ * beside the two CPU hogs; the others wait a fixed time (a multiple of the
+ * backpressure limit) and have no smaller form.
  */
-#define LC_T_LOAD_FULL (!LC_PROTO_CHECKSUM && !LC_PROTO_MULTICAST && \
-			!(LC_PROTO_RELIABILITY && LC_PROTO_FLOW_CONTROL))
-#if LC_T_LOAD_FULL
-#define LC_T_LOAD_SMOKE_SKIP() ((void)0)
-#else
-#define LC_T_LOAD_SMOKE_SKIP() \
-	cr_skip_test("smoke-tested here (busy_receiver_loses_nothing); in full in baseline, " \
-		     "baseline_thread, small_rings, reliable, reliable_saw, flowctl")
-#endif
-
 TestSuite(pipeline_load, .timeout = 150 * LC_T_SLOWDOWN);
 
 /* A clean liveload run in mode: node 1 got everything; node 0's link waited, never dropped. */
@@ -59,14 +49,12 @@ Test(pipeline_load, busy_receiver_loses_nothing)
 /* The same asleep. */
 Test(pipeline_load, sleeping_receiver_loses_nothing)
 {
-	LC_T_LOAD_SMOKE_SKIP();
 	lc_t_live("sleep", NULL);
 }
 
 /* Both nodes on one CPU: the sender spins in libcomm while the receiver computes beside it. */
 Test(pipeline_load, busy_receiver_sharing_one_cpu_loses_nothing)
 {
-	LC_T_LOAD_SMOKE_SKIP();
 	lc_t_live("busy", "--pin");
 }
 
@@ -83,7 +71,6 @@ Test(pipeline_load, stopped_receiver_fails_the_send_in_bounded_time)
 	char err[32] = "";
 	const char *c;
 
-	LC_T_LOAD_SMOKE_SKIP();
 	lc_t_commrun(&o, 2, 30, "liveload", "stop", NULL);
 	cr_assert_eq(o.status, 128 + 9, "commrun exit %d, expected 137; output:\n%s", o.status, o.text);
 	c = strstr(o.text, "liveload stop: ");
@@ -109,9 +96,9 @@ Test(pipeline_load, stopped_receiver_fails_the_send_in_bounded_time)
  * The scenario of the README's test command on a busy machine: every boundary
  * size and 64 MiB in both directions while two CPU-bound processes compete
  * for the two cores, so a node often fills its 64 MiB buffers (hundreds of ms
- * without a library call) while its peer already sends.  It exercises the
- * baseline pipeline alone, so it runs where no protocol is composed; the
- * tests above run everywhere.
+ * without a library call) while its peer already sends (a smoke run: 8 MiB).
+ * It exercises the baseline pipeline alone, so it runs where no protocol is
+ * composed; the tests above run everywhere.
  */
 Test(pipeline_load, sizes_and_64MiB_beside_two_cpu_hogs)
 {
@@ -134,7 +121,8 @@ Test(pipeline_load, sizes_and_64MiB_beside_two_cpu_hogs)
 				x++;
 		}
 	}
-	lc_t_commrun(&o, 2, 120, "sizes", "--big", "--random", "20", "--seed", "7", NULL);
+	lc_t_commrun(&o, 2, 120, "sizes", "--big-mib", LC_T_N("64", "8"), "--random", "20", "--seed", "7",
+		     NULL);
 	lc_t_expect_ok(&o, "sizes ok:", 2);
 	lc_t_out_free(&o);
 	for (int i = 0; i < 2; i++) {

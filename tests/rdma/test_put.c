@@ -13,14 +13,12 @@
 TestSuite(put, .timeout = 240 * LC_T_SLOWDOWN);
 
 /*
- * In full where the pipeline is plain or every protocol is composed (as the
- * personalities' suites: LC_T_PERSONALITY_FULL) and with rendezvous (whose
- * RDMA frames share the NIC's table and the recv_frame pointcut with
- * puts); one round elsewhere.
+ * In full where the personalities' suites run in full and with rendezvous
+ * (whose RDMA frames share the NIC's table and the recv_frame pointcut with
+ * puts: tests/smoke.py); a smoke run (lc_t_smoke) does one round.
  */
-#define FULL (LC_T_PERSONALITY_FULL || LC_PROTO_RENDEZVOUS)
-#define ROUNDS (FULL ? "3" : "1")
-#define NOTIFY_ROUNDS (FULL ? "200" : "20")
+#define ROUNDS LC_T_N("3", "1")
+#define NOTIFY_ROUNDS LC_T_N("200", "20")
 
 /* commrun --stats [--faults SPEC] -n 2 put MODE ROUNDS: a clean exit, in *o. */
 static void run_put(struct lc_t_out *o, const char *faults, const char *mode, const char *rounds)

@@ -14,7 +14,10 @@ TestSuite(rel_faults, .timeout = 240 * LC_T_SLOWDOWN);
 
 #define LC_T_FAULTS "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,seed=7"
 
-/* commrun --stats --faults SPEC -n 2 stream -s SIZES -i ITERS --window WINDOW --verify, output in *o. */
+/*
+ * commrun --stats --faults SPEC -n 2 stream -s SIZES -i ITERS -w WARMUP --window WINDOW --verify,
+ * output in *o; WARMUP is stream's default of 10 windows a size, 1 in a smoke run (lc_t_smoke).
+ */
 static void lc_t_stream_faults(struct lc_t_out *o, const char *spec, const char *sizes, const char *iters,
 			       const char *window)
 {
@@ -27,8 +30,8 @@ static void lc_t_stream_faults(struct lc_t_out *o, const char *spec, const char 
 	 */
 	char *argv[] = { crun, "--show-job", "--stats", "--timeout", LC_PROTO_RELIABILITY ? "200" : "60",
 			 "--faults", (char *)spec,
-			 "-n", "2", prog, "-s", (char *)sizes, "-i", (char *)iters, "--window", (char *)window,
-			 "--verify",
+			 "-n", "2", prog, "-s", (char *)sizes, "-i", (char *)iters, "-w", LC_T_N("10", "1"),
+			 "--window", (char *)window, "--verify",
 			 LC_PROTO_RELIABILITY ? NULL : "--tail-ms", "200", NULL };
 
 	lc_t_path(crun, sizeof crun, "bin/commrun");
@@ -79,13 +82,14 @@ Test(rel_faults, stream_under_faults)
 	/*
 	 * a message announced by a protocol (rendezvous: from its threshold up) sends its control
 	 * frames once and needs exactly_once on a lossy network (its hooks.h, LOSS): here the
-	 * eager sizes below 16 KiB, still two MTUs and more
+	 * eager sizes below 16 KiB, still two MTUs and more (a smoke run: one window a size)
 	 */
-	lc_t_stream_faults(&o, LC_T_FAULTS, "1:16384", "2", "64");
+	lc_t_stream_faults(&o, LC_T_FAULTS, "1:16384", LC_T_N("2", "1"), "64");
 #else
 	/* from 1 B: a 0-byte message carries no sequence number, so any loss in its window
-	 * costs a tail wait; the sizes still span several MTUs */
-	lc_t_stream_faults(&o, LC_T_FAULTS, "1:65536", "2", "64");
+	 * costs a tail wait; the sizes still span several MTUs (a smoke run (lc_t_smoke):
+	 * to 16 KiB, one window a size) */
+	lc_t_stream_faults(&o, LC_T_FAULTS, LC_T_N("1:65536", "1:16384"), LC_T_N("2", "1"), "64");
 #endif
 	cr_assert_gt(lc_t_faults_seen(&o), 0, "the injector injected (almost) nothing:\n%s", o.text);
 #if LC_PROTO_RELIABILITY

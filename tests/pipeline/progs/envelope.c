@@ -209,14 +209,18 @@ static void mode_multi(lc_node *node, int me)
 	static const int order[4] = { 2, 0, 3, 1 };
 	struct lc_status st, sts[4];
 	lc_req *r[4];
-	char b[4][8];
+	char b[4][8], go = 0;
 	int idx, done, i;
 
 	if (me == 1) {
-		LC_TP_OK(node, lc_recv(node, 0, b[0], 1, NULL));   /* node 0 posted its receives */
+		/*
+		 * each message once node 0 said go (its receives are posted, it took
+		 * the one before): they complete in send order however late either
+		 * node is scheduled
+		 */
 		for (i = 0; i < 4; i++) {
+			LC_TP_OK(node, lc_recv(node, 0, &go, 1, NULL));
 			lc_tp_send(node, 0, (uint64_t)order[i], 8, (uint64_t)order[i], 0);
-			lc_tp_sleep_ms(20);
 		}
 		for (i = 0; i < 3; i++)
 			lc_tp_send(node, 0, 10 + (uint64_t)i, 8, 10 + (uint64_t)i, 0);
@@ -227,7 +231,7 @@ static void mode_multi(lc_node *node, int me)
 	}
 	for (i = 0; i < 4; i++)
 		LC_TP_OK(node, lc_irecv_match(node, 1, (uint64_t)i, LC_MATCH_ALL, b[i], 8, &r[i]));
-	LC_TP_OK(node, lc_send(node, 1, b[0], 1));
+	LC_TP_OK(node, lc_send(node, 1, &go, 1));
 	/* testany until one completes, then waitany for the rest: in send order */
 	do
 		LC_TP_OK(node, lc_testany(node, 4, r, &idx, &done, &st));
@@ -239,6 +243,7 @@ static void mode_multi(lc_node *node, int me)
 		lc_tp_expect(b[idx], &st, 1, 8, (uint64_t)idx, "any");
 		if (i == 3)
 			break;
+		LC_TP_OK(node, lc_send(node, 1, &go, 1));
 		LC_TP_OK(node, lc_waitany(node, 4, r, &idx, &st));
 	}
 	/* every entry NULL: done at once, index -1 */

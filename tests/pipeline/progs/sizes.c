@@ -4,10 +4,11 @@
 #include "lc_tprog.h"
 
 /*
- * Usage: sizes [--big] [--random N] [--seed S]
+ * Usage: sizes [--big | --big-mib M] [--random N] [--seed S]
  * Node i sends each size to i+1 and receives it from i-1 (isend, recv, wait),
  * so 2, 3 and 8 nodes all run.  Boundaries: 0, 1, MTU-1, MTU, MTU+1, PIO
- * threshold -1/0/+1, 2 MTU +-1, many MTUs, 1 MiB + 3; --big adds 64 MiB.
+ * threshold -1/0/+1, 2 MTU +-1, many MTUs, 1 MiB + 3; --big adds 64 MiB,
+ * --big-mib M adds M MiB.
  * Then N random sizes (seeded; the same list on every node).
  * Prints "sizes ok: node <i> checked <k> messages, largest <bytes>".
  */
@@ -15,12 +16,14 @@
 
 int main(int argc, char **argv)
 {
-	int big = 0;
+	size_t big = 0;
 	unsigned nrand = 0;
 	uint64_t seed = 1;
 	for (int a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--big") == 0)
-			big = 1;
+			big = (size_t)64 << 20;
+		else if (strcmp(argv[a], "--big-mib") == 0 && a + 1 < argc)
+			big = (size_t)strtoul(argv[++a], NULL, 10) << 20;
 		else if (strcmp(argv[a], "--random") == 0 && a + 1 < argc)
 			nrand = (unsigned)strtoul(argv[++a], NULL, 10);
 		else if (strcmp(argv[a], "--seed") == 0 && a + 1 < argc)
@@ -42,7 +45,7 @@ int main(int argc, char **argv)
 		if (fixed[i] >= 0)
 			sizes[k++] = (size_t)fixed[i];
 	if (big)
-		sizes[k++] = (size_t)64 << 20;
+		sizes[k++] = big;
 	for (unsigned i = 0; i < nrand && k < LC_TP_MAX_SIZES; i++) {
 		uint64_t r = lc_tp_rand(&seed);
 		/* half small (up to 4 frames), half up to 2 MiB */

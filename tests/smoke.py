@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: MIT
+"""Where each suite runs in full; on the other configs it runs as a smoke test (read by tools/run_tests.py).
+
+A suite runs in full on the configs that compose what it exercises, and as a smoke test on the
+rest: tools/run_tests.py sets LC_T_SMOKE=1 for it (a Criterion suite reads it through
+lc_t_smoke() and LC_T_N(full, smoke), tests/pipeline/lc_run.h) and its row says "smoke".  A smoke
+run makes every case smaller -- fewer iterations, inputs or sizes -- and skips none; what a case
+asserts is the same.  A suite without a row runs in full everywhere: every suite is checked in
+full somewhere, and a suite whose cases cannot get smaller (they wait a fixed time, or each is one
+call) gains nothing from a row.
+
+One row per suite: the program's name (a Criterion suite, or fuzz_<name> for a fuzz harness's
+replay), where it runs in full (a predicate on the config), and what its smoke run leaves out.
+The predicate sees a Config:
+  name      the config's name
+  protos    the protocols it composes (build/<cfg>/config.json, active_protocols)
+  every     it composes every implemented protocol (protocols/*/protocol.lua)
+  variant   it extends a config that composes the same protocols and changes only a mode or the
+            geometry (baseline_thread, small_rings, reliable_saw, all_nic, ...): what the
+            protocols do is checked in full on the config it extends
+"""
+
+
+def reference(c):
+    """The reference config: no protocol, the MCP inline, the default geometry."""
+    return not c.protos and not c.variant
+
+
+def alone(c, proto):
+    """proto composed alone, not a variant (reliable, flowctl, checksum, multicast_host, ...)."""
+    return c.protos == {proto} and not c.variant
+
+
+def personality(c):
+    """A personality over the plain pipeline, over reliability alone (exactly_once: the cases
+    under faults) and over every protocol composed, multicast replicated by the host and by the
+    NIC (the collectives' lc_bcast, the rendezvous' large messages)."""
+    return reference(c) or alone(c, 'reliability') or c.every
+
+
+SUITES = {
+    # suite: (runs in full where, what a smoke run leaves out)
+    'test_mpi': (personality, 'ping-pong sizes above 1 MiB; NetPIPE above 64 KiB'),
+    'test_atlas': (personality, 'smaller counts; Table 1 with 5 iterations; the C++ wrapper build'),
+    'test_csn': (personality, 'benchmark iterations (20 and 1 MiB a size)'),
+    'test_vipl': (personality, 'example iterations'),
+    'test_put': (lambda c: personality(c) or 'rendezvous' in c.protos,
+                 'rounds: 1 instead of 3, 20 notices instead of 200'),
+    # the plain pipeline, reliability's give-up, flow control's holding: each composed alone
+    'test_pipeline_load': (lambda c: reference(c) or alone(c, 'reliability') or
+                           alone(c, 'flow_control'),
+                           'beside the CPU hogs 8 MiB instead of 64 MiB'),
+    'test_rel_faults': (lambda c: 'reliability' in c.protos,
+                        'without reliability: sizes above 16 KiB, all but one window a size'),
+    # the frame parsers: the framework's alone, each protocol's alone, all of them together
+    'fuzz_frame': (lambda c: reference(c) or (len(c.protos) == 1 and not c.variant) or
+                   (c.every and not c.variant),
+                   'seven corpus inputs in eight (every regression input runs)'),
+}
+
+# fuzz_<name> replay as a smoke run: every FUZZ_SMOKE_STRIDE-th corpus input (in name order)
+FUZZ_SMOKE_STRIDE = 8
