@@ -44,6 +44,7 @@ SUITES = {
     'test_atlas': (personality, 'smaller counts; Table 1 with 5 iterations; the C++ wrapper build'),
     'test_csn': (personality, 'benchmark iterations (20 and 1 MiB a size)'),
     'test_vipl': (personality, 'example iterations'),
+    'test_vi': (personality, 'one round of traffic instead of three'),
     'test_put': (lambda c: personality(c) or 'rendezvous' in c.protos,
                  'rounds: 1 instead of 3, 20 notices instead of 200'),
     # the plain pipeline, reliability's give-up, flow control's holding: each composed alone
