@@ -29,8 +29,10 @@ function M.macros(m, schema, protos)
   def("LC_NIC_DMA_BLOCK_BYTES", "32", "bytes of one DMA chain block")
   def("LC_NIC_FIFO_ENTRY_BYTES", "16", "bytes of one doorbell/completion FIFO entry")
   def("LC_NIC_REG_ENTRY_BYTES", tostring(model.REG_ENTRY_BYTES), "bytes of one memory registration")
-  def("LC_NIC_RECV_WORD_BYTES", tostring(model.RECV_WORD_BYTES),
-    "bytes of a Receive Ring slot's publication word, before its frame")
+  def("LC_NIC_RECV_WORD_BYTES", tostring(m.recv_word_bytes),
+    "bytes of a Receive Ring slot's publication word (and, timed, its arrival time), before its frame")
+  def("LC_NET_TIMED", (c["network.link_mbps"] > 0 or c["network.hop_ns"] > 0) and "1" or "0",
+    "1: the timed network (network.link_mbps, network.hop_ns) is compiled in")
   local stamp
   for _, l in ipairs(m.sram) do
     if l.name == "tx_fifo" then

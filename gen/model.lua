@@ -13,6 +13,17 @@ M.REG_ENTRY_BYTES = 32      -- one memory registration (nic/nic_impl.h, struct l
 -- a Receive Ring slot's publication word before its frame (ring index and wire byte count, written
 -- by the sending NIC after the frame: nic/nic_impl.h, lc_recv_publish)
 M.RECV_WORD_BYTES = 8
+-- on a timed network (network.link_mbps or network.hop_ns) the word is followed by the frame's
+-- modelled arrival time (nic/nic_impl.h, lc_recv_stamp): 16 bytes before the frame
+M.RECV_WORD_BYTES_TIMED = 16
+
+-- the Receive Ring word's bytes for a resolved config c
+function M.recv_word_bytes(c)
+  if (c["network.link_mbps"] or 0) > 0 or (c["network.hop_ns"] or 0) > 0 then
+    return M.RECV_WORD_BYTES_TIMED
+  end
+  return M.RECV_WORD_BYTES
+end
 M.SRAM_ALIGN = 64
 -- The doorbell region of the endpoint (virtual interface) is a page of its own
 -- (nic/nic_impl.h, struct lc_nic_doorbell): the host's and the doorbell
@@ -148,10 +159,11 @@ function M.build(c, frame, protos, name)
     err("nic.slot_bytes", string.format("%d is not a multiple of %d (slots are cache-line aligned)",
       slot, M.SRAM_ALIGN))
   end
-  if M.RECV_WORD_BYTES + mtu + m.hdr_bytes > slot then
+  m.recv_word_bytes = M.recv_word_bytes(c)
+  if m.recv_word_bytes + mtu + m.hdr_bytes > slot then
     err("mtu", string.format("MTU larger than a ring slot: Receive Ring word %d + mtu %d + frame "
-      .. "header %d = %d > nic.slot_bytes %d", M.RECV_WORD_BYTES, mtu, m.hdr_bytes,
-      M.RECV_WORD_BYTES + mtu + m.hdr_bytes, slot))
+      .. "header %d = %d > nic.slot_bytes %d", m.recv_word_bytes, mtu, m.hdr_bytes,
+      m.recv_word_bytes + mtu + m.hdr_bytes, slot))
   end
   if c.pio_threshold > mtu then
     err("pio_threshold", string.format("%d is larger than mtu %d", c.pio_threshold, mtu))

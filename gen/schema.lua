@@ -103,6 +103,17 @@ return {
   { key = "network.switch_ports", type = "integer", default = 16, min = 2, max = 4096,
     macro = "LC_NET_SWITCH_PORTS",
     help = "ports of the emulated Myrinet switch: the largest job has this many nodes" },
+  { key = "network.link_mbps", type = "integer", default = 0, min = 0, max = 1000000,
+    macro = "LC_NET_LINK_MBPS",
+    help = "the timed network: every link's bandwidth in Mb/s (10^6 bits a second); a link "
+        .. "carries one frame at a time, header included, for bytes x 8000 / link_mbps ns.  0 (and "
+        .. "hop_ns 0): frames cross at memory speed, and the timing is not compiled "
+        .. "(docs/internals.md, \"The timed network\")" },
+  { key = "network.hop_ns", type = "integer", default = 0, min = 0, max = 1000000000,
+    macro = "LC_NET_HOP_NS",
+    help = "the timed network: nanoseconds a frame's head takes through one switch and its "
+        .. "cable (cut-through, wormhole routing: a head that finds its output port busy waits, "
+        .. "and the links behind it stay taken); 0 with link_mbps 0: untimed" },
 
   -- The EPOS families (personalities/epos/): the application names the family, the
   -- configuration picks the member; the unselected members are not compiled.

@@ -65,3 +65,56 @@ int lc_net_route(const struct lc_nic_geom *g, uint32_t src, uint32_t dst, struct
 	r->gport[2] = ld * P + dst % n;
 	return 0;
 }
+
+#if LC_NET_TIMED
+/*
+ * The timed network (network.link_mbps, network.hop_ns).  A link carries one
+ * frame at a time, for bytes * 8000 / link_mbps ns; a frame's head takes
+ * hop_ns through each switch with its cable (cut-through).  Wormhole routing:
+ * a head that finds an output port still carrying another frame waits there,
+ * and the links behind it stay taken until its tail has passed them.  Each
+ * link's "free from" time is a reservation: the NIC's link to its switch in
+ * the control block of the NIC's first endpoint, each switch output port in
+ * its lc_net_port (under the port lock Net-Send holds).  Frames take the
+ * ports in the order their senders take the locks.
+ */
+static _Atomic uint64_t *link_of(struct lc_nic *nic)
+{
+	return &lc_seg_ctrl(nic, lc_geom_nic_of(&nic->g, nic->node) * nic->g.per_nic)->link_busy;
+}
+
+int lc_net_link_free(struct lc_nic *nic, uint64_t now)
+{
+	return now >= atomic_load_explicit(link_of(nic), memory_order_relaxed);
+}
+
+int lc_net_time(struct lc_nic *nic, const struct lc_route *r, uint32_t bytes, uint64_t now,
+		uint64_t *arrive)
+{
+	_Atomic uint64_t *link = link_of(nic);
+	uint64_t hop = nic->g.hop_ns, free_at = atomic_load_explicit(link, memory_order_relaxed);
+	/* on the wire: header and payload; a link of 0 Mb/s is untimed (hops only) */
+	uint64_t wire = nic->g.link_mbps ? ((uint64_t)bytes * 8000u + nic->g.link_mbps - 1) / nic->g.link_mbps : 0;
+	uint64_t head = now, end;
+
+	if (now < free_at)
+		return 0;
+	/* the head through each switch: a hop, or longer while the output port still carries a frame */
+	for (uint32_t i = 0; i < r->hops; i++) {
+		uint64_t busy = atomic_load_explicit(&lc_net_port(nic, r->gport[i])->busy_until,
+						     memory_order_relaxed);
+
+		head = head + hop > busy ? head + hop : busy;
+	}
+	end = head + wire;      /* the tail off the last port, into the receiving NIC */
+	/* the tail leaves a link (hops - k) hop times before it leaves the last one */
+	if (!atomic_compare_exchange_strong_explicit(link, &free_at, end - (uint64_t)r->hops * hop,
+						     memory_order_relaxed, memory_order_relaxed))
+		return 0;       /* another endpoint of this NIC put a frame on the link first */
+	for (uint32_t i = 0; i < r->hops; i++)
+		atomic_store_explicit(&lc_net_port(nic, r->gport[i])->busy_until,
+				      end - (uint64_t)(r->hops - 1 - i) * hop, memory_order_relaxed);
+	*arrive = end;
+	return 1;
+}
+#endif

@@ -290,6 +290,13 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 	const struct lc_frame_hdr *frame = hdr;
 	struct lc_nic_ctrl *rc;
 	uint32_t bytes = nic->g.hdr_bytes + hdr->len, rh, n, need = 1;
+#if LC_NET_TIMED
+	/* the timed network: the frame waits in the Send Ring while the NIC's link carries another */
+	uint64_t now = lc_nic_now_ns(), arrive;
+
+	if (!lc_net_link_free(nic, now))
+		return LC_NET_PUT_LATER;
+#endif
 
 	if (nic->faults) {
 		/* the fault injector (faults.h): one predictable branch when no fault is set */
@@ -314,11 +321,23 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 		*busy = r->gport[r->hops - 1];
 		return LC_NET_PUT_BUSY;
 	}
+#if LC_NET_TIMED
+	if (!lc_net_time(nic, r, bytes, now, &arrive)) {
+		lc_net_unlock(nic, r);
+		return LC_NET_PUT_LATER;
+	}
+#endif
 	/* the NIC-to-NIC copy: header and payload, from our SRAM into the remote Receive Ring */
 	memcpy(recv_slot(lc_seg_sram(nic, dst), &nic->g, rh), frame, bytes);
 	n = 1;
 	if (nic->faults)
 		n = lc_faults_wire(nic, dst, frame, bytes, rh, nic->g.recv_ring - (rh - nic->peer_tail[dst]));
+#if LC_NET_TIMED
+	/* when Net-Recv may take them: relaxed, the word's release below orders it (R7) */
+	for (uint32_t i = 0; i < n; i++)
+		atomic_store_explicit(lc_recv_arrival(lc_seg_sram(nic, dst), &nic->g, rh + i), arrive,
+				      memory_order_relaxed);
+#endif
 	/* the frame as the wire left it (faults applied): now Net-Recv may take it (R7) */
 	lc_recv_publish(lc_seg_sram(nic, dst), &nic->g, rh, bytes);
 	/* the next sender's slot (the port lock orders the senders, R5 -> A5) */
@@ -529,6 +548,11 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 
 	if (w < 0)
 		return 0;
+#if LC_NET_TIMED
+	/* the timed network: the frame is still on the wire until its modelled arrival */
+	if (lc_nic_now_ns() < atomic_load_explicit(lc_recv_arrival(nic->sram, &nic->g, next), memory_order_relaxed))
+		return 0;
+#endif
 	wire = (uint32_t)w;
 	hdr = (struct lc_frame_hdr *)recv_slot(nic->sram, &nic->g, next);
 	if (wire < nic->g.hdr_bytes || wire > nic->g.slot_bytes - LC_NIC_RECV_WORD_BYTES ||

@@ -18,7 +18,7 @@
 
 #define LC_MAX_NODES 256
 #define LC_DMA_CHAINS 4         /* chain 0 = Rx (highest priority), 1 = Tx, 2..3 spare */
-#define LC_SEG_LAYOUT_VERSION 8
+#define LC_SEG_LAYOUT_VERSION 9
 
 enum lc_nic_stat {
 #define LC_X_ENUM(name, ...) LC_NIC_STAT_##name,
@@ -77,7 +77,11 @@ enum lc_nic_stat {
 	X(uint64_t, fingerprint, LC_CONFIG_FINGERPRINT, 1, "of the resolved config")              \
 	X(int, mcp_thread, LC_NIC_MCP_THREAD, 0, "0: MCP stepped inline by lc_nic_step(); 1: own thread") \
 	X(uint32_t, groups, LC_NIC_GROUP_ENTRIES, 1,                                                \
-	  "group table entries in the segment (0: none)")
+	  "group table entries in the segment (0: none)")                                           \
+	X(uint32_t, link_mbps, LC_NET_LINK_MBPS, 1,                                                 \
+	  "timed network: every link's bandwidth in Mb/s (0: frames take no time on a link)")       \
+	X(uint32_t, hop_ns, LC_NET_HOP_NS, 1,                                                       \
+	  "timed network: a frame head's time through one switch and its cable, ns")
 
 struct lc_nic_geom {
 #define LC_X_FIELD(type, name, ...) type name;

@@ -240,6 +240,12 @@ struct lc_nic_ctrl {
 	alignas(LC_LINE) _Atomic uint64_t rx_hold[LC_MAX_NODES / 64];
 	/* the protection tag of this node's endpoint (host-owned, read by Net-Recv: nic/rdma.c) */
 	alignas(LC_LINE) _Atomic uint32_t vi_tag;
+	/*
+	 * timed network, in the NIC's first endpoint's block (its endpoints share the
+	 * link): when the link from the NIC to its switch is free again
+	 * (lc_nic_now_ns; compare-and-swap by the endpoints' Net-Send, lc_net_time)
+	 */
+	alignas(LC_LINE) _Atomic uint64_t link_busy;
 };
 
 /*
@@ -389,6 +395,8 @@ struct lc_net_port {
 	_Atomic uint64_t frames;
 	_Atomic uint64_t bytes;
 	_Atomic uint64_t stalls;
+	/* timed network: when this output port's link is free again (lc_nic_now_ns; port lock) */
+	_Atomic uint64_t busy_until;
 };
 
 /* ---- network ---- */
@@ -543,6 +551,21 @@ static inline void lc_recv_publish(uint8_t *sram, const struct lc_nic_geom *g, u
 			      memory_order_release);
 }
 
+#if LC_NET_TIMED
+/*
+ * The timed network: the modelled arrival time (lc_nic_now_ns) of the frame
+ * in slot i, after its word (LC_NIC_RECV_WORD_BYTES is 16).  The sending NIC
+ * writes it before the word's release (lc_net_put), Net-Recv reads it after
+ * the word's acquire and takes the frame only from then on.  A frame written
+ * by other means (a fault's held frame let go, a harness) finds the time of
+ * the slot's last frame there, which has passed: it arrives at once.
+ */
+static inline _Atomic uint64_t *lc_recv_arrival(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
+{
+	return lc_recv_word(sram, g, i) + 1;
+}
+#endif
+
 /* A frame put whole into slot i (no fault to apply to it first): copy, then publish (R7). */
 static inline void lc_recv_put(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i,
 			       const void *frame, uint32_t bytes)
@@ -681,6 +704,20 @@ static inline void lc_net_unlock(struct lc_nic *nic, const struct lc_route *r)
  * the next sender), else 0.  Every writer of a remote Receive Ring checks room here.
  */
 LC_NIC_FUNC int lc_net_room(struct lc_nic *nic, uint32_t dst, uint32_t *rh, uint32_t need);
+#if LC_NET_TIMED
+/*
+ * The timed network (nic/net.c; docs/internals.md, "The timed network").
+ * lc_net_link_free: 1 when this NIC's link to its switch is free at now.
+ * lc_net_time: Net-Send, holding route r's port locks with room at the
+ * receiver, puts a frame of `bytes` on the link at now: reserves the link and
+ * every output port of r, and gives the frame's arrival at the receiving NIC
+ * in *arrive.  0 when another endpoint of this NIC took the link first (ask
+ * again later), else 1.
+ */
+LC_NIC_FUNC int lc_net_link_free(struct lc_nic *nic, uint64_t now);
+LC_NIC_FUNC int lc_net_time(struct lc_nic *nic, const struct lc_route *r, uint32_t bytes, uint64_t now,
+			    uint64_t *arrive);
+#endif
 /*
  * Net-Recv, an RDMA frame at Receive Ring index next (checked like any frame,
  * the nic_rx verdict CONTINUE, room for one Rx DMA block and a staging slot

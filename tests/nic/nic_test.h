@@ -26,6 +26,7 @@ struct lct_shape {
 	uint32_t per_nic;       /* endpoints per NIC (0: 1) */
 	uint64_t timeout_ns;
 	int thread;
+	uint32_t link_mbps, hop_ns;     /* the timed network (0, 0: untimed) */
 };
 
 static inline uint32_t lct_align(uint32_t v)
@@ -56,6 +57,8 @@ static inline struct lc_nic_geom lct_geom(struct lct_shape s)
 	g.backpressure_timeout_ns = s.timeout_ns ? s.timeout_ns : 60ull * 1000000000ull;
 	g.fingerprint = 0x5eed0000c0ffee00ull;
 	g.mcp_thread = s.thread;
+	g.link_mbps = s.link_mbps;
+	g.hop_ns = s.hop_ns;
 	o = 0;
 	g.off_ctrl = o;
 	o = lct_align(o + (uint32_t)sizeof(struct lc_nic_ctrl));
