@@ -96,6 +96,11 @@ int main(int argc, char **argv)
 
 	if (rc != LC_RUN_GO)
 		return rc;              /* --help, or a usage error */
+	if (opt.routes) {
+		rc = lc_run_print_routes(&opt);
+		lc_run_apps_free(&opt);
+		return rc;
+	}
 	struct lc_run_job job = { .nodes = opt.nodes, .timeout_ns = opt.timeout_ns, .bind = opt.bind };
 
 	/* the handlers first: a signal from the moment the segment exists must not leave it behind */

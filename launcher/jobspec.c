@@ -342,3 +342,61 @@ void lc_run_apps_free(struct lc_run_opts *o)
 	free(o->node_argv);
 	o->node_argv = NULL;
 }
+
+int lc_run_map_load(struct lc_run_opts *o, const char *file)
+{
+	uint32_t nics = (o->nodes + o->per_nic - 1) / o->per_nic, n = 0, lineno = 0;
+	struct lc_nic_geom g = { .nodes = o->nodes, .per_nic = o->per_nic };
+	char *line = NULL, err[160];
+	size_t cap = 0;
+	int bad = 0;
+	FILE *f = fopen(file, "r");
+
+	if (!f) {
+		lc_run_msg("--map %s: %s", file, strerror(errno));
+		return -1;
+	}
+	while (!bad && getline(&line, &cap, f) >= 0) {
+		char *p = line, *end;
+
+		lineno++;
+		p[strcspn(p, "#")] = '\0';
+		for (;;) {
+			long v;
+
+			p += strspn(p, " \t\r\n");
+			if (!*p)
+				break;
+			errno = 0;
+			v = strtol(p, &end, 10);
+			if (end == p || errno || (*end && !strchr(" \t\r\n", *end))) {
+				lc_run_msg("%s:%u: '%.*s' is not a slot number", file, lineno,
+					   (int)strcspn(p, " \t\r\n"), p);
+				bad = 1;
+				break;
+			}
+			if (n >= nics || v < 0 || v >= (long)nics) {
+				lc_run_msg("%s:%u: %s: the job's %u NICs fill slots 0-%u, one per NIC", file,
+					   lineno, n >= nics ? "more slots than NICs" : "slot out of range",
+					   nics, nics - 1);
+				bad = 1;
+				break;
+			}
+			o->place[n++] = (uint16_t)v;
+			p = end;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (bad)
+		return -1;
+	if (n != nics) {
+		lc_run_msg("%s: %u slot%s for the job's %u NICs", file, n, n == 1 ? "" : "s", nics);
+		return -1;
+	}
+	if (lc_net_place_check(&g, o->place, err, sizeof err) != 0) {
+		lc_run_msg("%s: %s", file, err);
+		return -1;
+	}
+	return 0;
+}

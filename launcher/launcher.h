@@ -45,6 +45,9 @@ struct lc_run_opts {
 	uint32_t n_groups;
 	uint64_t timeout_ns;            /* --timeout, 0: none */
 	const char *spec;               /* --spec FILE, NULL: the programs are on the command line */
+	const char *map;                /* --map FILE, NULL: no placement (NIC i in slot i) */
+	uint16_t place[LC_MAX_NODES];   /* --map: the slot of each NIC (lc_run_map_load) */
+	int routes;                     /* --routes: print the routes, run nothing */
 	uint32_t apps;                  /* programs (lines of a spec file) */
 	char ***node_argv;              /* [nodes]: what node i runs, NULL-terminated (jobspec.c) */
 };
@@ -109,6 +112,14 @@ LC_RUN_FUNC int lc_run_parse_options(int argc, char **argv, struct lc_run_opts *
 LC_RUN_FUNC int lc_run_apps_from_argv(struct lc_run_opts *o, char **tail);
 /* jobspec.c: the same from a specification file (--spec); errors name its file and line. */
 LC_RUN_FUNC int lc_run_spec_load(struct lc_run_opts *o, const char *file);
+/*
+ * jobspec.c: a placement file (--map) into o->place: one slot number per NIC
+ * of the job's o->nodes / o->per_nic NICs, '#' comments; errors name the file
+ * and line.  0, or -1 after a message.
+ */
+LC_RUN_FUNC int lc_run_map_load(struct lc_run_opts *o, const char *file);
+/* segment.c: --routes: every node pair's route for o (with its placement) on stdout.  The exit status. */
+LC_RUN_FUNC int lc_run_print_routes(const struct lc_run_opts *o);
 /* jobspec.c: free what lc_run_apps_from_argv or lc_run_spec_load allocated. */
 LC_RUN_FUNC void lc_run_apps_free(struct lc_run_opts *o);
 

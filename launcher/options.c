@@ -40,6 +40,14 @@
 	  "K node processes per NIC (default 1): nodes i*K .. i*K+K-1 are the\n" \
 	  "endpoints (virtual interfaces) of NIC i, sharing its link and its\n" \
 	  "memory registration table, each with its own doorbell page") \
+	X(MAP, "map", 0, "FILE", ONCE, \
+	  "the placement: which slot of the network each NIC is plugged into;\n" \
+	  "FILE holds one slot number per NIC in NIC order ('#' comments), a\n" \
+	  "permutation of 0..NICs-1 (default: NIC i in slot i; nic/net.c topology)") \
+	X(ROUTES, "routes", 0, "", ONCE, \
+	  "print the job's routes instead of running it ('SRC DST HOPS S.P...'\n" \
+	  "per pair of nodes: the output port S.P taken at each switch), then exit;\n" \
+	  "with -n N (and --per-node, --map) and no program") \
 	X(STATS, "stats", 0, "", ONCE, \
 	  "print every NIC and pipeline counter of every node at exit") \
 	X(FAULTS, "faults", 0, "SPEC", ONCE, \
@@ -268,6 +276,16 @@ static int lc_run_apply(struct lc_run_opts *o, enum lc_run_opt_id id, const char
 			return LC_RUN_EXIT_USAGE;
 		}
 		break;
+	case LC_RUN_OPT_MAP:
+		if (!arg) {
+			lc_run_msg("--map needs a placement file");
+			return LC_RUN_EXIT_USAGE;
+		}
+		o->map = arg;
+		break;
+	case LC_RUN_OPT_ROUTES:
+		o->routes = 1;
+		break;
 	case LC_RUN_OPT_STATS:
 		o->stats = 1;
 		break;
@@ -386,16 +404,28 @@ int lc_run_parse_options(int argc, char **argv, struct lc_run_opts *o)
 				   o->spec);
 			return lc_run_usage_error();
 		}
-		return lc_run_spec_load(o, o->spec);
-	}
-	if (o->nodes == 0) {
+		rc = lc_run_spec_load(o, o->spec);
+	} else if (o->nodes == 0) {
 		lc_run_msg("missing -n N (the number of nodes)");
 		return lc_run_usage_error();
-	}
-	if (optind >= argc) {
+	} else if (o->routes) {
+		if (optind < argc) {
+			lc_run_msg("--routes prints the routes and runs nothing: no program with it");
+			return lc_run_usage_error();
+		}
+		rc = LC_RUN_GO;
+	} else if (optind >= argc) {
 		lc_run_msg("missing the program to run");
 		return lc_run_usage_error();
+	} else {
+		rc = lc_run_apps_from_argv(o, argv + optind);
+		if (rc == LC_RUN_EXIT_USAGE)
+			return lc_run_usage_error();
 	}
-	rc = lc_run_apps_from_argv(o, argv + optind);
-	return rc == LC_RUN_EXIT_USAGE ? lc_run_usage_error() : rc;
+	/* the placement's slots are the job's NICs: known once the nodes are */
+	if (rc == LC_RUN_GO && o->map && lc_run_map_load(o, o->map) != 0) {
+		lc_run_apps_free(o);
+		return LC_RUN_EXIT_USAGE;
+	}
+	return rc;
 }

@@ -95,11 +95,14 @@ static void lc_run_print_traffic(const char *job, uint32_t nodes)
 static void lc_run_print_ports(const char *job)
 {
 	static struct lc_seg_port p[LC_MAX_NODES * 2 + 256];
+	uint16_t place[LC_MAX_NODES], in_slot[LC_MAX_NODES];
 	struct lc_nic_geom g;
 	uint32_t n = 0, sw, P, per_leaf;
 
-	if (lc_seg_read_ports(job, &g, p, sizeof p / sizeof p[0], &n) != 0 || n == 0)
+	if (lc_seg_read_ports(job, &g, p, sizeof p / sizeof p[0], &n, place) != 0 || n == 0)
 		return;
+	for (uint32_t i = 0; i < lc_geom_nics(&g); i++)
+		in_slot[place[i]] = (uint16_t)i;        /* a permutation: lc_seg_set_place checked it */
 	sw = n / g.switch_ports;
 	P = g.switch_ports;
 	per_leaf = sw == 1 ? P : P - 1;
@@ -108,7 +111,7 @@ static void lc_run_print_ports(const char *job)
 	       g.per_nic == 1 ? "" : "s");
 	printf("%-8s  %-22s  %12s  %14s  %10s\n", "port", "leads to", "frames", "bytes", "stalls");
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = i / P, q = i % P, nic = s * per_leaf + q;
+		uint32_t s = i / P, q = i % P, slot = s * per_leaf + q, nic = slot < lc_geom_nics(&g) ? in_slot[slot] : slot;
 		char at[32], to[64];
 
 		if (!p[i].frames && !p[i].stalls)

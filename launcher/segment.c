@@ -163,6 +163,11 @@ int lc_run_segment_create(struct lc_run_job *j, const struct lc_run_opts *o)
 		lc_seg_unlink(j->name);
 		return -1;
 	}
+	if (o->map && (rc = lc_seg_set_place(j->name, o->place)) != 0) {
+		lc_run_msg("cannot store the placement %s in %s: %s", o->map, j->name, lc_strerror(rc));
+		lc_seg_unlink(j->name);
+		return -1;
+	}
 	if (o->stats && (rc = lc_seg_record_traffic(j->name)) != 0) {
 		lc_run_msg("cannot ask %s for the traffic matrix: %s", j->name, lc_strerror(rc));
 		lc_seg_unlink(j->name);
@@ -183,5 +188,34 @@ int lc_run_segment_create(struct lc_run_job *j, const struct lc_run_opts *o)
 		}
 	if (o->show_job)
 		lc_run_msg("job %s", j->name);
+	return 0;
+}
+
+int lc_run_print_routes(const struct lc_run_opts *o)
+{
+	struct lc_nic_geom g;
+	struct lc_route r;
+
+	if (lc_geom_from_config(&g, o->nodes) != 0)
+		return LC_RUN_EXIT_USAGE;
+	g.per_nic = o->per_nic;
+	if (lc_net_switches(&g) == 0) {
+		lc_run_msg("%u NICs do not fit two levels of %u-port switches", lc_geom_nics(&g),
+			   g.switch_ports);
+		return LC_RUN_EXIT_FAIL;
+	}
+	printf("# routes: %u node%s, %u per NIC, %u switch%s of %u ports%s%s\n", g.nodes,
+	       g.nodes == 1 ? "" : "s", g.per_nic, lc_net_switches(&g),
+	       lc_net_switches(&g) == 1 ? "" : "es", g.switch_ports, o->map ? ", placement " : "",
+	       o->map ? o->map : "");
+	printf("# src dst hops switch.port at each hop\n");
+	for (uint32_t s = 0; s < g.nodes; s++)
+		for (uint32_t d = 0; d < g.nodes; d++) {
+			lc_net_route(&g, o->map ? o->place : NULL, s, d, &r);
+			printf("%u %u %u", s, d, r.hops);
+			for (uint32_t h = 0; h < r.hops; h++)
+				printf(" %u.%u", r.gport[h] / g.switch_ports, r.port[h]);
+			printf("\n");
+		}
 	return 0;
 }

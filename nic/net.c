@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The network: crossbar or two-level switches, source routes, wormhole port locks. */
+#include <stdio.h>
+
 #include "nic_impl.h"
 
 /*
@@ -31,15 +33,38 @@ uint32_t lc_net_ports(const struct lc_nic_geom *g)
 	return lc_net_switches(g) * g->switch_ports;
 }
 
-int lc_net_route(const struct lc_nic_geom *g, uint32_t src, uint32_t dst, struct lc_route *r)
+int lc_net_place_check(const struct lc_nic_geom *g, const uint16_t *place, char *err, size_t errlen)
+{
+	uint8_t seen[LC_MAX_NODES] = { 0 };
+
+	for (uint32_t i = 0; i < lc_geom_nics(g); i++) {
+		if (place[i] >= lc_geom_nics(g)) {
+			snprintf(err, errlen, "NIC %u in slot %u: the job's %u NICs fill slots 0-%u", i,
+				 (unsigned)place[i], lc_geom_nics(g), lc_geom_nics(g) - 1);
+			return LC_ERR_INVAL;
+		}
+		if (seen[place[i]]++) {
+			snprintf(err, errlen, "NIC %u in slot %u, which another NIC has", i, (unsigned)place[i]);
+			return LC_ERR_INVAL;
+		}
+	}
+	return 0;
+}
+
+int lc_net_route(const struct lc_nic_geom *g, const uint16_t *place, uint32_t src, uint32_t dst,
+		 struct lc_route *r)
 {
 	uint32_t P = g->switch_ports, n, ls, ld, root;
 
 	if (src >= g->nodes || dst >= g->nodes || lc_net_switches(g) == 0)
 		return LC_ERR_RANGE;
-	/* the endpoints of one NIC share its link: a route leads from NIC to NIC */
+	/* the endpoints of one NIC share its link: a route leads from NIC to NIC, slot to slot */
 	src = lc_geom_nic_of(g, src);
 	dst = lc_geom_nic_of(g, dst);
+	if (place) {
+		src = place[src];
+		dst = place[dst];
+	}
 	if (lc_net_switches(g) == 1) {
 		r->hops = 1;
 		r->port[0] = dst;

@@ -938,8 +938,14 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 		*rc = LC_ERR_NOMEM;
 		return NULL;
 	}
+	/* the placement the launcher stored (commrun --map): every slot once, or no route is sound */
+	if ((*rc = lc_net_place_check(g, nic->hdr->place, err, errlen)) != 0) {
+		nic_free(nic);
+		*rc = LC_ERR_CONFIG;
+		return NULL;
+	}
 	for (uint32_t d = 0; d < g->nodes; d++) {
-		lc_net_route(g, node, d, &nic->routes[d]);   /* cannot fail: geometry checked */
+		lc_net_route(g, nic->hdr->place, node, d, &nic->routes[d]);   /* cannot fail: checked above */
 		nic->node_sram[d] = nic->seg + off_nodes + nic->nl.bytes * d + nic->nl.sram;
 	}
 	/* the NIC's registration table, which its endpoints share: in its first endpoint's SRAM */

@@ -171,7 +171,37 @@ struct lc_seg_port {
 	uint64_t stalls;    /* times a sender found it held (wormhole contention) */
 };
 int lc_seg_read_ports(const char *name, struct lc_nic_geom *g, struct lc_seg_port *out, uint32_t max,
-		      uint32_t *n);
+		      uint32_t *n, uint16_t place[LC_MAX_NODES]);
+
+/* ---- network topology and placement (nic/net.c) ---- */
+
+/*
+ * Topology over the job's NICs: with NICs <= switch_ports one crossbar, else
+ * two levels -- leaf switches of switch_ports - 1 NIC slots and an uplink
+ * each, and a root (nic/net.c).  A placement says which slot each NIC is
+ * plugged into: place[nic] (a permutation of 0 .. NICs - 1; NULL: NIC i in
+ * slot i).  The job's placement is in its segment (lc_seg_set_place, commrun
+ * --map) and every route of the job follows it.
+ */
+#define LC_NET_MAX_HOPS 3
+
+/* A source route: the output port taken at each hop. */
+struct lc_route {
+	uint32_t hops;
+	uint32_t port[LC_NET_MAX_HOPS];    /* output port number on that hop's switch */
+	uint32_t gport[LC_NET_MAX_HOPS];   /* global port id (switch * switch_ports + port) */
+};
+
+/* Switches and output ports of the network for g (0 = too many nodes). */
+uint32_t lc_net_switches(const struct lc_nic_geom *g);
+uint32_t lc_net_ports(const struct lc_nic_geom *g);
+/* Source route from node src to node dst under placement place (NULL: none). 0 or LC_ERR_RANGE. */
+int lc_net_route(const struct lc_nic_geom *g, const uint16_t *place, uint32_t src, uint32_t dst,
+		 struct lc_route *r);
+/* place[0 .. NICs - 1] is a permutation of the slots: 0, or LC_ERR_INVAL with the reason in err. */
+int lc_net_place_check(const struct lc_nic_geom *g, const uint16_t *place, char *err, size_t errlen);
+/* Set the job's placement before its nodes attach (commrun --map).  0 or negative lc_err. */
+int lc_seg_set_place(const char *name, const uint16_t *place);
 int lc_seg_unlink(const char *name);
 
 /* ---- node side ---- */

@@ -324,6 +324,8 @@ struct lc_seg_hdr {
 	uint32_t traffic;          /* 1: Net-Send keeps the traffic matrix (lc_seg_record_traffic) */
 	uint64_t off_names;        /* the name table (nic/names.c), after the group table */
 	uint32_t names;            /* its entries, LC_NAME_ENTRIES(nodes) */
+	/* the placement: NIC i is plugged into slot place[i] of the topology (lc_seg_set_place) */
+	uint16_t place[LC_MAX_NODES];
 	struct lc_seg_node node[LC_MAX_NODES];
 };
 
@@ -401,14 +403,6 @@ struct lc_net_port {
 
 /* ---- network ---- */
 
-#define LC_NET_MAX_HOPS 3
-
-/* A source route: the output port taken at each hop. */
-struct lc_route {
-	uint32_t hops;
-	uint32_t port[LC_NET_MAX_HOPS];    /* output port number on that hop's switch */
-	uint32_t gport[LC_NET_MAX_HOPS];   /* global port id (switch * switch_ports + port) */
-};
 
 /* ---- the per-process NIC object ---- */
 
@@ -643,12 +637,6 @@ static inline void lc_nic_stall_end(struct lc_nic_stall *s)
 	atomic_store_explicit(&s->on, 0, memory_order_relaxed);
 }
 
-/* Network topology: switches and output ports of the network for g (0 = too many nodes). */
-LC_NIC_FUNC uint32_t lc_net_switches(const struct lc_nic_geom *g);
-LC_NIC_FUNC uint32_t lc_net_ports(const struct lc_nic_geom *g);
-/* Source route from src to dst. 0 or LC_ERR_RANGE. */
-LC_NIC_FUNC int lc_net_route(const struct lc_nic_geom *g, uint32_t src, uint32_t dst,
-			     struct lc_route *r);
 /* Switch port gport (global id) of the job. */
 static inline struct lc_net_port *lc_net_port(struct lc_nic *nic, uint32_t gport)
 {

@@ -217,6 +217,8 @@ int lc_seg_create(const char *name, const struct lc_nic_geom *g, char *err, size
 	h->net_ports = lc_net_ports(g);
 	h->net_switches = lc_net_switches(g);
 	h->faults = faults;
+	for (uint32_t i = 0; i < lc_geom_nics(g); i++)
+		h->place[i] = (uint16_t)i;      /* no placement: NIC i in slot i */
 	h->off_names = lc_seg_names_off(off_net + (uint64_t)lc_net_ports(g) * sizeof(struct lc_net_port) +
 					(uint64_t)g->groups * sizeof(struct lc_nic_group));
 	h->names = LC_NAME_ENTRIES(g->nodes);
@@ -280,6 +282,26 @@ static int check_magic(const char *name, const struct lc_seg_hdr *h, size_t byte
 		return LC_ERR_CONFIG;
 	}
 	return 0;
+}
+
+/*
+ * The header of the finished segment name, mapped read-write (the whole
+ * object: *base, *bytes, for munmap) for the launcher to set what its nodes
+ * read at attach (fork/exec orders the write before their reads) or to read
+ * what they left.  0 or negative lc_err (nothing mapped).
+ */
+static int map_hdr(const char *name, uint8_t **base, size_t *bytes, struct lc_seg_hdr **h)
+{
+	char err[256];
+	int rc = map_raw(name, base, bytes, err, sizeof(err));
+
+	if (rc)
+		return rc;
+	*h = (struct lc_seg_hdr *)*base;
+	rc = check_magic(name, *h, *bytes, err, sizeof(err));
+	if (rc)
+		munmap(*base, *bytes);
+	return rc;
 }
 
 int lc_seg_map(const char *name, const struct lc_nic_geom *g, uint8_t **base, size_t *bytes,
@@ -472,29 +494,25 @@ int lc_seg_read_traffic(const char *name, uint32_t node, uint64_t *out, size_t c
 }
 
 int lc_seg_read_ports(const char *name, struct lc_nic_geom *g, struct lc_seg_port *out, uint32_t max,
-		      uint32_t *n)
+		      uint32_t *n, uint16_t place[LC_MAX_NODES])
 {
 	const struct lc_net_port *p;
 	struct lc_seg_hdr *h;
 	uint8_t *base;
 	size_t bytes;
-	char err[256];
 	int rc;
 
 	if (!name || !g || !out || !n)
 		return LC_ERR_INVAL;
-	rc = map_raw(name, &base, &bytes, err, sizeof(err));
-	if (rc)
+	if ((rc = map_hdr(name, &base, &bytes, &h)) != 0)
 		return rc;
-	h = (struct lc_seg_hdr *)base;
-	rc = check_magic(name, h, bytes, err, sizeof(err));
-	if (rc == 0 && h->off_net + (uint64_t)h->net_ports * sizeof(*p) > bytes)
-		rc = LC_ERR_CONFIG;
-	if (rc) {
+	if (h->off_net + (uint64_t)h->net_ports * sizeof(*p) > bytes) {
 		munmap(base, bytes);
-		return rc;
+		return LC_ERR_CONFIG;
 	}
 	*g = h->geom;
+	if (place)
+		memcpy(place, h->place, sizeof(h->place));
 	p = (const struct lc_net_port *)(base + h->off_net);
 	*n = h->net_ports < max ? h->net_ports : max;
 	for (uint32_t i = 0; i < *n; i++)
@@ -516,42 +534,52 @@ int lc_seg_unlink(const char *name)
 
 int lc_seg_set_faults(const char *name, const struct lc_fault_cfg *cfg)
 {
-	char err[256];
+	struct lc_seg_hdr *h;
 	uint8_t *base;
 	size_t bytes;
 	int rc;
 
 	if (!name || !cfg)
 		return LC_ERR_INVAL;
-	rc = map_raw(name, &base, &bytes, err, sizeof(err));
-	if (rc)
+	if ((rc = map_hdr(name, &base, &bytes, &h)) != 0)
 		return rc;
-	rc = check_magic(name, (struct lc_seg_hdr *)base, bytes, err, sizeof(err));
-	if (rc == 0)
-		/* read by lc_nic_attach after the launcher starts the nodes (fork/exec orders it) */
-		((struct lc_seg_hdr *)base)->faults = *cfg;
+	h->faults = *cfg;
+	munmap(base, bytes);
+	return 0;
+}
+
+int lc_seg_set_place(const char *name, const uint16_t *place)
+{
+	struct lc_seg_hdr *h;
+	uint8_t *base;
+	size_t bytes;
+	char err[256];
+	int rc;
+
+	if (!name || !place)
+		return LC_ERR_INVAL;
+	if ((rc = map_hdr(name, &base, &bytes, &h)) != 0)
+		return rc;
+	if ((rc = lc_net_place_check(&h->geom, place, err, sizeof err)) == 0)
+		memcpy(h->place, place, lc_geom_nics(&h->geom) * sizeof(*place));
 	munmap(base, bytes);
 	return rc;
 }
 
 int lc_seg_record_traffic(const char *name)
 {
-	char err[256];
+	struct lc_seg_hdr *h;
 	uint8_t *base;
 	size_t bytes;
 	int rc;
 
 	if (!name)
 		return LC_ERR_INVAL;
-	rc = map_raw(name, &base, &bytes, err, sizeof(err));
-	if (rc)
+	if ((rc = map_hdr(name, &base, &bytes, &h)) != 0)
 		return rc;
-	rc = check_magic(name, (struct lc_seg_hdr *)base, bytes, err, sizeof(err));
-	if (rc == 0)
-		/* read by lc_nic_attach after the launcher starts the nodes (fork/exec orders it) */
-		((struct lc_seg_hdr *)base)->traffic = 1;
+	h->traffic = 1;
 	munmap(base, bytes);
-	return rc;
+	return 0;
 }
 
 int lc_seg_read_faults(const char *name, uint32_t node, uint64_t *out, size_t cap, uint32_t *nodes)

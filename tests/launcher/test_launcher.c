@@ -21,6 +21,8 @@ static const struct {
 	{ "nodes", 'n', 1 },
 	{ "spec", 0, 1 },
 	{ "per-node", 0, 1 },
+	{ "map", 0, 1 },
+	{ "routes", 0, 0 },
 	{ "stats", 0, 0 },
 	{ "faults", 0, 1 },
 	{ "group", 0, 1 },
@@ -575,5 +577,77 @@ Test(launcher, per_node_puts_k_processes_on_each_nic)
 	cr_assert_neq(o.status, 0, "output:\n%s", o.text);
 	cr_assert(strstr(o.text, "--per-node 3: more processes per NIC than the job's 2 nodes"),
 		  "output:\n%s", o.text);
+	lc_t_out_free(&o);
+}
+
+/*
+ * --map plugs each NIC into a slot of the network: --routes shows the routes
+ * it gives, a job runs on them (its port table names the NIC behind each
+ * port), and a bad placement file is a usage error naming its file and line,
+ * with nothing started.
+ */
+Test(launcher, map_places_nics_and_a_bad_file_names_its_line)
+{
+	static const struct {
+		const char *text;
+		const char *msg;        /* after "<file>" */
+	} rows[] = {
+		{ "0 1 x\n", ":1: 'x' is not a slot number" },
+		{ "0\n1\n2\n", ":3: more slots than NICs: the job's 2 NICs fill slots 0-1, one per NIC" },
+		{ "0 5\n", ":1: slot out of range: the job's 2 NICs fill slots 0-1" },
+		{ "0 -1\n", ":1: slot out of range" },
+		{ "0\n", ": 1 slot for the job's 2 NICs" },
+		{ "# only a comment\n", ": 0 slots for the job's 2 NICs" },
+		{ "1 1\n", ": NIC 1 in slot 1, which another NIC has" },
+	};
+	char dir[128], file[160], want[256], text[256], pp[512];
+	struct lc_t_out o;
+	size_t at = 0;
+
+	/* 20 NICs on 16-port switches: leaf 0 has slots 0-14; NICs 1 and 19 swap slots */
+	for (int i = 0; i < 20; i++)
+		at += (size_t)snprintf(text + at, sizeof text - at, "%d%s", i == 1 ? 19 : i == 19 ? 1 : i,
+				       i % 5 == 4 ? "  # five a line\n" : " ");
+	lc_t_spec_dir(dir, sizeof dir, file, sizeof file, text);
+	lc_t_crun(&o, "-n", "20", "--routes", NULL);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert(strstr(o.text, "\n0 1 1 0.1\n") && strstr(o.text, "\n0 19 3 0.15 "), "output:\n%s", o.text);
+	lc_t_out_free(&o);
+	lc_t_crun(&o, "-n", "20", "--map", file, "--routes", NULL);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert(strstr(o.text, "\n0 19 1 0.1\n"), "NIC 19 is in slot 1; output:\n%s", o.text);
+	cr_assert(strstr(o.text, "\n0 1 3 0.15 "), "NIC 1 is in slot 19, on leaf 1; output:\n%s", o.text);
+	lc_t_out_free(&o);
+	lc_t_crun(&o, "-n", "20", "--routes", "true", NULL);
+	lc_t_expect_usage_error(&o, "--routes prints the routes and runs nothing");
+	lc_t_out_free(&o);
+	lc_t_spec_clean(dir, file);
+
+	/* a job on a placement: NIC 0 in slot 1, NIC 1 in slot 0 */
+	lc_t_spec_dir(dir, sizeof dir, file, sizeof file, "1 0\n");
+	lc_t_path(pp, sizeof pp, "bin/pingpong");
+	char *job[] = { "--map", file, "--stats", "-n", "2", pp, "-s", "8:8", "-i", "10", NULL };
+	lc_t_job(&o, job);
+	lc_t_spec_clean(dir, file);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert(strstr(o.text, "\n0.0       NIC 1 (node 1)") && strstr(o.text, "\n0.1       NIC 0 (node 0)"),
+		  "the port table names the placed NICs; output:\n%s", o.text);
+	lc_t_out_free(&o);
+
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		lc_t_spec_dir(dir, sizeof dir, file, sizeof file, rows[r].text);
+		char *args[] = { "--map", file, "-n", "2", "true", NULL };
+		lc_t_job(&o, args);
+		lc_t_spec_clean(dir, file);
+		snprintf(want, sizeof want, "commrun: %s%s", file, rows[r].msg);
+		cr_assert_eq(o.status, 2, "row %zu: exit %d; output:\n%s", r, o.status, o.text);
+		cr_assert(strstr(o.text, want), "row %zu: missing \"%s\"; output:\n%s", r, want, o.text);
+		cr_assert_eq(o.job[0], '\0', "row %zu: a job was started; output:\n%s", r, o.text);
+		lc_t_out_free(&o);
+	}
+	char *none[] = { "--map", "/nonexistent.map", "-n", "2", "true", NULL };
+	lc_t_job(&o, none);
+	cr_assert_eq(o.status, 2, "output:\n%s", o.text);
+	cr_assert(strstr(o.text, "--map /nonexistent.map: No such file"), "output:\n%s", o.text);
 	lc_t_out_free(&o);
 }

@@ -32,7 +32,7 @@ Test(net, routes)
 		struct lc_route r;
 
 		memset(&r, 0, sizeof(r));
-		cr_assert_eq(lc_net_route(&g, rows[i].src, rows[i].dst, &r), rows[i].rc, "row %zu", i);
+		cr_assert_eq(lc_net_route(&g, NULL, rows[i].src, rows[i].dst, &r), rows[i].rc, "row %zu", i);
 		if (rows[i].rc)
 			continue;
 		cr_assert_eq(r.hops, rows[i].hops, "row %zu", i);
@@ -55,8 +55,8 @@ Test(net, endpoints_of_a_nic_share_its_routes)
 	cr_assert_eq(lc_net_switches(&g), 1, "4 NICs fit one 4-port switch (8 single-endpoint nodes would not)");
 	for (uint32_t s = 0; s < 8; s++)
 		for (uint32_t d = 0; d < 8; d++) {
-			cr_assert_eq(lc_net_route(&g, s, d, &a), 0);
-			cr_assert_eq(lc_net_route(&g, s ^ 1, d ^ 1, &b), 0);
+			cr_assert_eq(lc_net_route(&g, NULL, s, d, &a), 0);
+			cr_assert_eq(lc_net_route(&g, NULL, s ^ 1, d ^ 1, &b), 0);
 			cr_assert_eq(a.hops, 1);
 			cr_assert_eq(a.gport[0], d / 2, "%u -> %u: the port of the destination's NIC", s, d);
 			cr_assert_eq(b.gport[0], a.gport[0], "the other endpoints of the same NICs");
@@ -67,11 +67,11 @@ Test(net, endpoints_of_a_nic_share_its_routes)
 	g = lct_geom((struct lct_shape){ .nodes = 10, .ports = 3, .per_nic = 3 });
 	cr_assert_eq(lc_geom_nics(&g), 4, "the last NIC has one endpoint");
 	cr_assert_eq(lc_net_switches(&g), 3, "4 NICs on 3-port switches: 2 leaves and a root");
-	cr_assert_eq(lc_net_route(&g, 0, 9, &a), 0);
+	cr_assert_eq(lc_net_route(&g, NULL, 0, 9, &a), 0);
 	cr_assert_eq(a.hops, 3, "NIC 0 to NIC 3, on the other leaf");
-	cr_assert_eq(lc_net_route(&g, 0, 5, &a), 0);
+	cr_assert_eq(lc_net_route(&g, NULL, 0, 5, &a), 0);
 	cr_assert_eq(a.hops, 1, "NIC 0 to NIC 1, the same leaf");
-	cr_assert_eq(lc_net_route(&g, 1, 2, &b), 0);
+	cr_assert_eq(lc_net_route(&g, NULL, 1, 2, &b), 0);
 	cr_assert_eq(b.hops, 1, "endpoints 1 and 2 are on NIC 0");
 }
 
@@ -186,4 +186,45 @@ Test(net, all_or_nothing_and_steal_from_dead)
 	cr_assert_eq(lct_stat(a, LC_NIC_STAT_bp_stalls), 0);
 	lct_nic[7] = NULL;   /* its process "died": fini does not detach it */
 	lc_nic_detach(b);
+}
+
+/*
+ * A placement plugs NICs into other slots: routes follow the slots, a
+ * segment's placement reaches every node's routes, and a placement that is not
+ * a permutation of the slots is refused whole.
+ */
+Test(net, placement_moves_nics_between_leaves)
+{
+	/* 4-port switches: leaf 0 has slots 0-2, leaf 1 slots 3-5 */
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 6, .ports = 4 });
+	const uint16_t place[6] = { 0, 3, 1, 4, 2, 5 };
+	const uint16_t dup[6] = { 0, 3, 1, 4, 2, 3 }, wide[6] = { 0, 1, 2, 3, 4, 6 };
+	struct lc_route r;
+	char err[128] = "";
+	uint8_t buf[64];
+
+	cr_assert_eq(lc_net_route(&g, place, 0, 1, &r), 0);
+	cr_assert_eq(r.hops, 3, "NIC 1 is in slot 3, on the other leaf");
+	cr_assert_eq(r.gport[2], 1 * 4 + 0, "slot 3 is port 0 of leaf 1");
+	cr_assert_eq(lc_net_route(&g, place, 0, 2, &r), 0);
+	cr_assert_eq(r.hops, 1, "NIC 2 is in slot 1, on NIC 0's leaf");
+	cr_assert_eq(r.gport[0], 1);
+	cr_assert_eq(lc_net_route(&g, NULL, 0, 1, &r), 0);
+	cr_assert_eq(r.hops, 1, "without a placement NIC 1 is in slot 1");
+	cr_assert_eq(lc_net_place_check(&g, dup, err, sizeof err), LC_ERR_INVAL);
+	cr_assert(strstr(err, "NIC 5 in slot 3"), "%s", err);
+	cr_assert_eq(lc_net_place_check(&g, wide, err, sizeof err), LC_ERR_INVAL);
+	cr_assert(strstr(err, "slots 0-5"), "%s", err);
+
+	lct_create(&g, "place");
+	cr_assert_eq(lc_seg_set_place(lct_name, dup), LC_ERR_INVAL);
+	cr_assert_eq(lc_seg_set_place(lct_name, place), 0);
+	for (uint32_t i = 0; i < g.nodes; i++)
+		lct_attach(&g, i);
+	cr_assert_eq(lct_nic[0]->routes[1].hops, 3);
+	cr_assert_eq(lct_nic[3]->routes[1].hops, 1, "NICs 3 and 1 share leaf 1 (slots 4 and 3)");
+	/* a frame takes the placed route: the root's port down to leaf 1 carries it */
+	cr_assert_eq(lct_send(lct_nic[0], 1, 0, 16, 0, buf, NULL), 0);
+	lct_check(lct_wait_rx(lct_nic[1]), 0, 1, 0, 16);
+	cr_assert_eq(atomic_load(&lc_net_port(lct_nic[0], 2 * 4 + 1)->frames), 1);
 }
