@@ -447,6 +447,14 @@ def main():
         t, 'independence: protocols and framework/nic/launcher (tools/check_independence.py)',
         *timed_run([sys.executable, ind, '--root', root], root))))
 
+    # 7. the placement tool against the job's own routes (any config's commrun --routes)
+    if bdirs:
+        pb = bdirs.get('baseline') or bdirs[sorted(bdirs)[0]]
+        tp = os.path.join(root, 'tests', 'placement', 'test_place.py')
+        jobs.append(('placement', lambda: plain_suite(
+            t, 'placement: tools/place.py on commrun --routes (tests/placement)',
+            *timed_run([sys.executable, tp, pb], root))))
+
     # the longest first (EXPECTED), so that the pool does not end on one long suite while
     # the other workers idle
     jobs.sort(key=lambda j: -expected(j[0]))

@@ -368,6 +368,35 @@ static void lc_t_spec_clean(const char *dir, const char *file)
 	rmdir(dir);
 }
 
+/* A file commrun reads (--spec, --map) and the error it must give for it, after "<file>:". */
+struct lc_t_bad_file {
+	const char *text;
+	const char *msg;
+};
+
+/*
+ * commrun args (args[file_at] set to each row's file of text): a usage error
+ * naming the file and the row's message, no job started, no node run.
+ */
+static void lc_t_bad_files(const struct lc_t_bad_file *rows, size_t n, char **args, int file_at)
+{
+	for (size_t r = 0; r < n; r++) {
+		char dir[128], file[160], want[256];
+		struct lc_t_out o;
+
+		lc_t_spec_dir(dir, sizeof dir, file, sizeof file, rows[r].text);
+		args[file_at] = file;
+		lc_t_job(&o, args);
+		lc_t_spec_clean(dir, file);
+		snprintf(want, sizeof want, "commrun: %s:%s", file, rows[r].msg);
+		cr_assert_eq(o.status, 2, "row %zu: exit %d; output:\n%s", r, o.status, o.text);
+		cr_assert(strstr(o.text, want), "row %zu: missing \"%s\"; output:\n%s", r, want, o.text);
+		cr_assert_eq(o.job[0], '\0', "row %zu: a job was started; output:\n%s", r, o.text);
+		cr_assert_null(strstr(o.text, "jobprog"), "row %zu: a node ran; output:\n%s", r, o.text);
+		lc_t_out_free(&o);
+	}
+}
+
 Test(launcher, spec_file_places_each_program_on_its_node)
 {
 	char dir[128], file[160], cwd_spec[200];
@@ -396,10 +425,7 @@ Test(launcher, spec_file_places_each_program_on_its_node)
 /* Every mistake in a spec file names the file and line, and starts nothing. */
 Test(launcher, spec_file_errors_name_file_and_line_and_start_nothing)
 {
-	static const struct {
-		const char *text;
-		const char *msg;        /* after "<file>:" */
-	} rows[] = {
+	static const struct lc_t_bad_file rows[] = {
 		{ "0 ./jp argv\n# c\n0 ./jp argv\n", "3: node 0 again (first at line 1)" },
 		{ "0 ./jp argv\n2 ./jp argv\n", "2: node 2, but the file has 2 processes (nodes 0..1): node 1 has no line" },
 		{ "x ./jp argv\n", "1: expected 'NODE PROGRAM [ARGS...]' with NODE 0..255, got 'x ./jp argv'" },
@@ -415,21 +441,9 @@ Test(launcher, spec_file_errors_name_file_and_line_and_start_nothing)
 		{ "0 ./jp $(())\n", "1: arithmetic expansion ($((...)), $[...]) is not allowed" },
 		{ "0 ./jp \"$[]\"\n", "1: arithmetic expansion ($((...)), $[...]) is not allowed" },
 	};
-	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
-		char dir[128], file[160], want[256];
-		struct lc_t_out o;
+	char *spec[] = { "--spec", NULL, NULL };
 
-		lc_t_spec_dir(dir, sizeof dir, file, sizeof file, rows[r].text);
-		char *args[] = { "--spec", file, NULL };
-		lc_t_job(&o, args);
-		lc_t_spec_clean(dir, file);
-		snprintf(want, sizeof want, "commrun: %s:%s", file, rows[r].msg);
-		cr_assert_eq(o.status, 2, "row %zu: exit %d; output:\n%s", r, o.status, o.text);
-		cr_assert(strstr(o.text, want), "row %zu: missing \"%s\"; output:\n%s", r, want, o.text);
-		cr_assert_eq(o.job[0], '\0', "row %zu: a job was started; output:\n%s", r, o.text);
-		cr_assert_null(strstr(o.text, "jobprog"), "row %zu: a node ran; output:\n%s", r, o.text);
-		lc_t_out_free(&o);
-	}
+	lc_t_bad_files(rows, sizeof rows / sizeof rows[0], spec, 1);
 	cr_assert_neq(access("/tmp/lc_t_never", F_OK), 0, "a spec file ran a command");
 	/* and the command line: --spec names every process */
 	struct lc_t_out o;
@@ -588,19 +602,17 @@ Test(launcher, per_node_puts_k_processes_on_each_nic)
  */
 Test(launcher, map_places_nics_and_a_bad_file_names_its_line)
 {
-	static const struct {
-		const char *text;
-		const char *msg;        /* after "<file>" */
-	} rows[] = {
-		{ "0 1 x\n", ":1: 'x' is not a slot number" },
-		{ "0\n1\n2\n", ":3: more slots than NICs: the job's 2 NICs fill slots 0-1, one per NIC" },
-		{ "0 5\n", ":1: slot out of range: the job's 2 NICs fill slots 0-1" },
-		{ "0 -1\n", ":1: slot out of range" },
-		{ "0\n", ": 1 slot for the job's 2 NICs" },
-		{ "# only a comment\n", ": 0 slots for the job's 2 NICs" },
-		{ "1 1\n", ": NIC 1 in slot 1, which another NIC has" },
+	static const struct lc_t_bad_file rows[] = {
+		{ "0 1 x\n", "1: 'x' is not a slot number" },
+		{ "0\n1\n2\n", "3: more slots than NICs: the job's 2 NICs fill slots 0-1, one per NIC" },
+		{ "0 5\n", "1: slot out of range: the job's 2 NICs fill slots 0-1" },
+		{ "0 -1\n", "1: slot out of range" },
+		{ "0\n", " 1 slot for the job's 2 NICs" },
+		{ "# only a comment\n", " 0 slots for the job's 2 NICs" },
+		{ "1 1\n", " NIC 1 in slot 1, which another NIC has" },
 	};
-	char dir[128], file[160], want[256], text[256], pp[512];
+	char dir[128], file[160], text[256], pp[512];
+	char *bad[] = { "--map", NULL, "-n", "2", "true", NULL };
 	struct lc_t_out o;
 	size_t at = 0;
 
@@ -634,17 +646,7 @@ Test(launcher, map_places_nics_and_a_bad_file_names_its_line)
 		  "the port table names the placed NICs; output:\n%s", o.text);
 	lc_t_out_free(&o);
 
-	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
-		lc_t_spec_dir(dir, sizeof dir, file, sizeof file, rows[r].text);
-		char *args[] = { "--map", file, "-n", "2", "true", NULL };
-		lc_t_job(&o, args);
-		lc_t_spec_clean(dir, file);
-		snprintf(want, sizeof want, "commrun: %s%s", file, rows[r].msg);
-		cr_assert_eq(o.status, 2, "row %zu: exit %d; output:\n%s", r, o.status, o.text);
-		cr_assert(strstr(o.text, want), "row %zu: missing \"%s\"; output:\n%s", r, want, o.text);
-		cr_assert_eq(o.job[0], '\0', "row %zu: a job was started; output:\n%s", r, o.text);
-		lc_t_out_free(&o);
-	}
+	lc_t_bad_files(rows, sizeof rows / sizeof rows[0], bad, 1);
 	char *none[] = { "--map", "/nonexistent.map", "-n", "2", "true", NULL };
 	lc_t_job(&o, none);
 	cr_assert_eq(o.status, 2, "output:\n%s", o.text);

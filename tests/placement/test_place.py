@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""tools/place.py against commrun's own routes: prints "N passed, M failed" (tools/run_tests.py).
+
+usage: tests/placement/test_place.py BUILD_DIR   (any config: its commrun gives the routes)
+
+20 NICs on 16-port switches make two levels: leaf 0 has slots 0-14, leaf 1 slots 15-19.  Ten
+pairs (i, i + 10) exchange most of the traffic; with NIC i in slot i the five pairs of NICs 5-9
+cross the root.  Leaf 1 holds five NICs, so the best placement leaves one pair crossing: the
+search must find it (each checked through commrun --map FILE --routes, the job's own routes),
+and a placement file that is no permutation is refused.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PLACE = os.path.join(HERE, '..', '..', 'tools', 'place.py')
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print('FAIL: %s' % what)
+
+
+def crossing(build, mapfile, pairs):
+    """Pairs whose route (commrun --routes under mapfile) takes three hops."""
+    args = [os.path.join(build, 'bin', 'commrun'), '-n', '20', '--routes']
+    if mapfile:
+        args[3:3] = ['--map', mapfile]
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    hops = {(int(w[0]), int(w[1])): int(w[2]) for w in (l.split() for l in out.splitlines())
+            if w and not w[0].startswith('#')}
+    return sum(1 for p in pairs if hops[p] == 3)
+
+
+def main():
+    build = os.path.abspath(sys.argv[1])
+    pairs = [(i, i + 10) for i in range(10)]
+    with tempfile.TemporaryDirectory() as d:
+        stats, best = os.path.join(d, 'stats.txt'), os.path.join(d, 'best.map')
+        with open(stats, 'w') as f:
+            f.write('# traffic matrix: what each node\'s NIC put on the link to each\n')
+            f.write('src->dst              msgs          frames           bytes\n')
+            for s, t in pairs:
+                f.write('%d->%d  1000  1000  2048000\n' % (s, t))
+                f.write('%d->%d  1000  1000  2048000\n' % (t, s))
+            for s in range(20):  # a little traffic everywhere else
+                f.write('%d->%d  1  1  64\n' % (s, (s + 1) % 20))
+        cmd = [sys.executable, PLACE, '--build', build, '--stats', stats, '--link-mbps', '2000',
+               '--hop-ns', '500', '--out', best]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        check(r.returncode == 0, 'place.py exit %d: %s' % (r.returncode, r.stderr))
+        rows = {l[:24].strip(): l.split() for l in r.stdout.splitlines() if not l.startswith('#')}
+        check('identity' in rows and 'best found' in rows, 'rows: %s' % r.stdout)
+        if 'identity' in rows and 'best found' in rows:
+            ratio = float(rows['best found'][3])
+            check(ratio < 1.0, 'best found costs %.3f of the identity' % ratio)
+        check(crossing(build, None, pairs) == 5, 'the identity crosses the root with five pairs')
+        if os.path.exists(best):
+            n = crossing(build, best, pairs)
+            check(n == 1, 'the best placement leaves %d pairs crossing, the least is 1' % n)
+        bad = os.path.join(d, 'bad.map')
+        with open(bad, 'w') as f:
+            f.write(' '.join(['0'] * 20) + '\n')
+        r = subprocess.run(cmd + ['--map', bad], capture_output=True, text=True)
+        check(r.returncode == 2 and 'not a permutation' in r.stderr, 'a bad map: %s' % r.stderr)
+    print('%d passed, %d failed' % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
