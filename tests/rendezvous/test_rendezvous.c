@@ -128,7 +128,7 @@ Test(rendezvous, copies_per_delivered_byte)
  * A peer that dies in the middle of a transfer (exits without lc_close: the
  * launcher marks it dead): the survivor's call fails with LC_ERR_PEER_DEAD
  * within the backpressure limit and some slack, it never hangs.  With
- * rendezvous the 1 MiB message is announced and waits for its clear-to-send
+ * rendezvous the message is announced and waits for its clear-to-send
  * or its data (rendezvous's poll reads the peers' liveness now and then);
  * without, it goes eager and the pipeline's own liveness checks end it.
  * Seen hanging (60 s) before the launcher marked such a node dead.
@@ -138,8 +138,18 @@ static void survivor_fails(const char *mode)
 	struct lc_t_out o;
 	const char *p;
 	double ms;
+	char bytes[32];
 
-	lc_t_commrun(&o, 2, 60, "rndv_dies", mode, NULL);
+	/*
+	 * Above the receiver's unexpected-message budget: an eager message (no rendezvous
+	 * composed) that the budget held whole would complete its send legitimately if the
+	 * receiver's NIC took it all before the receiver died (seen under load on
+	 * baseline_thread, whose MCP thread keeps receiving while lc_probe's caller waits
+	 * for the CPU).  Beyond the budget it waits in the NIC, the sender is held back
+	 * and only the receiver's death ends the send.
+	 */
+	snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)LC_HOST_UNEXPECTED_BYTES + (1u << 20));
+	lc_t_commrun(&o, 2, 60, "rndv_dies", mode, bytes, NULL);
 	p = strstr(o.text, "failed as it should (");
 	cr_assert(p, "no survivor's line; exit status %d, output:\n%s", o.status, o.text);
 	ms = strtod(p + strlen("failed as it should ("), NULL);
