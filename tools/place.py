@@ -3,7 +3,7 @@
 """Evaluate placements of a job's NICs on the network and suggest a better one (seed 002's Phi).
 
 usage: tools/place.py --build build/<cfg> --stats FILE [--per-node K] [--map FILE]...
-                      [--link-mbps N] [--hop-ns N] [--objective phi|link] [--out FILE]
+                      [--link-mbps N] [--hop-ns N] [--params SET] [--objective phi|link] [--out FILE]
 
 --stats FILE   the output of `commrun --stats` of a run of the job: its traffic matrix
                (messages, frames and bytes per source -> destination node) is the input.
@@ -13,23 +13,27 @@ usage: tools/place.py --build build/<cfg> --stats FILE [--per-node K] [--map FIL
 
 The routes are commrun's own (`<build>/bin/commrun -n NICS --routes`: slot to slot, read
 once), so no routing code is copied here.  The cost of a placement follows seed 002's Phi: the
-sum over every source -> destination pair of the time its traffic takes on the network, with
-no contention --
-    frames * hops * hop_ns + bytes * 8000 / link_mbps   (ns)
--- and beside it the busiest link's time (the bytes every route through a link puts on it,
-at the link's bandwidth: what wormhole contention can at best overlap).  link_mbps and hop_ns
-come from the build's config (network.link_mbps, network.hop_ns), or the options.  The search
+sum over every source -> destination pair of its messages' time, with no contention, each at
+the cost model's one-way time of the pair's mean message size over the route's switches
+(tools/costmodel/costmodel.py) -- by default the network alone,
+    hops * hop_ns + (bytes + headers) * 8000 / link_mbps   (ns a message)
+at link_mbps and hop_ns from the build's config (network.link_mbps, network.hop_ns) or the
+options; with --params a whole parameter set (host, NIC and network: emulated, myrinet2000,
+sci) -- and beside it the busiest link's time (the bytes every route through a link puts on
+it, at the link's bandwidth: what wormhole contention can at best overlap).  The search
 minimises --objective (phi, the default, then the busiest link; or link first): every
 permutation of the slots up to 8 NICs, beyond that a local search of pairwise swaps from the
 best of the identity and the given placements until no swap improves.
 """
 import argparse
 import itertools
-import json
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'costmodel'))
+import costmodel as cm  # noqa: E402
 
 EXHAUSTIVE_MAX = 8
 
@@ -86,17 +90,30 @@ def read_map(path, nics):
 
 
 class Model:
-    def __init__(self, traffic, routes, link_mbps, hop_ns, objective):
+    """Seed 002's Phi over a placement: every pair's messages at the cost model's one-way time
+    (tools/costmodel/costmodel.py) over the route the placement gives it, and beside it the
+    busiest link."""
+
+    def __init__(self, traffic, routes, cfg, params, cal, link_mbps, objective):
         self.traffic, self.routes = traffic, routes
+        self.cfg, self.params, self.cal = cfg, params, cal
         self.ns_per_byte = 8000.0 / link_mbps if link_mbps else 0.0
-        self.hop_ns, self.objective = hop_ns, objective
+        self.objective = objective
+        self.memo = {}
+
+    def msg_time(self, hops, msgs, nbytes):
+        key = (hops, msgs, nbytes)
+        if key not in self.memo:
+            size = nbytes // msgs if msgs else 0
+            self.memo[key] = msgs * cm.one_way(self.cfg, self.params, self.cal, hops, size)
+        return self.memo[key]
 
     def cost(self, place):
-        """(phi ns, busiest link ns, crossing pairs) of a placement: place[nic] = slot."""
+        """(phi ns, busiest link ns) of a placement: place[nic] = slot."""
         phi, load = 0.0, {}
-        for (s, d), (_, frames, nbytes) in self.traffic.items():
+        for (s, d), (msgs, _, nbytes) in self.traffic.items():
             ports = self.routes[(place[s], place[d])]
-            phi += frames * len(ports) * self.hop_ns + nbytes * self.ns_per_byte
+            phi += self.msg_time(len(ports), msgs, nbytes)
             # the sender's own link, then every switch output port of the route
             for link in ['nic %d' % place[s]] + ports:
                 load[link] = load.get(link, 0) + nbytes
@@ -135,32 +152,32 @@ def main():
     ap.add_argument('--map', action='append', default=[], help='a placement to evaluate')
     ap.add_argument('--link-mbps', type=float, help='link bandwidth (default: the config\'s)')
     ap.add_argument('--hop-ns', type=float, help='per-switch latency (default: the config\'s)')
+    ap.add_argument('--params', help='cost model parameter set (emulated, myrinet2000, sci, a '
+                    'file; default: the network alone, at --link-mbps and --hop-ns)')
     ap.add_argument('--objective', choices=('phi', 'link'), default='phi')
     ap.add_argument('--nics', type=int, help='NICs of the job (default: from the traffic)')
     ap.add_argument('--out', help='write the best placement here (commrun --map format)')
     a = ap.parse_args()
 
-    try:
-        with open(os.path.join(a.build, 'config.json')) as f:
-            net = json.load(f)['config'].get('network', {})
-    except (OSError, ValueError, KeyError) as e:
-        die('%s/config.json: %s' % (a.build, e))
-    link = a.link_mbps if a.link_mbps is not None else net.get('link_mbps', 0)
-    hop = a.hop_ns if a.hop_ns is not None else net.get('hop_ns', 0)
-    if not link and not hop:
-        die('the network of %s is untimed: give --link-mbps and --hop-ns' % a.build)
+    cfg, params, cal = cm.model(a.build, cm.network(0, 0) if a.params is None else a.params)
+    link = a.link_mbps if a.link_mbps is not None else cfg.link_mbps or params.get('link_mbps', 0)
+    hop = a.hop_ns if a.hop_ns is not None else cfg.hop_ns or params.get('hop_ns', 0)
+    if a.params is None:
+        if not link and not hop:
+            die('the network of %s is untimed: give --link-mbps and --hop-ns, or --params' % a.build)
+        params = cm.network(link, hop)
     traffic = read_traffic(a.stats, a.per_node)
     nics = a.nics or (1 + max(max(s, d) for s, d in traffic) if traffic else 1)
     routes = read_routes(a.build, nics)
-    model = Model(traffic, routes, link, hop, a.objective)
+    model = Model(traffic, routes, cfg, params, cal, link, a.objective)
     identity = tuple(range(nics))
     rows = [('identity', identity)] + [(m, read_map(m, nics)) for m in a.map]
     best = search(model, nics, [p for _, p in rows])
     rows.append(('best found', best))
     base = model.cost(identity)[0] or 1.0
-    print('# placements of %d NICs: link %g Mb/s, hop %g ns; phi = sum of frames x hops x hop_ns '
-          '+ bytes on the wire (no contention), busiest link = its bytes at the link\'s rate'
-          % (nics, link, hop))
+    print('# placements of %d NICs: cost model %s (link %g Mb/s, hop %g ns); phi = sum over the '
+          'pairs of messages x one-way time of their mean size on their route (no contention), '
+          'busiest link = its bytes at the link\'s rate' % (nics, params['name'], link, hop))
     print('%-24s %14s %8s %16s  %s' % ('placement', 'phi (us)', 'ratio', 'busiest link (us)', 'slots'))
     for name, p in rows:
         phi, busiest = model.cost(p)

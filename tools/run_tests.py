@@ -454,6 +454,11 @@ def main():
         jobs.append(('placement', lambda: plain_suite(
             t, 'placement: tools/place.py on commrun --routes (tests/placement)',
             *timed_run([sys.executable, tp, pb], root))))
+        # 8. the cost model's formulas against hand computations (tools/costmodel)
+        tc = os.path.join(root, 'tests', 'costmodel', 'test_costmodel.py')
+        jobs.append(('costmodel', lambda: plain_suite(
+            t, 'costmodel: tools/costmodel against seed 002 and hand computations (tests/costmodel)',
+            *timed_run([sys.executable, tc, pb], root))))
 
     # the longest first (EXPECTED), so that the pool does not end on one long suite while
     # the other workers idle

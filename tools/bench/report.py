@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: MIT
 # report.md of the benchmark matrix: every figure is computed here from results.csv (no hand-written numbers).
 import csv
+import json
 import os
+import sys
 
 import benchlib as bl
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # Size ranges of "fastest config per size range": (label, lowest, highest).
 RANGES = [('0 B – 256 B', 0, 256), ('512 B – 8 KiB', 512, 8192),
@@ -17,13 +21,15 @@ SECTIONS = ['## Run', '## Fastest configuration per size range', '## Cost of eac
             '## Distance to the shm floor and to Open MPI', '## Failed cells', '## Broadcast and fault sweep',
             '## MPI personality vs native API', '## The seeds\' personalities (CSN, ATLAS) vs native API',
             '## The seeds\' own tables, reproduced', '## Small-message targets',
-            '## Scaling with peers', '## CRC32C against memcpy']
+            '## Scaling with peers', '## CRC32C against memcpy',
+            '## The cost model beside the measurements']
 MPI_SECTION = SECTIONS[7]
 PERS_SECTION = SECTIONS[8]
 SEED_SECTION = SECTIONS[9]
 TARGET_SECTION = SECTIONS[10]
 SCALE_SECTION = SECTIONS[11]
 CRC_SECTION = SECTIONS[12]
+MODEL_SECTION = SECTIONS[13]
 # The small-message targets: (what, numerator series, denominator series, benchmark, sizes, bound,
 # 'le' (ratio at most bound) or 'ge' (at least)).  Each is judged on the per-round ratios of the
 # two series in the same round (their median; the worst size's where there are several), and
@@ -106,6 +112,19 @@ def stage_rows(outdir, stage):
         return None
     with open(path, newline='') as f:
         return list(csv.DictReader(f))
+
+
+def model_section(outdir, cells, configs):
+    """The cost model's prediction beside every native ping-pong and stream cell (run.py model=1:
+    tools/costmodel/calibrate.py wrote costmodel.json here), or why there is none."""
+    path = os.path.join(outdir, 'costmodel.json')
+    if not os.path.isfile(path):
+        return [MODEL_SECTION, '', 'Not run (model=1 calibrates the cost model and runs it).', '']
+    sys.path.insert(0, os.path.join(ROOT, 'tools', 'costmodel'))
+    import validate
+    with open(path) as f:
+        cal = json.load(f)
+    return [MODEL_SECTION, ''] + validate.section(cells, configs, cal)
 
 
 def crc_section(outdir):
@@ -572,6 +591,7 @@ def write(outdir, csv_path, meta, cjs):
     L += target_section(rows)
     L += scale_section(outdir, meta)
     L += crc_section(outdir)
+    L += model_section(outdir, cells, configs)
 
     # ---- the seeds' personalities
     L += personality_section(rows, cells, configs, cjs)

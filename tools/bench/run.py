@@ -124,7 +124,7 @@ progress = Progress()
 # ---------------------------------------------------------------- arguments
 def parse_args(argv):
     opts = dict(configs='', sizes='', rounds='', quick='0', mpi='1', faults='0', out='', build='1',
-                budget=str(BUDGET_SECONDS), bind='core', preset='', scale='', crc='')
+                budget=str(BUDGET_SECONDS), bind='core', preset='', scale='', crc='', model='')
     for a in argv:
         if '=' not in a:
             sys.exit('bench: argument %r is not KEY=VALUE' % a)
@@ -168,6 +168,9 @@ def parse_args(argv):
     o['bind'] = opts['bind']
     o['scale'] = opts['scale'] not in ('0', '', 'no', 'false')
     o['crc'] = opts['crc'] not in ('0', '', 'no', 'false')
+    # model=1 (the default of a full run; quick runs leave it out): calibrate the cost model on
+    # the run's configs and print its prediction beside every cell (costmodel.json, report.md)
+    o['model'] = opts['model'] not in ('0', 'no', 'false') if opts['model'] else not quick
     return o
 
 
@@ -316,6 +319,17 @@ def crc_stage(bindir, path, quick):
         w.writeheader()
         w.writerows(rows)
     return 'measured (%d repetitions per size)' % (200 if quick else CRC_REPS)
+
+
+def model_stage(configs, path):
+    """model=1: tools/costmodel/calibrate.py on the run's configs (instructions of each, copy
+    speeds and the shm floor of this machine) into path; returns the note."""
+    say('bench: calibrating the cost model (tools/costmodel/calibrate.py)')
+    rc, o, e = run_cmd([sys.executable, os.path.join(ROOT, 'tools', 'costmodel', 'calibrate.py'),
+                        '--configs', ','.join(configs), '--out', path], timeout=1800)
+    if rc != 0:
+        return 'failed: calibrate.py exit %d: %s' % (rc, e.strip()[-300:])
+    return 'calibrated on %s' % ', '.join(configs)
 
 
 def build_anchors(bindir, want_mpi):
@@ -965,6 +979,10 @@ def main(argv):
 
     if o['crc']:
         note['crc'] = crc_stage(bindir, os.path.join(outdir, 'crc.csv'), o['quick'])
+    progress.clear()
+
+    if o['model']:
+        note['model'] = model_stage(configs, os.path.join(outdir, 'costmodel.json'))
     progress.clear()
 
     # outputs

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The cost model's formulas: prints "N passed, M failed" (tools/run_tests.py).
+
+usage: tests/costmodel/test_costmodel.py BUILD_DIR   (any config: its commrun gives the routes)
+
+Checked against hand computations, not against the model itself: seed 002's remote write with
+its constants verbatim; the network alone as hops x hop_ns + bytes at the link's rate; the
+frames of a message overlapping in the stages (never slower than one after the other, never
+faster than its slowest stage); a rendezvous message paying its handshake and no copy out; the
+calibration's fit reproducing the latency it was fitted on; the command line on a real build.
+"""
+import os
+import subprocess
+import sys
+from types import SimpleNamespace
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, '..', '..')
+sys.path.insert(0, os.path.join(ROOT, 'tools', 'costmodel'))
+import costmodel as cm  # noqa: E402
+import calibrate  # noqa: E402
+
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print('FAIL: %s' % what)
+
+
+def close(a, b, rel=1e-9):
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
+
+
+def config(**kw):
+    c = dict(build='', name='test', mtu=8192, hdr=32, pio_threshold=256, protos=set(), rndv=None,
+             link_mbps=0, hop_ns=0, inline_mcp=True)
+    c.update(kw)
+    return SimpleNamespace(**c)
+
+
+CAL = dict(name='emulated', kind='emulated', copy_ns_per_byte=0.05, xcore_ns_per_byte=0.2,
+           handoff_ns=300.0, host_ns_per_ir=0.4, nic_share=0.2,
+           ir={'test': dict(tx_msg=600, tx_frame=350, rx_msg=270, rx_frame=250)})
+
+
+def seed002():
+    """A 2 KiB remote write through one node of the ring, by seed 002's B.1 formulas."""
+    p = cm.load_params('sci')
+    cfg = config()
+    size, hdr = 2048, 32
+    M, P, B, S = 10.0, 1000.0 / 33, 1.0, 2.0
+    mem = lambda n: 14 * M * n / 8          # noqa: E731
+    pci = lambda n: 3 * P * n / 4           # noqa: E731
+    want = (mem(size) + pci(size) + 12 * B * (size + hdr) / 64 + 200 * (size + hdr) / 64 +
+            (4 * S + 25) + 8 * B * (size + hdr) / 64 + pci(size) + mem(size))
+    got = cm.one_way(cfg, p, None, 1, size)
+    check(close(got, want, 1e-3), 'sci, 2 KiB over one node: %.1f ns, seed 002 gives %.1f' % (got, want))
+    two = cm.one_way(cfg, p, None, 3, size)
+    check(close(two - got, 2 * (4 * S + 25), 1e-6), 'sci: each further node adds T_pass_node')
+
+
+def network():
+    p = cm.network(2000, 500)
+    cfg = config()
+    for hops, size in ((1, 0), (1, 8), (3, 8192), (3, 100000)):
+        frames = max(1, -(-size // 8192))
+        want = hops * 500 + (size + frames * 32) * 4.0
+        got = cm.one_way(cfg, p, None, hops, size)
+        check(close(got, want), 'network, %d hops, %d B: %.1f ns, want %.1f' % (hops, size, got, want))
+    bw = cm.stream_bw(cfg, p, None, 1, 1 << 20)
+    check(close(bw, (1 << 20) / ((1 << 20) + 128 * 32) * 250.0, 1e-9),
+          'network: a stream runs at the link rate less the headers (%.2f MB/s)' % bw)
+
+
+def pipeline():
+    cfg = config()
+    one = cm.one_way(cfg, CAL, CAL, 1, 8192)
+    eight = cm.one_way(cfg, CAL, CAL, 1, 8 * 8192)
+    check(eight < 8 * one, '8 frames overlap: %.0f ns against 8 x %.0f' % (eight, one))
+    # by hand: the first frame through everything, then each further frame at the pace of the
+    # slower side (the send side: its instructions, copy in, Net-Send's copy with the header;
+    # the receive side: the cross-core read of frame and header, its instructions, copy out)
+    h, c, x, ir = CAL['host_ns_per_ir'], CAL['copy_ns_per_byte'], CAL['xcore_ns_per_byte'], CAL['ir']['test']
+    tx = ir['tx_frame'] * h + 8192 * c + 8224 * c
+    rx = ir['rx_frame'] * h + 8224 * x + 8192 * c
+    check(close(eight, one + 7 * max(tx, rx)), '8 frames: %.1f ns, by hand %.1f' % (eight, one + 7 * max(tx, rx)))
+    # the slowest stage carries every frame: the receive side here (a cross-core read a byte)
+    rx = 8 * (8192 + 32) * CAL['xcore_ns_per_byte'] + 8 * 8192 * CAL['copy_ns_per_byte']
+    check(eight > rx, '8 frames take at least their slowest stage: %.0f > %.0f' % (eight, rx))
+    pio, dma = cm.one_way(cfg, CAL, CAL, 1, 256), cm.one_way(cfg, CAL, CAL, 1, 257)
+    check(dma >= pio, 'one byte more never costs less (%.1f, %.1f)' % (pio, dma))
+    lats = [cm.one_way(cfg, CAL, CAL, 1, s) for s in range(0, 70000, 997)]
+    check(all(b >= a for a, b in zip(lats, lats[1:])), 'latency grows with the size')
+    timed = config(link_mbps=2000, hop_ns=500)
+    d = cm.one_way(timed, CAL, CAL, 3, 8) - cm.one_way(timed, CAL, CAL, 1, 8)
+    check(close(d, 1000.0), 'emulated, timed: two more hops add 2 x hop_ns (%.1f)' % d)
+    bw = cm.stream_bw(timed, CAL, CAL, 1, 1 << 20)
+    check(bw <= 250.0, 'a timed stream never beats its link (%.1f MB/s)' % bw)
+
+
+def rendezvous():
+    plain = config()
+    rndv = config(protos={'rendezvous'}, rndv=32768)
+    below = cm.one_way(rndv, CAL, CAL, 1, 32767) - cm.one_way(plain, CAL, CAL, 1, 32767)
+    check(close(below, 0.0), 'below the threshold rendezvous changes nothing (%.1f ns)' % below)
+    ex = []
+    got = cm.one_way(rndv, CAL, CAL, 1, 65536, ex)
+    check('copy_out' not in [e[0] for e in ex], 'rendezvous lands in the user\'s buffer: no copy out')
+    base = cm.one_way(plain, CAL, CAL, 1, 65536) - 65536 * CAL['copy_ns_per_byte']
+    hand = 2 * cm.one_way(rndv, CAL, CAL, 1, 0)
+    check(close(got, base + hand, 1e-6), 'rendezvous = the data without its copy out + RTS + CTS '
+          '(%.1f, want %.1f)' % (got, base + hand))
+
+
+def fit(build):
+    import json
+    with open(os.path.join(build, 'config.json')) as f:
+        name = json.load(f)['name']
+    cal = dict(CAL, ir={name: CAL['ir']['test']})
+    h = calibrate.fit(cal, build, 8, 2000.0)
+    got = cm.one_way(cm.Config(build), dict(cal, host_ns_per_ir=h), cal, 1, 8)
+    check(close(got, 2000.0, 1e-9), 'the fit reproduces the latency it was fitted on (%.3f)' % got)
+
+
+def cli(build):
+    r = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'costmodel', 'costmodel.py'),
+                        '--build', build, '--params', 'sci', '-s', '8:64K'], capture_output=True,
+                       text=True)
+    rows = [l.split() for l in r.stdout.splitlines() if l and not l.startswith('#')]
+    check(r.returncode == 0 and len(rows) == 14, 'costmodel.py -s 8:64K: %d rows, exit %d %s'
+          % (len(rows), r.returncode, r.stderr))
+    r = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'costmodel', 'costmodel.py'),
+                        '--build', build, '--params', 'nosuchset'], capture_output=True, text=True)
+    check(r.returncode == 2 and 'no parameter set nosuchset' in r.stderr, 'an unknown set: %s'
+          % r.stderr.strip())
+
+
+def main():
+    build = os.path.abspath(sys.argv[1])
+    seed002()
+    network()
+    pipeline()
+    rendezvous()
+    fit(build)
+    cli(build)
+    print('%d passed, %d failed' % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
