@@ -126,7 +126,7 @@ int lc_open(lc_node **out)
 {
 	struct lc_node *node = &lc_the_node;
 	struct lc_nic_geom g;
-	const char *job;
+	const char *job, *net;
 	char err[256] = "";
 	uint32_t rank, size, i;
 	int rc;
@@ -153,6 +153,10 @@ int lc_open(lc_node **out)
 	/* endpoints per NIC (commrun --per-node): the segment checks it like the geometry */
 	if (getenv("LC_PER_NIC") && (rc = lc_env_u32("LC_PER_NIC", &g.per_nic)))
 		return rc;
+	/* the network the job runs on (commrun --network): the segment checks it too */
+	net = getenv("LC_NETWORK");
+	if (net && *net && (rc = lc_net_override(&g, net, err, sizeof err)))
+		return lc_fail(rc, "lc_open: LC_NETWORK=%s: %s", net, err);
 
 	lc_lock(node);
 	lc_node_reset(node);

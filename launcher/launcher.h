@@ -48,6 +48,7 @@ struct lc_run_opts {
 	const char *map;                /* --map FILE, NULL: no placement (NIC i in slot i) */
 	uint16_t place[LC_MAX_NODES];   /* --map: the slot of each NIC (lc_run_map_load) */
 	int routes;                     /* --routes: print the routes, run nothing */
+	const char *network;            /* --network SPEC, NULL: the config's (lc_net_override) */
 	uint32_t apps;                  /* programs (lines of a spec file) */
 	char ***node_argv;              /* [nodes]: what node i runs, NULL-terminated (jobspec.c) */
 };
@@ -120,6 +121,8 @@ LC_RUN_FUNC int lc_run_spec_load(struct lc_run_opts *o, const char *file);
 LC_RUN_FUNC int lc_run_map_load(struct lc_run_opts *o, const char *file);
 /* segment.c: --routes: every node pair's route for o (with its placement) on stdout.  The exit status. */
 LC_RUN_FUNC int lc_run_print_routes(const struct lc_run_opts *o);
+/* The job's geometry: the config's for -n N, with --per-node and --network.  0, or -1 said. */
+LC_RUN_FUNC int lc_run_geom(const struct lc_run_opts *o, struct lc_nic_geom *g);
 /* jobspec.c: free what lc_run_apps_from_argv or lc_run_spec_load allocated. */
 LC_RUN_FUNC void lc_run_apps_free(struct lc_run_opts *o);
 

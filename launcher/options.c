@@ -44,6 +44,10 @@
 	  "the placement: which slot of the network each NIC is plugged into;\n" \
 	  "FILE holds one slot number per NIC in NIC order ('#' comments), a\n" \
 	  "permutation of 0..NICs-1 (default: NIC i in slot i; nic/net.c topology)") \
+	X(NETWORK, "network", 0, "SPEC", ONCE, \
+	  "the network the job runs on instead of the config's, e.g.\n" \
+	  "switch_ports=4,link_mbps=100,hop_ns=20000 (any of the keys; link_mbps\n" \
+	  "and hop_ns need a timed config: network.link_mbps or network.hop_ns)") \
 	X(ROUTES, "routes", 0, "", ONCE, \
 	  "print the job's routes instead of running it ('SRC DST HOPS S.P...'\n" \
 	  "per pair of nodes: the output port S.P taken at each switch), then exit;\n" \
@@ -283,6 +287,19 @@ static int lc_run_apply(struct lc_run_opts *o, enum lc_run_opt_id id, const char
 		}
 		o->map = arg;
 		break;
+	case LC_RUN_OPT_NETWORK: {
+		/* its keys and values checked here (one node); the job's size with -n, later */
+		struct lc_run_opts one = { .nodes = 1, .per_nic = 1, .network = arg };
+		struct lc_nic_geom g;
+
+		if (!arg || lc_run_geom(&one, &g) != 0) {
+			if (!arg)
+				lc_run_msg("--network needs a network spec");
+			return LC_RUN_EXIT_USAGE;
+		}
+		o->network = arg;
+		break;
+	}
 	case LC_RUN_OPT_ROUTES:
 		o->routes = 1;
 		break;

@@ -122,13 +122,11 @@ bad:
  * with --show-job, name it on stderr.  The segment is removed again if a
  * later step fails.
  */
-int lc_run_segment_create(struct lc_run_job *j, const struct lc_run_opts *o)
+int lc_run_geom(const struct lc_run_opts *o, struct lc_nic_geom *g)
 {
-	char err[512] = "";
-	int rc;
+	char err[256] = "";
+	int rc = lc_geom_from_config(g, o->nodes);
 
-	lc_run_sweep_stale();
-	rc = lc_geom_from_config(&j->geom, o->nodes);
 	if (rc != 0) {
 		lc_run_msg("no geometry for %u nodes: %s", o->nodes, lc_strerror(rc));
 		return -1;
@@ -138,13 +136,35 @@ int lc_run_segment_create(struct lc_run_job *j, const struct lc_run_opts *o)
 			   o->nodes);
 		return -1;
 	}
-	/* the nodes inherit it (lc_open: LC_PER_NIC), as the segment records it */
-	j->geom.per_nic = o->per_nic;
+	g->per_nic = o->per_nic;
+	if (o->network && lc_net_override(g, o->network, err, sizeof err) != 0) {
+		lc_run_msg("--network %s: %s", o->network, err);
+		return -1;
+	}
+	return 0;
+}
+
+int lc_run_segment_create(struct lc_run_job *j, const struct lc_run_opts *o)
+{
+	char err[512] = "";
+	int rc;
+
+	lc_run_sweep_stale();
+	if (lc_run_geom(o, &j->geom) != 0)
+		return -1;
+	/*
+	 * the nodes inherit what commrun's options change in the geometry (lc_open:
+	 * LC_PER_NIC, LC_NETWORK), as the segment records it
+	 */
 	{
 		char v[16];
 
 		snprintf(v, sizeof v, "%u", o->per_nic);
 		setenv("LC_PER_NIC", v, 1);
+		if (o->network)
+			setenv("LC_NETWORK", o->network, 1);
+		else
+			unsetenv("LC_NETWORK");
 	}
 	for (unsigned counter = 0;; counter++) {
 		snprintf(j->name, sizeof j->name, "/lc.%ld.%u", (long)getpid(), counter);
@@ -196,9 +216,8 @@ int lc_run_print_routes(const struct lc_run_opts *o)
 	struct lc_nic_geom g;
 	struct lc_route r;
 
-	if (lc_geom_from_config(&g, o->nodes) != 0)
+	if (lc_run_geom(o, &g) != 0)
 		return LC_RUN_EXIT_USAGE;
-	g.per_nic = o->per_nic;
 	if (lc_net_switches(&g) == 0) {
 		lc_run_msg("%u NICs do not fit two levels of %u-port switches", lc_geom_nics(&g),
 			   g.switch_ports);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The network: crossbar or two-level switches, source routes, wormhole port locks. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "nic_impl.h"
 
@@ -48,6 +50,85 @@ int lc_net_place_check(const struct lc_nic_geom *g, const uint16_t *place, char 
 			return LC_ERR_INVAL;
 		}
 	}
+	return 0;
+}
+
+/*
+ * The network a job runs on, set at run time (commrun --network; each node
+ * reads it again in lc_open, and the segment checks that all agree): the
+ * keys of the geometry that describe the network alone, with their ranges.
+ * The timing keys need a timed build -- the code that enforces them is
+ * compiled only where the config sets network.link_mbps or network.hop_ns.
+ *   X(field, lowest, highest, needs a timed build)
+ */
+#define LC_NET_OVERRIDE_LIST(X)                     \
+	X(switch_ports, 2, 256, 0)                  \
+	X(link_mbps, 0, 1000000, 1)                 \
+	X(hop_ns, 0, 1000000000, 1)
+
+static int out_of_range(unsigned long long v, unsigned long long lo, unsigned long long hi)
+{
+	return v < lo || v > hi;
+}
+
+int lc_net_override(struct lc_nic_geom *g, const char *spec, char *err, size_t errlen)
+{
+	struct lc_nic_geom n = *g;
+	const char *p = spec;
+
+	while (p && *p) {
+		size_t klen = strcspn(p, "="), vlen;
+		unsigned long long v;
+		char *end;
+		int known = 0;
+
+		if (p[klen] != '=' || klen == 0) {
+			snprintf(err, errlen, "'%.*s' is not KEY=VALUE", (int)strcspn(p, ","), p);
+			return LC_ERR_INVAL;
+		}
+		vlen = strcspn(p + klen + 1, ",");
+		errno = 0;
+		v = strtoull(p + klen + 1, &end, 10);
+		if (vlen == 0 || end != p + klen + 1 + vlen || errno || p[klen + 1] == '-') {
+			snprintf(err, errlen, "%.*s: '%.*s' is not a number", (int)klen, p, (int)vlen,
+				 p + klen + 1);
+			return LC_ERR_INVAL;
+		}
+#define LC_X_KEY(f, lo, hi, timed)                                                              \
+		if (klen == sizeof(#f) - 1 && !strncmp(p, #f, klen)) {                               \
+			known = 1;                                                                  \
+			if (out_of_range(v, lo, hi)) {                                              \
+				snprintf(err, errlen, #f " = %llu: not in %llu..%llu", v,            \
+					 (unsigned long long)(lo), (unsigned long long)(hi));        \
+				return LC_ERR_RANGE;                                                \
+			}                                                                           \
+			if ((timed) && !LC_NET_TIMED && v) {                                        \
+				snprintf(err, errlen, #f " = %llu: this build's network is untimed " \
+					 "(its config sets neither network.link_mbps nor "          \
+					 "network.hop_ns); build a timed config", v);                 \
+				return LC_ERR_CONFIG;                                               \
+			}                                                                           \
+			n.f = (uint32_t)v;                                                          \
+		}
+		LC_NET_OVERRIDE_LIST(LC_X_KEY)
+#undef LC_X_KEY
+		if (!known) {
+			snprintf(err, errlen, "unknown key '%.*s' (the network's keys:"
+#define LC_X_NAME(f, ...) " " #f
+				 LC_NET_OVERRIDE_LIST(LC_X_NAME)
+#undef LC_X_NAME
+				 ")", (int)klen, p);
+			return LC_ERR_INVAL;
+		}
+		p += klen + 1 + vlen;
+		p += *p == ',';
+	}
+	if (lc_net_switches(&n) == 0) {
+		snprintf(err, errlen, "%u NICs do not fit two levels of %u-port switches (at most %u)",
+			 lc_geom_nics(&n), n.switch_ports, n.switch_ports * (n.switch_ports - 1));
+		return LC_ERR_RANGE;
+	}
+	*g = n;
 	return 0;
 }
 

@@ -200,6 +200,13 @@ int lc_net_route(const struct lc_nic_geom *g, const uint16_t *place, uint32_t sr
 		 struct lc_route *r);
 /* place[0 .. NICs - 1] is a permutation of the slots: 0, or LC_ERR_INVAL with the reason in err. */
 int lc_net_place_check(const struct lc_nic_geom *g, const uint16_t *place, char *err, size_t errlen);
+/*
+ * Apply a run-time network spec ("switch_ports=4,link_mbps=100,hop_ns=20000", any
+ * of the keys; commrun --network, LC_NETWORK in each node) to g: 0, or a negative
+ * lc_err with the reason in err and g unchanged (an unknown key, a value out of
+ * range, link_mbps or hop_ns in an untimed build, NICs that do not fit).
+ */
+int lc_net_override(struct lc_nic_geom *g, const char *spec, char *err, size_t errlen);
 /* Set the job's placement before its nodes attach (commrun --map).  0 or negative lc_err. */
 int lc_seg_set_place(const char *name, const uint16_t *place);
 int lc_seg_unlink(const char *name);

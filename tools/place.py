@@ -3,7 +3,7 @@
 """Evaluate placements of a job's NICs on the network and suggest a better one (seed 002's Phi).
 
 usage: tools/place.py --build build/<cfg> --stats FILE [--per-node K] [--map FILE]...
-                      [--link-mbps N] [--hop-ns N] [--params SET] [--objective phi|link] [--out FILE]
+                      [--link-mbps N] [--hop-ns N] [--params SET] [--network SPEC] [--objective phi|link] [--out FILE]
 
 --stats FILE   the output of `commrun --stats` of a run of the job: its traffic matrix
                (messages, frames and bytes per source -> destination node) is the input.
@@ -63,10 +63,12 @@ def read_traffic(path, per_node):
     return t
 
 
-def read_routes(build, nics):
-    """{(src_slot, dst_slot): [link, ...]}: the ports each route crosses, from commrun --routes."""
+def read_routes(build, nics, network=None):
+    """{(src_slot, dst_slot): [link, ...]}: the ports each route crosses, from commrun --routes
+    (on the network commrun --network SPEC sets, when given)."""
     exe = os.path.join(build, 'bin', 'commrun')
-    r = subprocess.run([exe, '-n', str(nics), '--routes'], capture_output=True, text=True)
+    r = subprocess.run([exe, '-n', str(nics), '--routes'] + (['--network', network] if network else []),
+                       capture_output=True, text=True)
     if r.returncode != 0:
         die('%s --routes: %s' % (exe, r.stderr.strip() or 'exit %d' % r.returncode))
     routes = {}
@@ -154,12 +156,19 @@ def main():
     ap.add_argument('--hop-ns', type=float, help='per-switch latency (default: the config\'s)')
     ap.add_argument('--params', help='cost model parameter set (emulated, myrinet2000, sci, a '
                     'file; default: the network alone, at --link-mbps and --hop-ns)')
+    ap.add_argument('--network', help='the network the job ran on (commrun --network SPEC)')
     ap.add_argument('--objective', choices=('phi', 'link'), default='phi')
     ap.add_argument('--nics', type=int, help='NICs of the job (default: from the traffic)')
     ap.add_argument('--out', help='write the best placement here (commrun --map format)')
     a = ap.parse_args()
 
     cfg, params, cal = cm.model(a.build, cm.network(0, 0) if a.params is None else a.params)
+    if a.network:
+        # the job's network instead of the config's (commrun --network checks the spec)
+        for kv in a.network.split(','):
+            k, _, v = kv.partition('=')
+            if k in ('link_mbps', 'hop_ns') and v.isdigit():
+                setattr(cfg, k, int(v))
     link = a.link_mbps if a.link_mbps is not None else cfg.link_mbps or params.get('link_mbps', 0)
     hop = a.hop_ns if a.hop_ns is not None else cfg.hop_ns or params.get('hop_ns', 0)
     if a.params is None:
@@ -168,7 +177,7 @@ def main():
         params = cm.network(link, hop)
     traffic = read_traffic(a.stats, a.per_node)
     nics = a.nics or (1 + max(max(s, d) for s, d in traffic) if traffic else 1)
-    routes = read_routes(a.build, nics)
+    routes = read_routes(a.build, nics, a.network)
     model = Model(traffic, routes, cfg, params, cal, link, a.objective)
     identity = tuple(range(nics))
     rows = [('identity', identity)] + [(m, read_map(m, nics)) for m in a.map]

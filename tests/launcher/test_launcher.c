@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include "../pipeline/lc_run.h"
+#include "lc_config.h"
 
 TestSuite(launcher, .timeout = 60 * LC_T_SLOWDOWN);
 
@@ -22,6 +23,7 @@ static const struct {
 	{ "spec", 0, 1 },
 	{ "per-node", 0, 1 },
 	{ "map", 0, 1 },
+	{ "network", 0, 1 },
 	{ "routes", 0, 0 },
 	{ "stats", 0, 0 },
 	{ "faults", 0, 1 },
@@ -195,6 +197,7 @@ Test(launcher, missing_argument_is_a_usage_error)
 		{ { "-n", "2", "--group" }, "commrun: --group needs a list of nodes" },
 		{ { "-n", "2", "--timeout" }, "commrun: --timeout needs a positive number of seconds" },
 		{ { "-n", "2", "--per-node" }, "commrun: --per-node needs a number of processes per NIC" },
+		{ { "-n", "2", "--network" }, "commrun: --network needs a network spec" },
 	};
 
 	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
@@ -600,6 +603,65 @@ Test(launcher, per_node_puts_k_processes_on_each_nic)
  * port), and a bad placement file is a usage error naming its file and line,
  * with nothing started.
  */
+/*
+ * commrun --network: the job runs on other switches (and, in a timed build, other links)
+ * than its config's; every node attaches with the same geometry (the segment checks it) and
+ * the port table counts the switches.  A bad spec ends commrun (exit 2) naming key and reason.
+ */
+Test(launcher, network_option_changes_the_switches_and_refuses_bad_specs)
+{
+	static const struct {
+		const char *spec;
+		const char *msg;
+	} rows[] = {
+		{ "ports=4", "--network ports=4: unknown key 'ports' (the network's keys: switch_ports link_mbps hop_ns)" },
+		{ "switch_ports=1", "switch_ports = 1: not in 2..256" },
+		{ "switch_ports=x", "switch_ports: 'x' is not a number" },
+		{ "switch_ports=4,", "" },
+		{ "switch_ports=", "switch_ports: '' is not a number" },
+		{ "hop_ns=-1", "hop_ns: '-1' is not a number" },
+		{ "switch_ports=4,hop_ns", "'hop_ns' is not KEY=VALUE" },
+		{ "link_mbps=2000000", "link_mbps = 2000000: not in 0..1000000" },
+#if !LC_NET_TIMED
+		{ "link_mbps=100", "link_mbps = 100: this build's network is untimed" },
+		{ "hop_ns=5", "hop_ns = 5: this build's network is untimed" },
+#endif
+	};
+	char pp[512];
+	struct lc_t_out o;
+
+	lc_t_crun(&o, "-n", "7", "--network", "switch_ports=4", "--routes", NULL);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert(strstr(o.text, "4 switches of 4 ports") && strstr(o.text, "\n0 2 1 0.2\n") &&
+		  strstr(o.text, "\n0 3 3 0.3 3.1 1.0\n"), "two levels of 4-port switches; output:\n%s", o.text);
+	lc_t_out_free(&o);
+	lc_t_crun(&o, "-n", "13", "--network", "switch_ports=4", "--routes", NULL);
+	cr_assert_eq(o.status, 2, "output:\n%s", o.text);
+	cr_assert(strstr(o.text, "commrun: --network switch_ports=4: 13 NICs do not fit two levels of "
+			 "4-port switches (at most 12)"), "output:\n%s", o.text);
+	lc_t_out_free(&o);
+	/* a job on it: 4 NICs on 3-port switches, two leaves and a root */
+	lc_t_path(pp, sizeof pp, "bin/pingpong");
+	char *job[] = { "--network", "switch_ports=3", "--stats", "-n", "4", pp, "-s", "8:8", "-i", "10", NULL };
+	lc_t_job(&o, job);
+	cr_assert_eq(o.status, 0, "output:\n%s", o.text);
+	cr_assert(strstr(o.text, "3 switches of 3 ports"), "the port table counts the job's switches; "
+		  "output:\n%s", o.text);
+	lc_t_out_free(&o);
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		lc_t_crun(&o, "-n", "2", "--network", rows[r].spec, "true", NULL);
+		if (!rows[r].msg[0]) {  /* a trailing comma is allowed */
+			cr_assert_eq(o.status, 0, "--network %s: output:\n%s", rows[r].spec, o.text);
+		} else {
+			cr_assert_eq(o.status, 2, "--network %s: exit %d; output:\n%s", rows[r].spec, o.status,
+				     o.text);
+			cr_assert(strstr(o.text, rows[r].msg), "--network %s: missing \"%s\"; output:\n%s",
+				  rows[r].spec, rows[r].msg, o.text);
+		}
+		lc_t_out_free(&o);
+	}
+}
+
 Test(launcher, map_places_nics_and_a_bad_file_names_its_line)
 {
 	static const struct lc_t_bad_file rows[] = {
