@@ -483,7 +483,8 @@ def main():
     if a.bench_quick:
         bench_to = 600
         cmd = [sys.executable, os.path.join(root, 'tools', 'bench', 'run.py'), 'quick=1',
-               'build=0', 'mpi=0', 'scale=1', 'crc=1', 'configs=baseline', 'out=build/bench/quick']
+               'build=0', 'mpi=0', 'scale=1', 'crc=1', 'model=1', 'configs=baseline',
+               'out=build/bench/quick']
         secs, r = timed(run, cmd, root, timeout=bench_to)
         plain_suite(t, 'bench: quick-check (tools/bench/run.py quick=1)', *r, secs=secs,
                     timeout=bench_to)

@@ -214,6 +214,25 @@ def main(argv):
                 c.check(bool(m) and m.group(1).strip() == report.fmt(i8['median']),
                         'report instructions per 8 B message of %s match the CSV (%s)'
                         % (t, report.fmt(i8['median'])))
+        # the cost model's section: with a calibration, each measured ping-pong cell beside its
+        # prediction, the error recomputed from the CSV and the model
+        mnote = meta['notes'].get('model') or ''
+        c.check(not mnote.startswith('failed'), 'the cost model calibrated (%s)' % mnote[-200:])
+        if os.path.isfile(os.path.join(outdir, 'costmodel.json')):
+            sys.path.insert(0, os.path.join(ROOT, 'tools', 'costmodel'))
+            import validate
+            with open(os.path.join(outdir, 'costmodel.json')) as f:
+                cal = json.load(f)
+            msec = text.split(report.MODEL_SECTION)[-1].split('\n## ')[0]
+            got = validate.compare(cells, configs, cal)
+            c.check(bool(got), 'the cost model predicts the native cells (%d)' % len(got))
+            for cfg, bench, s, meas, mod, err in got:
+                row = '| %s | %s | %s | %.4g' % (cfg, bench, bl.fmt_size(s), meas)
+                m = re.search(r'^%s [^|]*\| ([0-9.e+]+) [^|]*\| ([-+0-9.]+) %%' % re.escape(row), msec, re.M)
+                c.check(bool(m) and abs(float(m.group(1)) - float('%.4g' % mod)) < 1e-9 and
+                        abs(float(m.group(2)) - 100 * err) < 0.051,
+                        'report: the model beside %s %s %s (%.4g, %+.1f %%)' % (cfg, bench, bl.fmt_size(s),
+                                                                            mod, 100 * err))
         # the MPI section: one row per config, its figures recomputed from the CSV
         msec = text.split(report.MPI_SECTION)[-1].split('\n## ')[0] if report.MPI_SECTION in text else ''
         for r in report.mpi_rows(rows, cells, configs):

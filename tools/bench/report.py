@@ -114,12 +114,13 @@ def stage_rows(outdir, stage):
         return list(csv.DictReader(f))
 
 
-def model_section(outdir, cells, configs):
+def model_section(outdir, cells, configs, meta):
     """The cost model's prediction beside every native ping-pong and stream cell (run.py model=1:
     tools/costmodel/calibrate.py wrote costmodel.json here), or why there is none."""
     path = os.path.join(outdir, 'costmodel.json')
     if not os.path.isfile(path):
-        return [MODEL_SECTION, '', 'Not run (model=1 calibrates the cost model and runs it).', '']
+        why = meta['notes'].get('model') or 'not run (model=1 calibrates the cost model and runs it)'
+        return [MODEL_SECTION, '', 'No prediction: %s.' % why.replace('\n', ' '), '']
     sys.path.insert(0, os.path.join(ROOT, 'tools', 'costmodel'))
     import validate
     with open(path) as f:
@@ -591,7 +592,7 @@ def write(outdir, csv_path, meta, cjs):
     L += target_section(rows)
     L += scale_section(outdir, meta)
     L += crc_section(outdir)
-    L += model_section(outdir, cells, configs)
+    L += model_section(outdir, cells, configs, meta)
 
     # ---- the seeds' personalities
     L += personality_section(rows, cells, configs, cjs)

@@ -321,12 +321,13 @@ def crc_stage(bindir, path, quick):
     return 'measured (%d repetitions per size)' % (200 if quick else CRC_REPS)
 
 
-def model_stage(configs, path):
+def model_stage(configs, path, quick):
     """model=1: tools/costmodel/calibrate.py on the run's configs (instructions of each, copy
     speeds and the shm floor of this machine) into path; returns the note."""
     say('bench: calibrating the cost model (tools/costmodel/calibrate.py)')
     rc, o, e = run_cmd([sys.executable, os.path.join(ROOT, 'tools', 'costmodel', 'calibrate.py'),
-                        '--configs', ','.join(configs), '--out', path], timeout=1800)
+                        '--configs', ','.join(configs), '--out', path,
+                        '--rounds', '1' if quick else '5'], timeout=1800)
     if rc != 0:
         return 'failed: calibrate.py exit %d: %s' % (rc, e.strip()[-300:])
     return 'calibrated on %s' % ', '.join(configs)
@@ -982,7 +983,7 @@ def main(argv):
     progress.clear()
 
     if o['model']:
-        note['model'] = model_stage(configs, os.path.join(outdir, 'costmodel.json'))
+        note['model'] = model_stage(configs, os.path.join(outdir, 'costmodel.json'), o['quick'])
     progress.clear()
 
     # outputs
