@@ -20,17 +20,9 @@ ROOT = os.path.join(HERE, '..', '..')
 sys.path.insert(0, os.path.join(ROOT, 'tools', 'costmodel'))
 import costmodel as cm  # noqa: E402
 import calibrate  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, '..'))
+from pychecks import check, finish  # noqa: E402
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL: %s' % what)
 
 
 def close(a, b, rel=1e-9):
@@ -153,8 +145,7 @@ def main():
     rendezvous()
     fit(build)
     cli(build)
-    print('%d passed, %d failed' % (passed, failed))
-    return 0 if failed == 0 else 1
+    return finish()
 
 
 if __name__ == '__main__':

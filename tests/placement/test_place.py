@@ -17,16 +17,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLACE = os.path.join(HERE, '..', '..', 'tools', 'place.py')
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print('FAIL: %s' % what)
+sys.path.insert(0, os.path.join(HERE, '..'))
+from pychecks import check, finish  # noqa: E402
 
 
 def crossing(build, mapfile, pairs):
@@ -71,8 +63,7 @@ def main():
             f.write(' '.join(['0'] * 20) + '\n')
         r = subprocess.run(cmd + ['--map', bad], capture_output=True, text=True)
         check(r.returncode == 2 and 'not a permutation' in r.stderr, 'a bad map: %s' % r.stderr)
-    print('%d passed, %d failed' % (passed, failed))
-    return 0 if failed == 0 else 1
+    return finish()
 
 
 if __name__ == '__main__':
