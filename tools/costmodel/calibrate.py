@@ -7,9 +7,10 @@ usage: tools/costmodel/calibrate.py [--configs baseline,checksum,...] [--rounds 
 Writes build/costmodel/emulated.json (or --out):
   copy_ns_per_byte   a memcpy of one frame (8 KiB, in cache): tools/bench/crc_speed.c's memcpy
                      column, bytes per TSC tick at the TSC's frequency
-  handoff_ns,        tools/bench/shm_pingpong (the matrix's floor, pinned, busy-polling): its
-  xcore_ns_per_byte  8 B one-way time is one cross-core hand-off; its slope from 8 B to 64 KiB is
-                     a local copy in and a cross-core copy out, less the local copy
+  handoff_ns,        tools/bench/shm_pingpong (the matrix's floor, pinned, busy-polling), the
+  shm_curve          least one-way time at each size of SHM_SIZES: at 8 B one cross-core
+                     hand-off; what more bytes add, less a local copy in, is their cross-core
+                     read (the Rx DMA's), interpolated between the sizes (costmodel.shm_read)
   ir[cfg]            callgrind instruction counts of each config's 8 B ping-pong, per message,
                      the copies' own instructions taken out (the copy speed times them): the
                      send side (lc_isend_held and the MCP's send step it runs) and the receive
@@ -17,9 +18,10 @@ Writes build/costmodel/emulated.json (or --out):
                      plus the calls that loop makes once per frame); per frame what the
                      functions that run once a frame take (lc_tx_frame, lc_net_put, ...;
                      lc_rx_frame, the Rx DMA's completion, ...), per message the rest
-  host_ns_per_ir     the one fitted figure: baseline's measured 8 B one-way latency (median of
-                     --rounds runs, pinned) less the hand-off and the copies, over its
-                     instructions -- every other size and every other config is a prediction
+  host_ns_per_ir     the two fitted figures: ns per instruction from baseline's measured 8 B
+  dma_ns             one-way latency (median of --rounds runs, pinned), and a Tx DMA request's
+                     start-up from its latency at one frame above pio_threshold (1 KiB), each
+                     solved through the model -- every other size and config is a prediction
 """
 import argparse
 import datetime
@@ -66,21 +68,22 @@ def copy_speed():
     sys.exit('calibrate: crc_speed printed no 8 KiB memcpy')
 
 
+SHM_SIZES = [8, 64, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536]
+
+
 def shm_floor(rounds):
-    """(one-way ns at 8 B, ns per byte from 8 B to 64 KiB), the least over rounds."""
-    bench.build_anchors(WORK, False)
-    lat8, lat64 = [], []
+    """[(size, one-way ns)] of the shm floor at SHM_SIZES, the least over rounds (a floor:
+    noise only adds to it)."""
+    best = {}
     for _ in range(rounds):
         got, err = bench.run_sweep([os.path.join(WORK, 'shm_pingpong'), '--bind', 'core', '-s',
-                                    '8:65536', '-i', '20000', '-w', '1000'], [8, 65536], 1, 120,
+                                    '8:65536', '-i', '20000', '-w', '1000'], SHM_SIZES, 1, 300,
                                    lambda s: None)
         if err:
             sys.exit('calibrate: shm_pingpong: ' + err)
-        lat8.append(got[8] * 1000)
-        lat64.append(got[65536] * 1000)
-    # a floor: the least of the rounds (noise only adds to it)
-    a, b = min(lat8), min(lat64)
-    return a, (b - a) / (65536 - 8)
+        for n, us in got.items():
+            best[n] = min(best.get(n, float('inf')), us * 1000)
+    return sorted(best.items())
 
 
 def latency(cfg, size, rounds):
@@ -133,17 +136,18 @@ def counts(cfg, iters):
                 nic_share=v['nic'] / (v['tx'] + v['rx']))
 
 
-def fit(cal, build, size, measured_ns):
-    """ns per instruction that makes the model's one-way time of build's config at size the
-    measured one: the model is linear in it (instructions x ns + copies + hand-off), so the fit
-    is the model's own formula solved, never a second copy of it."""
+def fit(cal, build, size, measured_ns, key='host_ns_per_ir'):
+    """The value of cal[key] that makes the model's one-way time of build's config at size the
+    measured one: the model is linear in it (ns per instruction: instructions x ns + copies +
+    hand-off; a DMA request's start-up: once a frame), so the fit is the model's own formula
+    solved, never a second copy of it."""
     cfg = cm.Config(build)
-    at = lambda h: cm.one_way(cfg, dict(cal, host_ns_per_ir=h), cal, 1, size)  # noqa: E731
-    rest, per_ir = at(0.0), at(1.0) - at(0.0)
-    if per_ir <= 0 or measured_ns <= rest:
-        sys.exit('calibrate: cannot fit: %.0f ns measured, %.0f ns without instructions'
-                 % (measured_ns, rest))
-    return (measured_ns - rest) / per_ir
+    at = lambda v: cm.one_way(cfg, dict(cal, **{key: v}), cal, 1, size)  # noqa: E731
+    rest, per = at(0.0), at(1.0) - at(0.0)
+    if per <= 0 or measured_ns <= rest:
+        sys.exit('calibrate: cannot fit %s at %d B: %.0f ns measured, %.0f ns without it'
+                 % (key, size, measured_ns, rest))
+    return (measured_ns - rest) / per
 
 
 def main(argv):
@@ -159,7 +163,8 @@ def main(argv):
     say('copy speed (crc_speed)')
     copy = copy_speed()
     say('shm floor (shm_pingpong, %d rounds)' % a.rounds)
-    handoff, slope = shm_floor(a.rounds)
+    bench.build_anchors(WORK, False)
+    curve = shm_floor(a.rounds)
     ir, nic_share = {}, {}
     for c in cfgs:
         cj = bench.config_json(c)
@@ -173,10 +178,19 @@ def main(argv):
     out = dict(name='emulated', kind='emulated',
                about='calibrated by tools/costmodel/calibrate.py on %s, %s' % (
                    platform.node(), datetime.datetime.now().strftime('%Y-%m-%d %H:%M')),
-               copy_ns_per_byte=copy, xcore_ns_per_byte=max(0.0, slope - copy), handoff_ns=handoff,
+               copy_ns_per_byte=copy, shm_curve=curve, handoff_ns=curve[0][1],
                fitted_on=dict(config='baseline', size=8, latency_ns=lat, spread_ns=[lo, hi]),
                nic_share=statistics.median(nic_share.values()), ir=ir)
-    out['host_ns_per_ir'] = fit(out, os.path.join(ROOT, 'build', 'baseline'), 8, lat)
+    base = os.path.join(ROOT, 'build', 'baseline')
+    out['host_ns_per_ir'] = fit(out, base, 8, lat)
+    # the DMA path's start-up: one frame above pio_threshold (the instructions are the PIO
+    # path's, measured at 8 B; what a Tx DMA request adds is fitted here)
+    cj = bench.config_json('baseline')['config']
+    dsize = min(cj['mtu'], max(1024, 4 * cj['pio_threshold']))
+    say('baseline %d B latency (%d rounds)' % (dsize, a.rounds))
+    dlat, dlo, dhi = latency('baseline', dsize, a.rounds)
+    out['fitted_on']['dma'] = dict(size=dsize, latency_ns=dlat, spread_ns=[dlo, dhi])
+    out['dma_ns'] = fit(out, base, dsize, dlat, 'dma_ns')
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, 'w') as f:
         json.dump(out, f, indent=2, sort_keys=True)

@@ -134,12 +134,22 @@ def components(cfg, p, cal, hops, size):
     ir, _ = instructions(cfg, cal)
     h, n = p['host_ns_per_ir'], p.get('nic_ns_per_ir', p['host_ns_per_ir'])
     if kind == 'emulated':
-        local, xcore = p['copy_ns_per_byte'], p['xcore_ns_per_byte']
+        local = p['copy_ns_per_byte']
+        xcore = shm_read(p) if 'shm_curve' in p else p['xcore_ns_per_byte']
         link = 8.0 / cfg.link_mbps * 1000 if cfg.link_mbps else 0.0
+        # a message by Tx DMA (above pio_threshold) waits for the request's start-up once: a
+        # delay, not work of a stage (a stream overlaps it), the one figure of the DMA path
+        # fitted (calibrate.py)
         out += [('host_send', 'tx host', ir['tx_msg'] * h, ir['tx_frame'] * h, 0, False),
+                ('dma_start', 'wire', 0.0 if pio else p.get('dma_ns', 0.0), 0, 0, False),
                 ('copy_in', 'tx host', 0, 0, local, False),
                 ('net_send', 'tx host', 0, 0, local, True),
-                ('wire', 'wire', p['handoff_ns'] + hops * cfg.hop_ns, 0, link, True),
+                ('wire', 'wire', hops * cfg.hop_ns, 0, link, True),
+                # a message's first Receive Ring word crosses from the sender's core to the
+                # receiver's: a hand-off the receiver waits out, message after message (in a
+                # stream too: it occupies the receiving side); a message's further frames
+                # follow the first while the receiver works, their words already on the way
+                ('handoff', 'rx host', p['handoff_ns'], 0, 0, False),
                 ('rx_dma', 'rx host', 0, 0, xcore, True),
                 ('host_recv', 'rx host', ir['rx_msg'] * h, ir['rx_frame'] * h, 0, False)]
         if not rndv:
@@ -177,6 +187,28 @@ def network(link_mbps, hop_ns):
     return dict(name='network', kind='network', link_mbps=link_mbps, hop_ns=hop_ns)
 
 
+def shm_read(p):
+    """The cross-core read of n bytes (ns) from the measured shm floor (calibrate.py: the least
+    one-way time of tools/bench/shm_pingpong at each size): what n bytes add to its 8 B time,
+    less its own local copy in; linear between the sizes measured, the last slope beyond."""
+    pts = sorted((int(n), float(t)) for n, t in p['shm_curve'])
+    base, local = pts[0][1], p['copy_ns_per_byte']
+
+    def read(n):
+        i = 1
+        while i < len(pts) - 1 and pts[i][0] < n:
+            i += 1
+        (n0, t0), (n1, t1) = pts[i - 1], pts[i]
+        t = t0 + (t1 - t0) * (n - n0) / (n1 - n0)
+        return max(0.0, t - base - local * n)
+    return read
+
+
+def cost_of(per_byte, nbytes):
+    """A component's bytes: ns a byte, or a measured function of the frame's bytes."""
+    return per_byte(nbytes) if callable(per_byte) else per_byte * nbytes
+
+
 def stage_of(p, stage):
     """The emulation's inline MCP runs the NIC's steps on the host's core: one stage a side."""
     merge = p.get('merge_stages', {})
@@ -193,7 +225,7 @@ def frame_time(comps, p, payload, hdr):
     t = {}
     for name, stage, _, per_frame, per_byte, with_hdr in comps:
         s = stage_of(p, stage)
-        t[s] = t.get(s, 0.0) + per_frame + per_byte * (payload + (hdr if with_hdr else 0))
+        t[s] = t.get(s, 0.0) + per_frame + cost_of(per_byte, payload + (hdr if with_hdr else 0))
     return t
 
 
@@ -210,8 +242,8 @@ def one_way(cfg, p, cal, hops, size, explain=None):
         total += 2 * one_way(cfg, p, cal, hops, 0)
     if explain is not None:
         for name, stage, per_msg, per_frame, per_byte, with_hdr in comps:
-            nb = sum(frames) + (cfg.hdr * len(frames) if with_hdr else 0)
-            explain.append((name, stage_of(p, stage), per_msg + per_frame * len(frames) + per_byte * nb))
+            nb = sum(cost_of(per_byte, f + (cfg.hdr if with_hdr else 0)) for f in frames)
+            explain.append((name, stage_of(p, stage), per_msg + per_frame * len(frames) + nb))
     return total
 
 

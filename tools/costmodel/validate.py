@@ -63,9 +63,10 @@ def myrinet_check(cal, build):
 def section(cells, configs, cal, tolerance=TOLERANCE):
     """The report's lines."""
     L = ['The model (`tools/costmodel/costmodel.py`, parameter set `emulated`, calibrated by '
-         '`tools/costmodel/calibrate.py` on %s: one fitted figure, ns per instruction from '
-         "baseline's 8 B latency; the rest measured copy speeds and callgrind counts) predicts "
-         'every cell below; error = model / measured − 1.' % cal.get('about', '?').split(' on ')[-1], '']
+         '`tools/costmodel/calibrate.py` on %s: two fitted figures, ns per instruction from '
+         "baseline's 8 B latency and a Tx DMA request's start-up from its 1 KiB latency; the rest "
+         'measured copy speeds and callgrind counts) predicts every cell below; error = model / '
+         'measured − 1.' % cal.get('about', '?').split(' on ')[-1], '']
     rows = compare(cells, configs, cal)
     if not rows:
         return L + ['No native ping-pong or stream cell to compare.', '']
