@@ -250,7 +250,10 @@ function M.describe(m)
   for _, p in ipairs(m.protocols) do
     local params = {}
     for _, ps in ipairs(p.params) do params[ps.name] = ps.value end
-    protos[#protos + 1] = { name = p.name, order = p.order, params = params }
+    local caps = util.array()
+    for _, cap in ipairs(p.proto.provides or {}) do caps[#caps + 1] = cap end
+    -- provides: the registry's capabilities (tools/costmodel/advise.py reads what a config offers)
+    protos[#protos + 1] = { name = p.name, order = p.order, params = params, provides = caps }
     cfg[p.name] = params
   end
   local names = util.array()

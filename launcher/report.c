@@ -88,6 +88,39 @@ static void lc_run_print_traffic(const char *job, uint32_t nodes)
 }
 
 /*
+ * The sizes of the messages each node sent (nic.h, lc_seg_read_sizes), with
+ * the traffic matrix: the histogram of a job's profile (tools/costmodel/advise.py).
+ */
+static void lc_run_print_sizes(const char *job, uint32_t nodes)
+{
+	uint64_t h[LC_SIZE_BUCKETS * 2];
+	int header = 0;
+
+	for (uint32_t s = 0; s < nodes; s++) {
+		if (lc_seg_read_sizes(job, s, h) != 0)
+			continue;
+		for (uint32_t b = 0; b < LC_SIZE_BUCKETS; b++) {
+			unsigned long long lo = b < 2 ? b : (1ull << (b - 2)) + 1, hi = b < 2 ? b : 1ull << (b - 1);
+			char r[48];
+
+			if (!h[2 * b])
+				continue;
+			if (!header) {
+				printf("# message sizes: the data messages each node sent, by size in bytes\n");
+				printf("%-6s  %-22s  %14s  %14s\n", "node", "sizes", "msgs", "bytes");
+				header = 1;
+			}
+			if (lo == hi)
+				snprintf(r, sizeof r, "%llu", lo);
+			else
+				snprintf(r, sizeof r, "%llu-%llu", lo, hi);
+			printf("%-6u  %-22s  %14llu  %14llu\n", s, r, (unsigned long long)h[2 * b],
+			       (unsigned long long)h[2 * b + 1]);
+		}
+	}
+}
+
+/*
  * The switch ports a frame crossed (nic/net.c topology): what each leads to,
  * its frames, bytes and stalls -- where the endpoints of a NIC (--per-node)
  * or the NICs of a leaf share a link.  Ports no frame crossed are left out.
@@ -187,6 +220,7 @@ void lc_run_print_stats(const char *job, uint32_t nodes)
 			printf("\n");
 	}
 	lc_run_print_traffic(job, nodes);
+	lc_run_print_sizes(job, nodes);
 	lc_run_print_ports(job);
 	lc_run_print_faults(job, nodes);
 	fflush(stdout);

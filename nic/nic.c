@@ -281,6 +281,12 @@ static void lc_net_count_traffic(struct lc_nic *nic, uint32_t dst, const struct 
 	LC_X_ADD(LC_TRAFFIC_msgs, first);
 	LC_X_ADD(LC_TRAFFIC_frames, 1);
 	LC_X_ADD(LC_TRAFFIC_bytes, bytes);
+	if (first) {
+		/* the message's size, once (its first frame): the job's size histogram */
+		t = nic->sizes + 2 * lc_size_bucket(h->msg_len);
+		LC_X_ADD(0, 1);
+		LC_X_ADD(1, h->msg_len);
+	}
 #undef LC_X_ADD
 }
 
@@ -908,6 +914,7 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->fault_stats = (_Atomic uint64_t *)(area + nic->nl.fault_stats);
 	/* the traffic matrix only when the launcher asked for it (--stats): a frame pays one test else */
 	nic->traffic = nic->hdr->traffic ? (_Atomic uint64_t *)(area + nic->nl.traffic) : NULL;
+	nic->sizes = (_Atomic uint64_t *)(area + nic->nl.sizes);
 	nic->rdma_nacks = (_Atomic uint32_t *)(area + nic->nl.rdma_nacks);
 	nic->ports = (struct lc_net_port *)(nic->seg + off_net);
 	nic->db = (struct lc_nic_doorbell *)(void *)(nic->sram + g->off_tx_fifo);

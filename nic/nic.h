@@ -18,7 +18,7 @@
 
 #define LC_MAX_NODES 256
 #define LC_DMA_CHAINS 4         /* chain 0 = Rx (highest priority), 1 = Tx, 2..3 spare */
-#define LC_SEG_LAYOUT_VERSION 9
+#define LC_SEG_LAYOUT_VERSION 10
 
 enum lc_nic_stat {
 #define LC_X_ENUM(name, ...) LC_NIC_STAT_##name,
@@ -152,6 +152,19 @@ enum lc_traffic {
 	LC_TRAFFIC_COUNT
 };
 int lc_seg_read_traffic(const char *name, uint32_t node, uint64_t *out, size_t cap, uint32_t *nodes);
+/*
+ * The sizes of the messages node sent, kept with the traffic matrix (the
+ * input of a job's profile: tools/costmodel/advise.py): out[b * 2] messages
+ * and out[b * 2 + 1] their bytes (msg_len of each first frame) in bucket b =
+ * lc_size_bucket(len): 0 for 0 bytes, then b for 2^(b-2) < len <= 2^(b-1)
+ * (1: 1 byte, 2: 2 bytes, 3: 3-4 ...).  0 or negative lc_err.
+ */
+#define LC_SIZE_BUCKETS 34
+static inline uint32_t lc_size_bucket(uint32_t len)
+{
+	return len <= 1 ? len : 33u - (uint32_t)__builtin_clz(len - 1);
+}
+int lc_seg_read_sizes(const char *name, uint32_t node, uint64_t out[LC_SIZE_BUCKETS * 2]);
 /*
  * Have the nodes of the job keep the traffic matrix (before they attach;
  * commrun --stats).  Without it a frame costs Net-Send one test, and the

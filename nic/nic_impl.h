@@ -350,7 +350,7 @@ struct lc_seg_name {
 
 /* Offsets inside one node area. */
 struct lc_seg_node_layout {
-	uint64_t sram, staging, nic_stats, host_stats, dst_drops, fault_stats, rdma_nacks, traffic, bytes;
+	uint64_t sram, staging, nic_stats, host_stats, dst_drops, fault_stats, rdma_nacks, traffic, sizes, bytes;
 };
 
 /*
@@ -452,6 +452,8 @@ struct lc_nic {
 	_Atomic uint64_t *fault_stats;      /* [nodes][LC_FAULT_COUNT]: faults injected per link (faults.c) */
 	_Atomic uint64_t *traffic;          /* [nodes][LC_TRAFFIC_COUNT]: what Net-Send put on the link to each
 					     * (lc_seg_read_traffic); NULL unless the job records it */
+	_Atomic uint64_t *sizes;            /* [LC_SIZE_BUCKETS][2]: the messages it sent by size
+					     * (lc_seg_read_sizes); with traffic */
 	_Atomic uint32_t *rdma_nacks;       /* [kind * nodes + src]: RDMA frames refused, by lc_nic_nack (Net-Recv) */
 	struct lc_nic_reg *reg;             /* the registration table (g.reg_entries) */
 	struct lc_fault_state *faults;      /* the injector's state (Net-Send's), NULL with no fault set */

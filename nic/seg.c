@@ -155,6 +155,8 @@ void lc_seg_layout(const struct lc_nic_geom *g, struct lc_seg_node_layout *nl,
 	o = align_up(o + sizeof(uint32_t) * LC_NIC_NACK_KINDS * g->nodes, LC_LINE);
 	nl->traffic = o;
 	o = align_up(o + sizeof(uint64_t) * LC_TRAFFIC_COUNT * g->nodes, LC_LINE);
+	nl->sizes = o;
+	o = align_up(o + sizeof(uint64_t) * 2 * LC_SIZE_BUCKETS, LC_LINE);
 	nl->bytes = align_up(o, 4096);
 	*off_nodes = align_up(sizeof(struct lc_seg_hdr), 4096);
 	*off_net = *off_nodes + nl->bytes * g->nodes;
@@ -453,12 +455,12 @@ int lc_seg_read_stats(const char *name, uint32_t node, uint64_t nic[LC_NIC_STAT_
 }
 
 /*
- * A per-link table of node's area (counters per destination, cols each, at
- * the layout field at offset `field` of struct lc_seg_node_layout) into
- * out[nodes * cols].  0, LC_ERR_RANGE (cap too small) or negative lc_err.
+ * A table of node's area (rows of cols counters, at the layout field at offset
+ * `field` of struct lc_seg_node_layout; rows 0: one per destination) into
+ * out[rows * cols].  0, LC_ERR_RANGE (cap too small) or negative lc_err.
  */
-static int read_links(const char *name, uint32_t node, size_t field, size_t cols, uint64_t *out,
-		      size_t cap, uint32_t *nodes)
+static int read_table(const char *name, uint32_t node, size_t field, size_t rows, size_t cols,
+		      uint64_t *out, size_t cap, uint32_t *nodes)
 {
 	struct lc_seg_node_layout nl;
 	struct lc_seg_hdr *h;
@@ -471,7 +473,9 @@ static int read_links(const char *name, uint32_t node, size_t field, size_t cols
 	rc = map_node(name, node, &base, &bytes, &h, &nl, &area);
 	if (rc)
 		return rc;
-	if (cap < (size_t)h->geom.nodes * cols) {
+	if (!rows)
+		rows = h->geom.nodes;
+	if (cap < rows * cols) {
 		rc = LC_ERR_RANGE;
 	} else {
 		const _Atomic uint64_t *t;
@@ -480,7 +484,7 @@ static int read_links(const char *name, uint32_t node, size_t field, size_t cols
 		memcpy(&off, (const uint8_t *)&nl + field, sizeof off);
 		t = (const _Atomic uint64_t *)(area + off);
 		*nodes = h->geom.nodes;
-		for (size_t i = 0; i < (size_t)h->geom.nodes * cols; i++)
+		for (size_t i = 0; i < rows * cols; i++)
 			out[i] = atomic_load_explicit(&t[i], memory_order_relaxed);
 	}
 	munmap(base, bytes);
@@ -489,8 +493,16 @@ static int read_links(const char *name, uint32_t node, size_t field, size_t cols
 
 int lc_seg_read_traffic(const char *name, uint32_t node, uint64_t *out, size_t cap, uint32_t *nodes)
 {
-	return read_links(name, node, offsetof(struct lc_seg_node_layout, traffic), LC_TRAFFIC_COUNT, out,
+	return read_table(name, node, offsetof(struct lc_seg_node_layout, traffic), 0, LC_TRAFFIC_COUNT, out,
 			  cap, nodes);
+}
+
+int lc_seg_read_sizes(const char *name, uint32_t node, uint64_t out[LC_SIZE_BUCKETS * 2])
+{
+	uint32_t nodes;
+
+	return read_table(name, node, offsetof(struct lc_seg_node_layout, sizes), LC_SIZE_BUCKETS, 2, out,
+			  LC_SIZE_BUCKETS * 2, &nodes);
 }
 
 int lc_seg_read_ports(const char *name, struct lc_nic_geom *g, struct lc_seg_port *out, uint32_t max,
@@ -584,6 +596,6 @@ int lc_seg_record_traffic(const char *name)
 
 int lc_seg_read_faults(const char *name, uint32_t node, uint64_t *out, size_t cap, uint32_t *nodes)
 {
-	return read_links(name, node, offsetof(struct lc_seg_node_layout, fault_stats), LC_FAULT_COUNT, out,
+	return read_table(name, node, offsetof(struct lc_seg_node_layout, fault_stats), 0, LC_FAULT_COUNT, out,
 			  cap, nodes);
 }

@@ -28,12 +28,13 @@ best of the identity and the given placements until no swap improves.
 import argparse
 import itertools
 import os
-import re
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'costmodel'))
 import costmodel as cm  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import commstats  # noqa: E402
 
 EXHAUSTIVE_MAX = 8
 
@@ -45,22 +46,18 @@ def die(msg):
 
 def read_traffic(path, per_node):
     """{(src_nic, dst_nic): [msgs, frames, bytes]} from commrun --stats output."""
-    cols, t = None, {}
-    with open(path) as f:
-        for line in f:
-            if line.startswith('src->dst'):
-                cols = line.split()[1:]
-                continue
-            m = re.match(r'^(\d+)->(\d+)\s+([\d\s]+)$', line)
-            if cols and m:
-                v = dict(zip(cols, (int(x) for x in m.group(3).split())))
-                key = (int(m.group(1)) // per_node, int(m.group(2)) // per_node)
-                acc = t.setdefault(key, [0, 0, 0])
-                for i, c in enumerate(('msgs', 'frames', 'bytes')):
-                    acc[i] += v.get(c, 0)
-    if cols is None:
+    try:
+        t = commstats.read(path).get('traffic')
+    except (OSError, commstats.Error) as e:
+        die(str(e))
+    if t is None:
         die('%s: no traffic matrix (a run of commrun --stats?)' % path)
-    return t
+    out = {}
+    for (s, d), v in t.items():
+        acc = out.setdefault((s // per_node, d // per_node), [0, 0, 0])
+        for i, c in enumerate(('msgs', 'frames', 'bytes')):
+            acc[i] += v.get(c, 0)
+    return out
 
 
 def read_routes(build, nics, network=None):

@@ -8,7 +8,8 @@ usage: tests/placement/test_place.py BUILD_DIR   (any config: its commrun gives 
 pairs (i, i + 10) exchange most of the traffic; with NIC i in slot i the five pairs of NICs 5-9
 cross the root.  Leaf 1 holds five NICs, so the best placement leaves one pair crossing: the
 search must find it (each checked through commrun --map FILE --routes, the job's own routes),
-and a placement file that is no permutation is refused.
+and a placement file that is no permutation is refused.  The tables of commrun --stats
+(tools/commstats.py) from a real job: the message-size histogram.
 """
 import os
 import subprocess
@@ -19,6 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PLACE = os.path.join(HERE, '..', '..', 'tools', 'place.py')
 sys.path.insert(0, os.path.join(HERE, '..'))
 from pychecks import check, finish  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, '..', '..', 'tools'))
+import commstats  # noqa: E402
 
 
 def crossing(build, mapfile, pairs):
@@ -32,8 +35,39 @@ def crossing(build, mapfile, pairs):
     return sum(1 for p in pairs if hops[p] == 3)
 
 
+def stats_tables(build):
+    """commrun --stats of a real ping-pong: the message sizes each node sent (one power of two
+    per bucket, so each bucket's bytes are its messages times its size), summing to tx_msgs;
+    and a faults table after the traffic matrix is read as faults, not as traffic."""
+    exe = os.path.join(build, 'bin', 'commrun')
+    r = subprocess.run([exe, '--stats', '-n', '2', os.path.join(build, 'bin', 'pingpong'), '-s', '0:4K',
+                        '-i', '7', '-w', '0'], capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, 'commrun --stats pingpong: exit %d: %s' % (r.returncode, r.stderr[-300:]))
+    t = commstats.parse(r.stdout)
+    sizes, tx = t.get('sizes', {}), t.get('counters', {}).get('tx_msgs', [])
+    for node in (0, 1):
+        rows = sizes.get(node, [])
+        want = [(0, 0), (1, 1), (2, 2)] + [((1 << (b - 1)) + 1, 1 << b) for b in range(2, 13)]
+        check([(lo, hi) for lo, hi, _, _ in rows] == want, 'node %d buckets %s' % (node, rows))
+        check(all(m == 7 and nb == 7 * hi for _, hi, m, nb in rows),
+              'node %d: 7 messages of each size, bytes = messages x size: %s' % (node, rows))
+        check(len(tx) > node and sum(m for _, _, m, _ in rows) == tx[node],
+              'node %d: the histogram sums to tx_msgs %s' % (node, tx))
+    text = ('# traffic matrix: x\nsrc->dst msgs frames bytes\n0->1 5 6 700\n'
+            '# faults injected per link\nlink drop corrupt dup reorder delay\n0->1 2 1 0 0 0\n')
+    t = commstats.parse(text)
+    check(t['traffic'] == {(0, 1): dict(msgs=5, frames=6, bytes=700)} and t['faults'][(0, 1)]['drop'] == 2,
+          'a faults table is not traffic: %s' % t)
+    try:
+        commstats.parse('# traffic matrix\nsrc->dst msgs frames bytes\n0->1 5 x 700\n')
+        check(False, 'a malformed row is refused')
+    except commstats.Error as e:
+        check(e.args[0] == 3, 'the malformed row is named by its line: %s' % (e.args,))
+
+
 def main():
     build = os.path.abspath(sys.argv[1])
+    stats_tables(build)
     pairs = [(i, i + 10) for i in range(10)]
     with tempfile.TemporaryDirectory() as d:
         stats, best = os.path.join(d, 'stats.txt'), os.path.join(d, 'best.map')

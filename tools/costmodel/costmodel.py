@@ -251,6 +251,12 @@ def stream_bw(cfg, p, cal, hops, size):
     """Modelled stream bandwidth (MB/s) of back-to-back messages: the slowest stage decides."""
     if size == 0:
         return 0.0
+    per_msg = stream_ns(cfg, p, cal, hops, size)
+    return size / per_msg * 1000.0 if per_msg > 0 else float('inf')
+
+
+def stream_ns(cfg, p, cal, hops, size):
+    """Modelled time (ns) of one message in a stream of back-to-back messages: its slowest stage."""
     comps = components(cfg, p, cal, hops, size)
     busy = {}
     for name, stage, per_msg, _, _, _ in comps:
@@ -264,7 +270,7 @@ def stream_bw(cfg, p, cal, hops, size):
     per_msg = max(busy.values())
     if cfg.rndv is not None and size >= cfg.rndv:
         per_msg += 2 * one_way(cfg, p, cal, hops, 0)   # the handshake is not overlapped
-    return size / per_msg * 1000.0 if per_msg > 0 else float('inf')
+    return per_msg
 
 
 def hops_between(cfg, src, dst, nodes):
