@@ -20,6 +20,7 @@ ROOT = os.path.join(HERE, '..', '..')
 sys.path.insert(0, os.path.join(ROOT, 'tools', 'costmodel'))
 import costmodel as cm  # noqa: E402
 import calibrate  # noqa: E402
+import advise  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, '..'))
 from pychecks import check, finish  # noqa: E402
 
@@ -137,6 +138,65 @@ def cli(build):
           % r.stderr.strip())
 
 
+def advisor(build):
+    """tools/costmodel/advise.py: a job's time as the sum of its messages' modelled times; a
+    lossy link makes a config without exactly_once unsuitable and one with it pay each lost
+    frame's timeout; a real run's --stats read as a profile; a malformed profile refused."""
+    import json
+    import tempfile
+    with open(os.path.join(build, 'config.json')) as f:
+        name = json.load(f)['name']
+    cal = dict(CAL, ir={name: CAL['ir']['test']})
+    p, cfg = dict(cal, kind='emulated'), cm.Config(build)
+    at = lambda c: build  # noqa: E731
+    prof = dict(sizes=[(8, 10), (20000, 2)], loss={}, needs=[], pattern='latency', pairs=[])
+    r = advise.rank(prof, [name], p, cal, routes=False, build_of=at)[0]
+    want = 10 * cm.one_way(cfg, p, cal, 1, 8) + 2 * cm.one_way(cfg, p, cal, 1, 20000)
+    check(r['ok'] and close(r['ns'], want), 'lossless: %.1f ns, by hand %.1f' % (r['ns'], want))
+    caps, params = advise.capabilities(build)
+    lossy = advise.rank(dict(prof, loss={'drop': 0.01}), [name], p, cal, routes=False, build_of=at)[0]
+    if 'exactly_once' in caps:
+        rel = next(v for v in params.values() if 'timeout_us' in v)
+        extra = sum(m * len(cm.frames_of(cfg, s)) * 0.01 / 0.99 *
+                    (rel['timeout_us'] * 1000.0 + cm.one_way(cfg, p, cal, 1, min(s, cfg.mtu)))
+                    for s, m in prof['sizes'])
+        check(lossy['ok'] and close(lossy['ns'] - r['ns'], extra, 1e-6),
+              'a 1 %% drop adds %.1f ns, by hand %.1f' % (lossy['ns'] - r['ns'], extra))
+    else:
+        check(not lossy['ok'] and 'unsuitable: no exactly_once' in lossy['why'],
+              'without exactly_once a lossy link is unsuitable: %s' % lossy['why'])
+    check(advise.kendall('abc', 'abc') == 1.0 and advise.kendall('abc', 'cba') == -1.0 and
+          close(advise.kendall('abc', 'bac'), 1.0 / 3), 'Kendall tau of 3 items')
+    with tempfile.TemporaryDirectory() as d:
+        stats = os.path.join(d, 'stats.txt')
+        with open(stats, 'w') as f:
+            rc = subprocess.run([os.path.join(build, 'bin', 'commrun'), '--stats', '-n', '2',
+                                 os.path.join(build, 'bin', 'pingpong'), '-s', '8:1K', '-i', '5', '-w', '0'],
+                                stdout=f, stderr=subprocess.PIPE, timeout=300).returncode
+        check(rc == 0, 'commrun --stats pingpong exit %d' % rc)
+        got = advise.read_profile(stats)
+        # (a config with retransmissions counts first frames again; the profile scales each
+        # node's histogram to the messages its host sent)
+        check([s for s, _ in got['sizes']] == [1 << i for i in range(3, 11)] and
+              close(sum(m for _, m in got['sizes']), 80) and not got['loss'] and
+              got['pairs'] and all(m for _, _, m in got['pairs']),
+              'the profile of 2 x 5 messages of each size 8 B - 1 KiB: %s' % got)
+        bad = os.path.join(d, 'bad.json')
+        with open(bad, 'w') as f:
+            f.write('{"sizes": [[8, 100]], "loss": {"drop": 2}}')
+        res = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'costmodel', 'advise.py'), bad,
+                              '--calibration', os.path.join(d, 'none.json')], capture_output=True, text=True)
+        check(res.returncode == 2 and 'none.json is missing' in res.stderr and not res.stdout,
+              'no calibration: %s' % res.stderr.strip())
+        calp = os.path.join(d, 'cal.json')
+        with open(calp, 'w') as f:
+            json.dump(cal, f)
+        res = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'costmodel', 'advise.py'), bad,
+                              '--calibration', calp], capture_output=True, text=True)
+        check(res.returncode == 2 and bad in res.stderr and 'key loss' in res.stderr and not res.stdout,
+              'a loss of 200 %%: exit %d, %s' % (res.returncode, res.stderr.strip()))
+
+
 def main():
     build = os.path.abspath(sys.argv[1])
     seed002()
@@ -145,6 +205,7 @@ def main():
     rendezvous()
     fit(build)
     cli(build)
+    advisor(build)
     return finish()
 
 

@@ -22,7 +22,7 @@ SECTIONS = ['## Run', '## Fastest configuration per size range', '## Cost of eac
             '## MPI personality vs native API', '## The seeds\' personalities (CSN, ATLAS) vs native API',
             '## The seeds\' own tables, reproduced', '## Small-message targets',
             '## Scaling with peers', '## CRC32C against memcpy',
-            '## The cost model beside the measurements']
+            '## The cost model beside the measurements', '## The advisor beside the measurements']
 MPI_SECTION = SECTIONS[7]
 PERS_SECTION = SECTIONS[8]
 SEED_SECTION = SECTIONS[9]
@@ -30,6 +30,7 @@ TARGET_SECTION = SECTIONS[10]
 SCALE_SECTION = SECTIONS[11]
 CRC_SECTION = SECTIONS[12]
 MODEL_SECTION = SECTIONS[13]
+ADVISE_SECTION = SECTIONS[14]
 # The small-message targets: (what, numerator series, denominator series, benchmark, sizes, bound,
 # 'le' (ratio at most bound) or 'ge' (at least)).  Each is judged on the per-round ratios of the
 # two series in the same round (their median; the worst size's where there are several), and
@@ -126,6 +127,20 @@ def model_section(outdir, cells, configs, meta):
     with open(path) as f:
         cal = json.load(f)
     return [MODEL_SECTION, ''] + validate.section(cells, configs, cal)
+
+
+def advise_section(outdir, cells, configs, meta):
+    """The advisor's ranking of the run's configs beside the measured one (run.py model=1), or
+    why there is none."""
+    path = os.path.join(outdir, 'costmodel.json')
+    if not os.path.isfile(path):
+        why = meta['notes'].get('model') or 'not run (model=1 calibrates the cost model)'
+        return [ADVISE_SECTION, '', 'No ranking: %s.' % why.replace('\n', ' '), '']
+    sys.path.insert(0, os.path.join(ROOT, 'tools', 'costmodel'))
+    import advise
+    with open(path) as f:
+        cal = json.load(f)
+    return [ADVISE_SECTION, ''] + advise.check_section(cells, configs, cal)
 
 
 def crc_section(outdir):
@@ -593,6 +608,7 @@ def write(outdir, csv_path, meta, cjs):
     L += scale_section(outdir, meta)
     L += crc_section(outdir)
     L += model_section(outdir, cells, configs, meta)
+    L += advise_section(outdir, cells, configs, meta)
 
     # ---- the seeds' personalities
     L += personality_section(rows, cells, configs, cjs)
