@@ -115,32 +115,33 @@ def stage_rows(outdir, stage):
         return list(csv.DictReader(f))
 
 
-def model_section(outdir, cells, configs, meta):
-    """The cost model's prediction beside every native ping-pong and stream cell (run.py model=1:
-    tools/costmodel/calibrate.py wrote costmodel.json here), or why there is none."""
+def calibrated_section(outdir, meta, title, missing, body):
+    """A section of the cost model's (run.py model=1: tools/costmodel/calibrate.py wrote
+    costmodel.json here): body(calibration) under title, or why there is none."""
     path = os.path.join(outdir, 'costmodel.json')
     if not os.path.isfile(path):
         why = meta['notes'].get('model') or 'not run (model=1 calibrates the cost model and runs it)'
-        return [MODEL_SECTION, '', 'No prediction: %s.' % why.replace('\n', ' '), '']
+        return [title, '', '%s: %s.' % (missing, why.replace('\n', ' ')), '']
     sys.path.insert(0, os.path.join(ROOT, 'tools', 'costmodel'))
-    import validate
     with open(path) as f:
         cal = json.load(f)
-    return [MODEL_SECTION, ''] + validate.section(cells, configs, cal)
+    return [title, ''] + body(cal)
+
+
+def model_section(outdir, cells, configs, meta):
+    """The cost model's prediction beside every native ping-pong and stream cell."""
+    def body(cal):
+        import validate
+        return validate.section(cells, configs, cal)
+    return calibrated_section(outdir, meta, MODEL_SECTION, 'No prediction', body)
 
 
 def advise_section(outdir, cells, configs, meta):
-    """The advisor's ranking of the run's configs beside the measured one (run.py model=1), or
-    why there is none."""
-    path = os.path.join(outdir, 'costmodel.json')
-    if not os.path.isfile(path):
-        why = meta['notes'].get('model') or 'not run (model=1 calibrates the cost model)'
-        return [ADVISE_SECTION, '', 'No ranking: %s.' % why.replace('\n', ' '), '']
-    sys.path.insert(0, os.path.join(ROOT, 'tools', 'costmodel'))
-    import advise
-    with open(path) as f:
-        cal = json.load(f)
-    return [ADVISE_SECTION, ''] + advise.check_section(cells, configs, cal)
+    """The advisor's ranking of the run's configs beside the measured one."""
+    def body(cal):
+        import advise
+        return advise.check_section(cells, configs, cal)
+    return calibrated_section(outdir, meta, ADVISE_SECTION, 'No ranking', body)
 
 
 def crc_section(outdir):
