@@ -18,7 +18,7 @@
 #define LC_CLOSE_GRACE_NS 1000000000ull
 
 /* The process's one node: static, so that a closed node stays safe to check. */
-static struct lc_node lc_the_node = { .lock = ATOMIC_FLAG_INIT };
+static struct lc_node lc_the_node;
 
 /* Stands in for a NULL buffer of 0 bytes, so that memcpy never sees NULL. */
 static uint8_t lc_empty[1];
