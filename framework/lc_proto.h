@@ -71,6 +71,16 @@ static inline uint32_t lc_node_size(const struct lc_node *node)
 }
 
 /*
+ * The message sequence number the next message submitted to dst will carry
+ * (hdr->seq of its data frames; numbered at submission, in the order of the
+ * calls): a protocol that acts from a given message on keys it by this.
+ */
+static inline uint32_t lc_proto_next_seq(const struct lc_node *node, uint32_t dst)
+{
+	return node->tx_seq[dst];
+}
+
+/*
  * Send a control frame (type LC_FT_CTRL, flags FIRST|LAST, len bytes of
  * payload copied by PIO) to dst, bypassing send_msg and the send queue;
  * send_frame and after_send hooks still run (they can tell it by hdr->type),

@@ -90,7 +90,10 @@ local ENTRY_FIELDS = { "name", "order", "implemented", "help", "order_why", "par
   -- cooperation declarations (docs/internals.md, "How protocols cooperate"): the generator
   -- turns them into code, so no protocol names another
   "stats", "api", "member_fields", "seal_field", "provides", "peer_frames", "nic_groups",
-  "job_nodes" }
+  "job_nodes", "switches", "switchable" }
+-- the pointcuts that act on a message, not a frame: a switchable protocol (switched per data
+-- frame by the flags of the protocol that declares switches) implements none of them
+local MESSAGE_POINTCUTS = { send_msg = true, deliver_msg = true, match_announced = true }
 local PARAM_FIELDS = { "name", "type", "default", "min", "max", "pow2", "values", "help" }
 
 local function is_ident(s)
@@ -179,6 +182,38 @@ function M.coop(r, e, params, header, pc_set, err)
         if pf[k] ~= nil and type(pf[k]) ~= "string" then
           err(r, "peer_frames", k .. ": expected a C expression in a string, got " .. describe(pf[k]))
         end
+      end
+    end
+  end
+  if e.switches ~= nil then
+    if type(e.switches) ~= "table" then
+      err(r, "switches", "expected { flags = \"field\", check = \"field\" }, got " .. describe(e.switches))
+    else
+      only_fields("switches", e.switches, { "flags", "check" })
+      for _, k in ipairs({ "flags", "check" }) do
+        local f = e.switches[k]
+        if type(f) ~= "string" then
+          err(r, "switches", k .. ": expected a header field name, got " .. describe(f))
+        elseif own_field[f] ~= "uint8_t" then
+          err(r, "switches", k .. ": '" .. f .. "' is not a uint8_t header field of this protocol (header)", f)
+        end
+      end
+    end
+  end
+  if e.switchable ~= nil then
+    if type(e.switchable) ~= "table" then
+      err(r, "switchable", "expected { } or { quiet = \"C function\" }, got " .. describe(e.switchable))
+    else
+      only_fields("switchable", e.switchable, { "quiet" })
+      local q = e.switchable.quiet
+      if q ~= nil and (type(q) ~= "string" or not q:match("^[a-z_][a-z0-9_]*$")) then
+        err(r, "switchable", "quiet: expected the name of a C function, got " .. describe(q))
+      end
+    end
+    for _, pc in ipairs(is_string_list(e.pointcuts) and e.pointcuts or {}) do
+      if MESSAGE_POINTCUTS[pc] then
+        err(r, "switchable", "a switchable protocol is switched frame by frame: it cannot implement "
+          .. "the message pointcut " .. pc, pc)
       end
     end
   end
@@ -396,6 +431,7 @@ function M.registry(reg, pointcuts)
         stats = e.stats or {}, api = e.api, member_fields = e.member_fields or {},
         seal_field = e.seal_field, provides = e.provides or {}, peer_frames = e.peer_frames,
         nic_groups = e.nic_groups, job_nodes = e.job_nodes,
+        switches = e.switches, switchable = e.switchable,
         file = r.file, src = r.src,
       }
     end

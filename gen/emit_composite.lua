@@ -13,7 +13,8 @@ local function void_params(body, pc)
   for _, x in ipairs(pc.params) do body[#body + 1] = "\t(void)" .. x[2] .. ";" end
 end
 
-local function composite(body, pc, order)
+-- gate(p, pc): the C condition under which the composite calls p's hook of pc, or nil (always)
+local function composite(body, pc, order, gate)
   body[#body + 1] = "/* " .. pc.name .. " (" .. pc.combine .. "): " .. common.comment(pc.help) .. " */"
   body[#body + 1] = fn_head(pc, "lc_pc_" .. pc.name)
   body[#body + 1] = "{"
@@ -33,9 +34,15 @@ local function composite(body, pc, order)
     if #seq > 0 then body[#body + 1] = "\t" .. ctype .. " " .. var .. ";" end
     if #seq > 0 then body[#body + 1] = "" end
     for _, p in ipairs(seq) do
-      body[#body + 1] = string.format("\t%s = lc_%s_%s(%s);", var, p.name, pc.name, args)
-      body[#body + 1] = string.format("\tif (%s != %s)", var, ok)
-      body[#body + 1] = "\t\treturn " .. var .. ";"
+      local cond, t = gate(p, pc), "\t"
+      if cond then
+        body[#body + 1] = "\tif (" .. cond .. ") {"
+        t = "\t\t"
+      end
+      body[#body + 1] = string.format("%s%s = lc_%s_%s(%s);", t, var, p.name, pc.name, args)
+      body[#body + 1] = string.format("%sif (%s != %s)", t, var, ok)
+      body[#body + 1] = t .. "\treturn " .. var .. ";"
+      if cond then body[#body + 1] = "\t}" end
     end
     body[#body + 1] = "\treturn " .. ok .. ";"
   elseif pc.combine == "all" or pc.combine == "reverse" then
@@ -43,7 +50,9 @@ local function composite(body, pc, order)
       error("pointcut " .. pc.name .. ": combine " .. pc.combine .. " needs ret void")
     end
     for _, p in ipairs(seq) do
-      body[#body + 1] = string.format("\tlc_%s_%s(%s);", p.name, pc.name, args)
+      local cond = gate(p, pc)
+      if cond then body[#body + 1] = "\tif (" .. cond .. ")" end
+      body[#body + 1] = string.format("%slc_%s_%s(%s);", cond and "\t\t" or "\t", p.name, pc.name, args)
     end
   else
     error("pointcut " .. pc.name .. ": unknown combine '" .. tostring(pc.combine) .. "'")
@@ -86,6 +95,19 @@ function M.emit(m, protos, pointcuts, side)
   end
   local body = { "#include <stddef.h>", "#include <stdint.h>", "", "#include \"lc_verdict.h\"" }
   for _, h in ipairs(sd.includes) do body[#body + 1] = "#include \"" .. h .. "\"" end
+  -- run-time switches (lc_coop.h): a switchable protocol's frame hooks run for frames whose bit is set
+  local switched = {}
+  if m.switch then
+    body[#body + 1] = "#include \"lc_coop.h\""
+    for _, p in ipairs(m.switch.members) do switched[p.name] = p end
+  end
+  local function gate(p, pc)
+    if not (switched[p.name] and active[p.name] and active[p.name][pc.name]) then return nil end
+    for _, x in ipairs(pc.params) do
+      if x[2] == "hdr" then return "lc_switch_flags(hdr) & LC_SWITCH_BIT_" .. p.name:upper() end
+    end
+    return nil
+  end
   body[#body + 1] = ""
   for _, tag in ipairs(common.struct_tags(pcs)) do
     body[#body + 1] = "struct " .. tag .. ";"
@@ -95,6 +117,11 @@ function M.emit(m, protos, pointcuts, side)
   if #pcs > 0 then
     body[#body + 1] = "/* The composite pointcuts, defined below: a hook may call one of another side's or its own. */"
     for _, pc in ipairs(pcs) do body[#body + 1] = fn_head(pc, "lc_pc_" .. pc.name) .. ";" end
+    body[#body + 1] = ""
+  end
+  if m.switch and side == "host" then
+    body[#body + 1] = "/* 1 when no switchable protocol of mask awaits anything of peer (registry switchable.quiet). */"
+    body[#body + 1] = "static inline int lc_switch_quiet(const struct lc_node *node, uint32_t peer, unsigned mask);"
     body[#body + 1] = ""
   end
   local any = false
@@ -108,6 +135,22 @@ function M.emit(m, protos, pointcuts, side)
   end
   if any then body[#body + 1] = "" end
 
+  if m.switch and side == "host" then
+    body[#body + 1] = "static inline int lc_switch_quiet(const struct lc_node *node, uint32_t peer, unsigned mask)"
+    body[#body + 1] = "{"
+    local any_q = false
+    for _, p in ipairs(m.switch.members) do
+      if p.quiet then
+        body[#body + 1] = string.format("\tif ((mask & LC_SWITCH_BIT_%s) && !%s(node, peer))", p.name:upper(), p.quiet)
+        body[#body + 1] = "\t\treturn 0;"
+        any_q = true
+      end
+    end
+    if not any_q then body[#body + 1] = "\t(void)node;\n\t(void)peer;\n\t(void)mask;" end
+    body[#body + 1] = "\treturn 1;"
+    body[#body + 1] = "}"
+    body[#body + 1] = ""
+  end
   body[#body + 1] = "/* Dummies: every (protocol, pointcut) pair no composed protocol implements. */"
   body[#body + 1] = ""
   for _, p in ipairs(order) do
@@ -118,7 +161,7 @@ function M.emit(m, protos, pointcuts, side)
 
   body[#body + 1] = "/* The composite protocol: one function per pointcut, protocols in composition order. */"
   body[#body + 1] = ""
-  for _, pc in ipairs(pcs) do composite(body, pc, order) end
+  for _, pc in ipairs(pcs) do composite(body, pc, order, gate) end
 
   body[#body + 1] = "/* Each pointcut's value with every call compiled out (LC_ZEROCOST_REFERENCE). */"
   for _, pc in ipairs(pcs) do

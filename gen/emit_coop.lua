@@ -98,10 +98,26 @@ local function caps_section(m, protos, body)
   for _, p in ipairs(m.protocols) do
     for _, cap in ipairs(p.proto.provides or {}) do have[cap] = p.name end
   end
-  body[#body + 1] = "/* Capabilities (registry provides): 1 when a composed protocol provides it. */"
+  -- a capability held only by protocols a composed switches protocol may turn off per frame
+  -- (switchable): provided for the frames that carry their bit, not for every frame
+  local switched, fixed = {}, {}
+  for _, p in ipairs(m.switch and m.protocols or {}) do
+    for _, cap in ipairs(p.proto.provides or {}) do
+      if p.proto.switchable then switched[cap] = true else fixed[cap] = true end
+    end
+  end
+  body[#body + 1] = "/*"
+  body[#body + 1] = " * Capabilities (registry provides): LC_PC_<CAP> 1 when a composed protocol"
+  body[#body + 1] = " * provides it; LC_PC_<CAP>_ALWAYS 1 when it holds for every frame, 0 when"
+  body[#body + 1] = " * only switchable protocols provide it and a composed protocol switches them"
+  body[#body + 1] = " * per frame (switches): a protocol that relies on it for every frame tests _ALWAYS."
+  body[#body + 1] = " */"
   for _, cap in ipairs(util.sorted_keys(known)) do
     body[#body + 1] = string.format("#define LC_PC_%s %d%s", cap:upper(), have[cap] and 1 or 0,
       have[cap] and ("   /* " .. have[cap] .. " */") or "")
+    local always = have[cap] and not (switched[cap] and not fixed[cap])
+    body[#body + 1] = string.format("#define LC_PC_%s_ALWAYS %d%s", cap:upper(), always and 1 or 0,
+      (have[cap] and not always) and "   /* switched per frame */" or "")
   end
   body[#body + 1] = ""
 end
@@ -148,6 +164,67 @@ local function job_nodes_section(m, body)
   body[#body + 1] = ""
 end
 
+local function switch_section(m, body)
+  common.add(body, [[
+/*
+ * Run-time switches (registry switches, switchable; docs/internals.md,
+ * "Switching protocols at run time"): one composed protocol carries in every
+ * frame a flag byte and its check byte, one bit per composed switchable
+ * protocol; the composites call a switchable protocol's frame hooks only for
+ * frames whose bit is set.  A damaged pair (the check is not lc_switch_chk of
+ * the flags) switches every one on, so the frame meets every check the
+ * config composes.
+ * LC_SWITCHABLE_PROTOCOLS(X): X(name, bit) in composition order.
+ */]])
+  local sw = m.switch
+  if not sw then
+    body[#body + 1] = "#define LC_SWITCH 0"
+    body[#body + 1] = "#define LC_SWITCHABLE 0u"
+    body[#body + 1] = "#define LC_SWITCHABLE_PROTOCOLS(X) /* none */"
+    body[#body + 1] = ""
+    return
+  end
+  local all, xs = 0, {}
+  body[#body + 1] = "#define LC_SWITCH 1   /* " .. sw.owner .. " */"
+  for _, p in ipairs(sw.members) do
+    body[#body + 1] = string.format("#define LC_SWITCH_BIT_%s 0x%xu", p.name:upper(), p.bit)
+    all = all | p.bit
+    xs[#xs + 1] = string.format("X(%s, 0x%xu)", p.name, p.bit)
+  end
+  body[#body + 1] = string.format("#define LC_SWITCHABLE 0x%xu", all)
+  body[#body + 1] = "#define LC_SWITCHABLE_PROTOCOLS(X) " .. (#xs > 0 and table.concat(xs, " ") or "/* none */")
+  body[#body + 1] = ""
+  -- the check byte: CRC-8 (polynomial 0x07) of the flags, inverted (a zeroed header is damaged);
+  -- flags and check form a code of minimum distance 4, so 1 to 3 flipped bits of the pair show
+  local tab = {}
+  for v = 0, 255 do
+    local c = v
+    for _ = 1, 8 do c = (c & 0x80 ~= 0) and (((c << 1) ~ 0x07) & 0xff) or ((c << 1) & 0xff) end
+    tab[#tab + 1] = string.format("0x%02x", c ~ 0xff)
+  end
+  body[#body + 1] = "/* The check byte of each flag byte: CRC-8 (x^8+x^2+x+1) inverted; distance 4. */"
+  body[#body + 1] = "static const uint8_t lc_switch_chk[256] = {"
+  for i = 1, 256, 16 do
+    body[#body + 1] = "\t" .. table.concat(tab, ", ", i, i + 15) .. ","
+  end
+  body[#body + 1] = "};"
+  body[#body + 1] = ""
+  body[#body + 1] = "/* The switches a frame carries: its flags, or every one when the pair is damaged. */"
+  body[#body + 1] = "static inline unsigned lc_switch_flags(const struct lc_frame_hdr *hdr)"
+  body[#body + 1] = "{"
+  body[#body + 1] = string.format("\treturn hdr->%s == lc_switch_chk[hdr->%s] ? hdr->%s & LC_SWITCHABLE : LC_SWITCHABLE;",
+    sw.check, sw.flags, sw.flags)
+  body[#body + 1] = "}"
+  body[#body + 1] = ""
+  body[#body + 1] = "/* Write the switches of a frame being sent (the protocol that declares them). */"
+  body[#body + 1] = "static inline void lc_switch_set(struct lc_frame_hdr *hdr, unsigned on)"
+  body[#body + 1] = "{"
+  body[#body + 1] = string.format("\thdr->%s = (uint8_t)on;", sw.flags)
+  body[#body + 1] = string.format("\thdr->%s = lc_switch_chk[(uint8_t)on];", sw.check)
+  body[#body + 1] = "}"
+  body[#body + 1] = ""
+end
+
 function M.emit_coop(m, protos)
   local body = { "#include <stdint.h>", "", "#include \"lc_config.h\"", "#include \"lc_frame_hdr.h\"", "" }
   stamp_section(m, body)
@@ -155,6 +232,7 @@ function M.emit_coop(m, protos)
   caps_section(m, protos, body)
   peer_frames_section(m, body)
   job_nodes_section(m, body)
+  switch_section(m, body)
   return common.header(m, "lc_coop.h",
     "How the composed protocols cooperate: code from their registry declarations.", body)
 end

@@ -153,6 +153,33 @@ function M.build(c, frame, protos, name)
   m.hdr_fields = fields
   m.hdr_bytes = util.align(off, 8)
 
+  -- Run-time switches (registry switches, switchable; docs/internals.md "Switching protocols at
+  -- run time"): the one composed protocol that declares switches carries, in each frame, a flag
+  -- byte with a bit for every composed switchable protocol, in composition order.
+  for _, p in ipairs(m.protocols) do
+    if p.proto.switches then
+      if m.switch then
+        diags[#diags + 1] = parse.diag(p.proto.file, parse.find_line(p.proto.src, "switches"),
+          "switches", string.format("protocols '%s' and '%s' both declare the frame's switch flags",
+            m.switch.owner, p.name))
+      end
+      m.switch = { owner = p.name, flags = p.name .. "_" .. p.proto.switches.flags,
+        check = p.name .. "_" .. p.proto.switches.check, members = {} }
+    end
+  end
+  if m.switch then
+    for _, p in ipairs(m.protocols) do
+      if p.proto.switchable then
+        local bit = 1 << #m.switch.members
+        m.switch.members[#m.switch.members + 1] = { name = p.name, bit = bit, quiet = p.proto.switchable.quiet }
+      end
+    end
+    if #m.switch.members > 8 then
+      err("protocols", string.format("%d switchable protocols composed with %s: its flag byte holds 8",
+        #m.switch.members, m.switch.owner))
+    end
+  end
+
   -- Frame limits.
   local mtu, slot = c.mtu, c["nic.slot_bytes"]
   if slot % M.SRAM_ALIGN ~= 0 then

@@ -35,7 +35,7 @@ static int lc_fc_send(struct lc_node *node, uint32_t peer, enum lc_fc_kind kind)
 }
 
 /*
- * Without exactly_once (LC_PC_EXACTLY_ONCE), a probe from peer says it sent `sent` data frames to
+ * Without exactly_once for every frame (LC_PC_EXACTLY_ONCE_ALWAYS), a probe from peer says it sent `sent` data frames to
  * us; every one of them is ahead of the probe (links keep order), so what was
  * not counted is lost and what was counted beyond it was counted twice
  * (hooks.h, RESYNC).  Take the peer's count.

@@ -103,7 +103,9 @@
  * LC_FC_PROBE_MAX_US while unanswered, and R answers each probe with an
  * explicit credit frame.
  *
- * RESYNC WITHOUT EXACTLY_ONCE.  A data frame lost in the network (dropped,
+ * RESYNC WITHOUT EXACTLY_ONCE (for every frame: LC_PC_EXACTLY_ONCE_ALWAYS; a
+ * protocol that switches the provider off per frame leaves data frames that
+ * can be lost).  A data frame lost in the network (dropped,
  * or damaged and dropped by the NIC, the host or a protocol) is a lost message
  * for the application, as in the baseline; but it is never drained, so its
  * credit would never return and S, blocked, would wait forever.  And a
@@ -386,7 +388,7 @@ static inline lc_verdict lc_flow_control_recv_frame(struct lc_node *node, struct
 	if (c.tag != LC_FC_TAG)
 		return LC_CONTINUE;
 	if (c.kind == LC_FC_PROBE) {
-#if !LC_PC_EXACTLY_ONCE
+#if !LC_PC_EXACTLY_ONCE_ALWAYS
 		lc_flow_control_resync(node, hdr->src, c.sent);
 #endif
 		p->flags |= LC_FC_F_ANSWER;

@@ -253,6 +253,18 @@ static inline struct lc_frame_hdr *lc_reliability_kept(struct lc_reliability_pee
 					       (size_t)(seq & (LC_RELIABILITY_W - 1)) * LC_RELIABILITY_SLOT);
 }
 
+/*
+ * Nothing this node sent to peer awaits an ack (or the peer was given up):
+ * registry switchable.quiet, so a protocol that switches reliability off for
+ * the peer's data waits for this first (lc_coop.h, lc_switch_quiet).
+ */
+static inline int lc_reliability_tx_quiet(const struct lc_node *node, uint32_t peer)
+{
+	const struct lc_reliability_peer *p = &node->proto.reliability.peer[peer];
+
+	return p->una == p->next || p->dead;
+}
+
 static inline int lc_reliability_init(struct lc_node *node)
 {
 	return lc_reliability_setup(node);

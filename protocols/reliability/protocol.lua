@@ -40,6 +40,8 @@ return {
   seal_field = "crc",
   member_fields = { "seq", "ack" },
   provides = { "exactly_once" },
+  -- a protocol that declares switches may turn it off per peer once it is quiet (tx_quiet)
+  switchable = { quiet = "lc_reliability_tx_quiet" },
   -- at a receiver, per peer: 2 explicit acks unread; a go-back resends the window, and silence
   -- a few single frames (hooks.h, SILENCE)
   peer_frames = { ctrl = 2, resend_window = "LC_RELIABILITY_W",
