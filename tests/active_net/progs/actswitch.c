@@ -189,6 +189,8 @@ static int as_api(lc_node *node, int me)
 			if (st.len != len || lc_ex_check(b + AS_HDR, len - AS_HDR, lc_ex_seed(0, i)) != len - AS_HDR)
 				lc_tp_fail("api message %u: %zu bytes, damaged", i, st.len);
 		}
+		free(r);
+		free(b);
 		return 0;
 	}
 	if ((rc = lc_active_net_set(node, 1, 0x80u)) != (lc_active_net_mask() & 0x80u ? 0 : LC_ERR_INVAL))
@@ -218,6 +220,8 @@ static int as_api(lc_node *node, int me)
 	LC_TP_OK(node, lc_waitall(node, (int)total, r, NULL));
 	LC_TP_OK(node, lc_active_net_set(node, 1, on));   /* the messages left: room again */
 	printf("actswitch api: ok (%u changes waited, the next one LC_ERR_AGAIN)\n", LC_ACTIVE_NET_CHANGES);
+	free(r);
+	free(b);
 	return 0;
 }
 
@@ -228,9 +232,9 @@ int main(int argc, char **argv)
 	int me, size;
 	lc_node *node = lc_tp_open(&me, &size);
 	size_t cap = 3 * LC_MTU + 5;
-	uint8_t *sbuf = lc_tp_alloc(AS_WINDOW * cap);
+	uint8_t *sbuf;
 	lc_req *sreq[AS_WINDOW] = { 0 };
-	struct as_recv a = { .node = node, .buf = lc_tp_alloc(cap), .cap = cap, .n = n, .run = run };
+	struct as_recv a = { .node = node, .cap = cap, .n = n, .run = run };
 	unsigned cur = ~0u;
 
 	if (argc > 1 && strcmp(argv[1], "api") == 0) {
@@ -239,6 +243,8 @@ int main(int argc, char **argv)
 		LC_TP_OK(node, lc_close(node));
 		return rc;
 	}
+	sbuf = lc_tp_alloc(AS_WINDOW * cap);
+	a.buf = lc_tp_alloc(cap);
 	if (size != 2 || run == 0)
 		lc_tp_fail("usage: commrun -n 2 actswitch MESSAGES RUN (RUN > 0)");
 	a.peer = 1 - me;
@@ -278,6 +284,8 @@ int main(int argc, char **argv)
 	       a.rx.got, n, a.rx.rel_got, a.rx.rel_sent, a.rx.lost, a.rx.damaged, a.rx.aborted);
 	fflush(stdout);
 	LC_TP_OK(node, lc_close(node));
+	free(a.buf);
+	free(sbuf);
 	return 0;
 }
 #else
