@@ -136,6 +136,10 @@ def counts(cfg, iters):
                 nic_share=v['nic'] / (v['tx'] + v['rx']))
 
 
+# fitted parameters whose least value is 0 (a DMA request's start-up); ns per instruction is not
+FLOOR_ZERO = ('dma_ns',)
+
+
 def fit(cal, build, size, measured_ns, key='host_ns_per_ir'):
     """The value of cal[key] that makes the model's one-way time of build's config at size the
     measured one: the model is linear in it (ns per instruction: instructions x ns + copies +
@@ -144,6 +148,13 @@ def fit(cal, build, size, measured_ns, key='host_ns_per_ir'):
     cfg = cm.Config(build)
     at = lambda v: cm.one_way(cfg, dict(cal, **{key: v}), cal, 1, size)  # noqa: E731
     rest, per = at(0.0), at(1.0) - at(0.0)
+    if per > 0 and measured_ns <= rest and key in FLOOR_ZERO:
+        # a start-up cannot be negative: the model's other terms already reach the measured time
+        # (a noisy round, or a sanitized build whose copies are slow); say so and take none
+        sys.stderr.write('calibrate: %s at %d B: %.0f ns measured, %.0f ns without it: %s = 0 '
+                         '(the model over-predicts this size by %.0f %%)\n'
+                         % (key, size, measured_ns, rest, key, 100.0 * (rest / measured_ns - 1)))
+        return 0.0
     if per <= 0 or measured_ns <= rest:
         sys.exit('calibrate: cannot fit %s at %d B: %.0f ns measured, %.0f ns without it'
                  % (key, size, measured_ns, rest))
