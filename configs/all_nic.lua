@@ -2,6 +2,6 @@
 -- all_nic: every registered protocol composed at once, multicast replicated by the NIC.
 return {
   extends = "all",
-  protocols = { "checksum", "reliability", "flow_control", "multicast", "rendezvous" },
+  protocols = { "checksum", "reliability", "flow_control", "multicast", "dynamic_mtu", "rendezvous" },
   multicast = { mode = "nic", max_groups = 16 },
 }

@@ -29,8 +29,15 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 		LC_STAT_ADD(node, tx_ring_full, 1);
 		return LC_ERR_AGAIN;
 	}
-	if (len > LC_MTU)
-		len = LC_MTU;
+#if LC_PC_FRAME_SIZES
+	/* the message's frame size (lc_proto.h): 0 and anything beyond LC_MTU wrap to LC_MTU */
+	uint32_t mtu = s->frame - 1u < (uint32_t)LC_MTU ? s->frame : (uint32_t)LC_MTU;
+#else
+	const uint32_t mtu = LC_MTU;
+#endif
+
+	if (len > mtu)
+		len = mtu;
 	lc_hdr_fill(&hdr, node->rank, s, off, len);
 	v = LC_PC(send_frame, node, &hdr, payload);
 	if (v == LC_CONTINUE) {

@@ -113,6 +113,28 @@ int lc_proto_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2
 int lc_proto_resend(struct lc_node *node, const struct lc_frame_hdr *hdr, const void *payload);
 
 /*
+ * Frames lc_proto_resend re-injected towards dst since the node opened
+ * (whichever protocol resent them; wraps at 2^32: compare by difference).
+ * What a protocol observes of the link's losses without naming the protocol
+ * that repairs them.
+ */
+static inline uint32_t lc_proto_resent(const struct lc_node *node, uint32_t dst)
+{
+	return node->resent[dst];
+}
+
+/*
+ * Frame sizes per message (capability frame_sizes, LC_PC_FRAME_SIZES): a
+ * protocol that provides it may set s->frame in send_msg, the payload bytes
+ * of each frame of that message but its last, between LC_FRAME_MIN and
+ * LC_MTU (0 or beyond LC_MTU: LC_MTU).  Receivers take frames of any size
+ * (a message's frames arrive in order, each at its offset); with the
+ * capability composed, a first frame shorter than its message and than
+ * LC_FRAME_MIN is taken as damaged.
+ */
+#define LC_FRAME_MIN 64u
+
+/*
  * A protocol gave up on peer dst (it stopped answering): every send to dst
  * still queued fails with err (e.g. LC_ERR_PEER_DEAD) and every send in
  * flight to it completes with err; dst is gone for good (lc_proto_peer_gone).  From poll or recv_frame only (not while

@@ -80,6 +80,8 @@ struct lc_sreq {
 	uint8_t consumed;         /* a protocol took it over (LC_CONSUMED) */
 	uint8_t sync;             /* LC_FF_SYNC for a synchronous send (lc_issend) or a put, else 0 */
 	uint8_t put;              /* a put (lc_iput, framework/rdma.c): RDMA frames, never send_msg */
+	uint32_t frame;           /* payload bytes per frame, LC_FRAME_MIN..LC_MTU, set at send_msg by a
+				   * protocol that provides frame_sizes (lc_proto.h); 0: LC_MTU */
 };
 
 /*
@@ -267,6 +269,7 @@ struct lc_node {
 	struct lc_put_rx put_rx[LC_MAX_NODES]; /* puts arriving, per source (framework/rdma.c) */
 	uint32_t put_next;                  /* id of this node's last put (framework/rdma.c) */
 	uint64_t peer_gone[LC_MAX_NODES / 64]; /* peers a protocol gave up (lc_proto_peer_failed) */
+	uint32_t resent[LC_MAX_NODES];      /* frames lc_proto_resend re-injected, per destination */
 	struct lc_stamps *tx_stamps;        /* stamp table of the replicated frame being sent (lc_proto_stamps) */
 
 	struct lc_proto_state proto;        /* one member per active protocol */

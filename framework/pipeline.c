@@ -197,7 +197,12 @@ static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_fr
 		 * header damaged on the way (no integrity protocol composed: a corrupt
 		 * msg_len) would otherwise be parked for a receive that never comes.
 		 */
+#if LC_PC_FRAME_SIZES
+		/* frame sizes per message (lc_proto.h): a whole message, or at least LC_FRAME_MIN of it */
+		if (hdr->len > hdr->msg_len || (hdr->len < hdr->msg_len && hdr->len < LC_FRAME_MIN))
+#else
 		if (hdr->len != (hdr->msg_len < LC_MTU ? hdr->msg_len : (uint32_t)LC_MTU))
+#endif
 			return NULL;    /* dropped as bad (lc_rx_nomsg) */
 		/* a closing node parks nothing: no receive will come, its frames must drain (lc_close) */
 		node->park_now = atomic_load_explicit(&node->open, memory_order_relaxed) ? 1u : 0u;
@@ -905,6 +910,8 @@ int lc_proto_resend(struct lc_node *node, const struct lc_frame_hdr *hdr, const 
 		return LC_ERR_AGAIN;
 	}
 	lc_post_pio(node, slot, hdr, payload);
+	if (hdr->dst < LC_MAX_NODES)
+		node->resent[hdr->dst]++;
 	return 0;
 }
 

@@ -56,7 +56,8 @@
 	  "print every NIC and pipeline counter of every node at exit") \
 	X(FAULTS, "faults", 0, "SPEC", ONCE, \
 	  "inject faults on every link, e.g. drop=0.05,corrupt=0.01,dup=0.01,\n" \
-	  "reorder=0.02,delay_us=50,seed=7 (default: $LC_FAULTS, else none)") \
+	  "reorder=0.02,delay_us=50,seed=7; ber=1e-6 damages a frame with a\n" \
+	  "probability that grows with its length (default: $LC_FAULTS, else none)") \
 	X(GROUP, "group", 0, "LIST", MANY, \
 	  "a static group of nodes LIST (e.g. 0,1,2 or 0-3,6); repeat for more:\n" \
 	  "group ids in order after the config's own static groups (configs whose\n" \

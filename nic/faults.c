@@ -72,6 +72,21 @@ static int lc_fault_hit(struct lc_fault_link *l, uint64_t p32)
 	return (lc_fault_next(l) >> 32) < p32;
 }
 
+/*
+ * The probability that a frame of `bytes` bytes has at least one of its bits
+ * flipped at bit error rate ber: 1 - (1 - ber)^(8 bytes), the power by
+ * squaring (libcomm links no libm).
+ */
+static double lc_fault_frame_p(double ber, uint32_t bytes)
+{
+	double keep = 1.0, b = 1.0 - ber;
+
+	for (uint64_t n = (uint64_t)bytes * 8; n; n >>= 1, b *= b)
+		if (n & 1)
+			keep *= b;
+	return 1.0 - keep;
+}
+
 /* ---- spec ---- */
 
 static const char *const lc_fault_names[] = {
@@ -111,6 +126,16 @@ int lc_faults_parse(const char *spec, struct lc_fault_cfg *cfg, char *err, size_
 		}
 		*eq = '\0';
 		errno = 0;
+		if (strcmp(item, "ber") == 0) {
+			double b = strtod(eq + 1, &end);
+
+			if (errno || end == eq + 1 || *end || !(b >= 0.0 && b <= 1.0)) {
+				snprintf(err, errlen, "fault spec: ber=%s: want a bit error rate 0..1", eq + 1);
+				return LC_ERR_INVAL;
+			}
+			cfg->ber = b;
+			continue;
+		}
 		if (strcmp(item, "delay_us") == 0 || strcmp(item, "seed") == 0) {
 			unsigned long long v = strtoull(eq + 1, &end, 0);
 
@@ -131,7 +156,7 @@ int lc_faults_parse(const char *spec, struct lc_fault_cfg *cfg, char *err, size_
 				break;
 		if (f == LC_FAULT_COUNT) {
 			snprintf(err, errlen, "fault spec: unknown key '%s' (drop, corrupt, dup, reorder, "
-				 "delay_us, seed)", item);
+				 "ber, delay_us, seed)", item);
 			return LC_ERR_INVAL;
 		}
 		double p = strtod(eq + 1, &end);
@@ -145,7 +170,7 @@ int lc_faults_parse(const char *spec, struct lc_fault_cfg *cfg, char *err, size_
 	for (int f = 0; f < LC_FAULT_COUNT; f++)
 		if (cfg->p32[f])
 			cfg->on = 1;
-	if (cfg->delay_us)
+	if (cfg->delay_us || cfg->ber > 0.0)
 		cfg->on = 1;
 	return 0;
 }
@@ -224,6 +249,12 @@ int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr **frame, uint32_t
 		l->corrupt = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_corrupt]);
 		l->dup = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_dup]);
 		l->reorder = lc_fault_hit(l, fs->cfg.p32[LC_FAULT_reorder]);
+		if (fs->cfg.ber > 0.0) {
+			/* one more draw per frame, only when a bit error rate is set: the frame's length counts */
+			double p = lc_fault_frame_p(fs->cfg.ber, *bytes);
+
+			l->corrupt |= (lc_fault_next(l) >> 11) * 0x1p-53 < p;
+		}
 		l->release_ns = 0;
 		if (fs->cfg.delay_us) {
 			uint64_t wait = (d % ((uint64_t)fs->cfg.delay_us + 1)) * 1000u;

@@ -9,6 +9,10 @@
  * environment of whoever creates the segment (lc_seg_create reads it).
  * SPEC is a comma list of key=value:
  *   drop=P  corrupt=P  dup=P  reorder=P   probabilities per frame, 0 <= P <= 1
+ *   ber=B                                 bit error rate, 0 <= B <= 1: a frame of n
+ *                                         bytes is also damaged with probability
+ *                                         1 - (1 - B)^(8 n) (counted as corrupt), so
+ *                                         longer frames are damaged more often
  *   delay_us=N                            each frame waits uniform 0..N us
  *   seed=S                                PRNG seed (default 1)
  * e.g. "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,delay_us=50,seed=7".
@@ -64,6 +68,7 @@ struct lc_fault_cfg {
 	uint64_t seed;
 	/* probability * 2^32, saturated at 2^32 (certain); by enum lc_fault except delay */
 	uint64_t p32[LC_FAULT_COUNT];
+	double ber;                 /* bit error rate (ber=): damage that grows with the frame's length */
 };
 
 /* Parse SPEC (see above) into *cfg.  0, or LC_ERR_INVAL with a message in err. */

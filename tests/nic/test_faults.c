@@ -158,6 +158,41 @@ Test(faults, parse)
 	cr_expect_eq(lc_faults_parse("drop=-0.1", &c, err, sizeof(err)), LC_ERR_INVAL);
 	cr_expect_eq(lc_faults_parse("lose=0.1", &c, err, sizeof(err)), LC_ERR_INVAL);
 	cr_expect_eq(lc_faults_parse("drop", &c, err, sizeof(err)), LC_ERR_INVAL);
+	cr_assert_eq(lc_faults_parse("ber=1e-6", &c, err, sizeof(err)), 0, "%s", err);
+	cr_expect(c.on, "a bit error rate alone is a fault");
+	cr_expect_eq(c.ber, 1e-6);
+	cr_expect_eq(lc_faults_parse("ber=1.5", &c, err, sizeof(err)), LC_ERR_INVAL);
+	cr_expect_eq(lc_faults_parse("ber=-1e-6", &c, err, sizeof(err)), LC_ERR_INVAL);
+	cr_expect_eq(lc_faults_parse("ber=x", &c, err, sizeof(err)), LC_ERR_INVAL);
+}
+
+/*
+ * A bit error rate damages a frame of n bytes (header and payload) with
+ * probability 1 - (1 - ber)^(8 n): the corrupt count of a run is the sum of
+ * that over its frames (full ones are damaged about five times as often as
+ * the run's small ones at this rate), within the binomial spread.
+ */
+Test(faults, bit_errors_damage_frames_by_their_length)
+{
+	const uint32_t n = 3000;
+	const double ber = 1e-4;
+	double want = 0, var = 0;
+	struct trace t = run("ber", "ber=1e-4,seed=5", n);
+
+	for (uint32_t i = 0; i < n; i++) {
+		double keep = 1.0;
+
+		for (uint32_t b = 0; b < 8u * ((uint32_t)sizeof(struct lc_frame_hdr) + len_of(i, 1000)); b++)
+			keep *= 1.0 - ber;
+		want += 1.0 - keep;
+		var += (1.0 - keep) * keep;
+	}
+	/* within 4 standard deviations of the expected count (squared: the tests link no libm) */
+	double dev = (double)t.faults[LC_FAULT_corrupt] - want;
+	cr_expect(dev * dev < 16.0 * var + 1.0, "%lu frames damaged, expected %.1f (variance %.1f)",
+		  (unsigned long)t.faults[LC_FAULT_corrupt], want, var);
+	cr_expect_eq(t.faults[LC_FAULT_drop], 0);
+	cr_expect_gt(t.damaged + t.bad, 0, "no damaged frame seen");
 }
 
 /* The same seed gives the same faults on the same frame sequence; another seed other faults. */

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/* dynamic_mtu: per-peer frame sizes, the decision of each window, the public API. */
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "lc_config.h"
+#include "node.h"
+#include "lc_composite_host.h"
+
+#define LC_DMTU_MAX (LC_DYNAMIC_MTU_MAX ? (uint32_t)LC_DYNAMIC_MTU_MAX : (uint32_t)LC_MTU)
+#define LC_DMTU_AGE 32u         /* windows after which a size's measurement is predicted again */
+#define LC_DMTU_AGE_MAX 4096u   /* the longest, for a size moved back from again and again */
+#define LC_DMTU_ONE 1024u       /* fixed point of the resends per frame */
+#define LC_DMTU_KEEP 0.95       /* another size must cost 5 % less than the current one's measured cost */
+
+static uint64_t lc_dmtu_monotonic(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+int lc_dynamic_mtu_init(struct lc_node *node)
+{
+	struct lc_dynamic_mtu_state *st = &node->proto.dynamic_mtu;
+	uint32_t m = LC_DMTU_MAX, start = 0;
+
+	memset(st, 0, sizeof *st);
+	/* max, max/2, ... while above min, then min */
+	while (st->levels < LC_DYNAMIC_MTU_LEVELS - 1 && m > (uint32_t)LC_DYNAMIC_MTU_MIN) {
+		st->size[st->levels++] = m;
+		m /= 2;
+	}
+	st->size[st->levels++] = (uint32_t)LC_DYNAMIC_MTU_MIN;
+	st->clock = lc_dmtu_monotonic;
+	/* the first window's time runs from the open: a wait before the first message only scales it */
+	for (uint32_t i = 0; i < lc_node_size(node); i++)
+		st->peer[i].t0 = st->clock();
+	/* the start: the largest size not above dynamic_mtu.start (0: max) */
+	while (LC_DYNAMIC_MTU_START && start + 1u < st->levels && st->size[start] > (uint32_t)LC_DYNAMIC_MTU_START)
+		start++;
+	for (uint32_t i = 0; i < lc_node_size(node); i++) {
+		st->peer[i].level = (uint8_t)start;
+		st->peer[i].frame = st->size[start];
+		st->peer[i].fixed = !LC_DYNAMIC_MTU_ADAPT_ON;
+		st->peer[i].came = LC_DYNAMIC_MTU_LEVELS;
+	}
+	return 0;
+}
+
+/*
+ * The link's loss model, r(m) = a + b (h + m) resends per frame of m payload
+ * bytes (h: the header): a part per frame and a part per byte on the wire.
+ * Fitted through the current size's measurement and the latest other one
+ * (both within LC_DMTU_AGE windows); with only the current one, all of it
+ * per byte (a = 0).
+ */
+struct lc_dmtu_model {
+	double a, b;
+};
+
+static int lc_dmtu_recent(const struct lc_dynamic_mtu_peer *p, unsigned j)
+{
+	return p->seen[j] && p->windows - p->seen[j] < (p->age[j] ? p->age[j] : LC_DMTU_AGE);
+}
+
+static double lc_dmtu_wire(const struct lc_dynamic_mtu_state *st, unsigned j)
+{
+	return (double)sizeof(struct lc_frame_hdr) + st->size[j];
+}
+
+static struct lc_dmtu_model lc_dmtu_fit(const struct lc_dynamic_mtu_state *st, const struct lc_dynamic_mtu_peer *p,
+					unsigned i)
+{
+	double ri = (double)p->loss[i] / LC_DMTU_ONE, wi = lc_dmtu_wire(st, i);
+	struct lc_dmtu_model m = { 0.0, ri / wi };
+	unsigned k = i;
+
+	for (unsigned j = 0; j < st->levels; j++)
+		if (j != i && lc_dmtu_recent(p, j) && (k == i || p->seen[j] > p->seen[k]))
+			k = j;
+	if (k != i) {
+		double rk = (double)p->loss[k] / LC_DMTU_ONE, wk = lc_dmtu_wire(st, k);
+
+		m.b = (ri - rk) / (wi - wk);
+		if (m.b < 0.0)
+			m.b = 0.0;              /* losses that do not grow with the frame: per frame */
+		m.a = ri - m.b * wi;
+		if (m.a < 0.0) {
+			m.a = 0.0;
+			m.b = ri / wi;
+		}
+	}
+	return m;
+}
+
+/* resends per frame at level j: measured lately, or the model's */
+static double lc_dmtu_loss(const struct lc_dynamic_mtu_state *st, const struct lc_dynamic_mtu_peer *p,
+			   const struct lc_dmtu_model *m, unsigned j)
+{
+	if (lc_dmtu_recent(p, j))
+		return (double)p->loss[j] / LC_DMTU_ONE;
+	return m->a + m->b * lc_dmtu_wire(st, j);
+}
+
+/* cost per payload byte of frames of m bytes with r resends per frame (hooks.h) */
+static double lc_dmtu_cost(double m, double r)
+{
+	double f = (double)LC_DYNAMIC_MTU_FRAME_COST + m;
+
+	return (f + r * (f + (double)LC_DYNAMIC_MTU_RESEND_COST)) / m;
+}
+
+/* level j's cost per byte from level i: measured lately, or i's measured cost scaled by the model (m_i: i's) */
+static double lc_dmtu_level_cost(const struct lc_dynamic_mtu_state *st, const struct lc_dynamic_mtu_peer *p,
+				 const struct lc_dmtu_model *model, unsigned i, unsigned j, double m_i)
+{
+	if (lc_dmtu_recent(p, j))
+		return p->cost[j];
+	return p->cost[i] * lc_dmtu_cost(st->size[j], lc_dmtu_loss(st, p, model, j)) / m_i;
+}
+
+void lc_dynamic_mtu_weigh(struct lc_node *node, uint32_t d)
+{
+	struct lc_dynamic_mtu_state *st = &node->proto.dynamic_mtu;
+	struct lc_dynamic_mtu_peer *p = &st->peer[d];
+	uint32_t resent = lc_proto_resent(node, d), r, i = p->level, best;
+	uint64_t now = st->clock();
+	struct lc_dmtu_model model;
+	double t, c_best, m_i;
+	int storm;
+
+	r = (uint32_t)((uint64_t)(resent - p->resent0) * LC_DMTU_ONE / (p->sent ? p->sent : 1));
+	t = (double)(now - p->t0) / (double)(p->bytes ? p->bytes : 1);
+	p->resent0 = resent;
+	p->sent = 0;
+	p->bytes = 0;
+	p->t0 = now;
+	p->windows++;
+	LC_STAT_ADD(node, mtu_windows, 1);
+	if (p->fixed)
+		return;
+	if (p->settle) {
+		/* the window after a change: its resends and its time are mostly the old size's */
+		p->settle = 0;
+		return;
+	}
+	/* the average of this window and the last measurement at this size, if recent */
+	if (lc_dmtu_recent(p, i)) {
+		p->loss[i] = (p->loss[i] + r) / 2;
+		p->cost[i] = (float)((p->cost[i] + t) / 2);
+	} else {
+		p->loss[i] = r;
+		p->cost[i] = (float)t;
+	}
+	p->seen[i] = p->windows;
+	/*
+	 * A size measured lately costs what was measured; another is the current
+	 * size's measured cost scaled by the loss model's ratio of the two.
+	 */
+	model = lc_dmtu_fit(st, p, i);
+	m_i = lc_dmtu_cost(st->size[i], lc_dmtu_loss(st, p, &model, i));
+	best = i;
+	c_best = p->cost[i] * LC_DMTU_KEEP;
+	/*
+	 * A storm -- a resend for every frame sent, most of them by the frame's
+	 * length as far as the model tells -- halves the size at once: with
+	 * go-back-N and a timer that backs off, the time measured in a storm is the
+	 * backlog's, whatever the size, and waiting for a clean measurement there
+	 * costs more than a size too small
+	 */
+	/* a storm the frame's length feeds: of its resends, the per-byte part is the larger */
+	storm = r >= LC_DMTU_ONE && model.b * lc_dmtu_wire(st, i) >= model.a;
+	if (storm && i + 1u < st->levels)
+		best = i + 1u, c_best = 0.0;
+	for (uint32_t j = 0; j < st->levels && c_best > 0.0; j++) {
+		double c = lc_dmtu_level_cost(st, p, &model, i, j, m_i);
+
+		if (j != i && c < c_best) {
+			c_best = c;
+			best = j;
+		}
+	}
+	/*
+	 * up one step at a time (a size too large may collapse the link before it is
+	 * weighed), and only if that step is itself cheaper; down at once
+	 */
+	if (best + 1u < i)
+		best = lc_dmtu_level_cost(st, p, &model, i, i - 1u, m_i) < p->cost[i] * LC_DMTU_KEEP ? i - 1u : i;
+	if (p->came < st->levels || storm) {
+		/*
+		 * the first measurement after a move, or a storm: a size found dearer than
+		 * the one it was tried from, or storming, is tried again only after twice
+		 * as many windows (a link whose resends collapse above some size is not
+		 * probed into every time its measurement ages); one kept resets to the
+		 * default
+		 */
+		unsigned a = p->age[i] ? p->age[i] : LC_DMTU_AGE;
+
+		p->age[i] = (uint16_t)(storm || best == p->came ? (2 * a < LC_DMTU_AGE_MAX ? 2 * a : LC_DMTU_AGE_MAX) : 0);
+		p->came = LC_DYNAMIC_MTU_LEVELS;
+	}
+	if (best != i) {
+		p->came = (uint8_t)i;
+		p->settle = 1;
+		p->level = (uint8_t)best;
+		p->frame = st->size[best];
+		LC_STAT_ADD(node, mtu_changes, 1);
+	}
+}
+
+static int lc_dmtu_args(lc_node *node, int peer, const char *fn)
+{
+	int rc = lc_check(node, fn);
+
+	if (rc)
+		return rc;
+	if (peer != LC_ANY_SOURCE && (peer < 0 || (uint32_t)peer >= lc_node_size(node)))
+		return lc_fail(LC_ERR_RANGE, "%s: node %d out of range 0..%u", fn, peer,
+			       lc_node_size(node) - 1);
+	return 0;
+}
+
+int lc_dynamic_mtu_set(lc_node *node, int peer, size_t bytes)
+{
+	struct lc_dynamic_mtu_state *st;
+	uint32_t lo, hi;
+	int rc = lc_dmtu_args(node, peer, "lc_dynamic_mtu_set");
+
+	if (rc)
+		return rc;
+	if (bytes && (bytes < (size_t)LC_DYNAMIC_MTU_MIN || bytes > (size_t)LC_DMTU_MAX))
+		return lc_fail(LC_ERR_INVAL, "lc_dynamic_mtu_set: %zu bytes outside dynamic_mtu.min .. max "
+			       "(%u .. %u)", bytes, (unsigned)LC_DYNAMIC_MTU_MIN, (unsigned)LC_DMTU_MAX);
+	if ((rc = lc_lock_open(node, "lc_dynamic_mtu_set")))
+		return rc;
+	st = &node->proto.dynamic_mtu;
+	lo = peer == LC_ANY_SOURCE ? 0 : (uint32_t)peer;
+	hi = peer == LC_ANY_SOURCE ? lc_node_size(node) : lo + 1;
+	for (uint32_t d = lo; d < hi; d++) {
+		struct lc_dynamic_mtu_peer *p = &st->peer[d];
+
+		p->fixed = bytes != 0;
+		if (!bytes)
+			continue;
+		if (p->frame != (uint32_t)bytes)
+			LC_STAT_ADD(node, mtu_changes, 1);
+		p->frame = (uint32_t)bytes;
+		/* adaptation resumes from the level nearest at or below it */
+		for (p->level = 0; p->level + 1u < st->levels && st->size[p->level] > p->frame; p->level++)
+			;
+	}
+	lc_unlock(node);
+	return 0;
+}
+
+int lc_dynamic_mtu_get(lc_node *node, int peer, size_t *bytes, int *fixed)
+{
+	int rc = lc_dmtu_args(node, peer, "lc_dynamic_mtu_get");
+
+	if (rc)
+		return rc;
+	if (!bytes || peer == LC_ANY_SOURCE)
+		return lc_fail(LC_ERR_INVAL, "lc_dynamic_mtu_get: %s", bytes ? "peer must be one node" : "bytes is NULL");
+	if ((rc = lc_lock_open(node, "lc_dynamic_mtu_get")))
+		return rc;
+	*bytes = node->proto.dynamic_mtu.peer[peer].frame;
+	if (fixed)
+		*fixed = node->proto.dynamic_mtu.peer[peer].fixed;
+	lc_unlock(node);
+	return 0;
+}
+
+void lc_dynamic_mtu_bounds(size_t *min, size_t *start, size_t *max)
+{
+	uint32_t m = LC_DMTU_MAX;
+
+	if (min)
+		*min = (size_t)LC_DYNAMIC_MTU_MIN;
+	if (max)
+		*max = (size_t)m;
+	/* init's ladder: max, max/2, ... above min, then min; the largest not above start */
+	while (LC_DYNAMIC_MTU_START && m > (uint32_t)LC_DYNAMIC_MTU_START && m / 2 > (uint32_t)LC_DYNAMIC_MTU_MIN)
+		m /= 2;
+	if (LC_DYNAMIC_MTU_START && m > (uint32_t)LC_DYNAMIC_MTU_START)
+		m = (uint32_t)LC_DYNAMIC_MTU_MIN;
+	if (start)
+		*start = (size_t)m;
+}

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/* dynamic_mtu tests: the decision of a window, frame sizes per message end to end, under faults, and the adaptation. */
+#include "../pipeline/lc_run.h"
+
+#include "lc_config.h"
+#include "lc_pc.h"
+#include "node.h"
+
+#if LC_PROTO_DYNAMIC_MTU
+/* A node with no NIC: the hooks alone, its counters in memory of its own. */
+static struct lc_node dm_node;
+static _Atomic uint64_t dm_stats[LC_STAT_COUNT];
+
+/* the protocol's clock, simulated: a window takes what the simulated link makes it take */
+static uint64_t dm_ns;
+
+static uint64_t dm_clock(void)
+{
+	return dm_ns;
+}
+
+static void dm_setup(void)
+{
+	memset(&dm_node, 0, sizeof(dm_node));
+	memset(dm_stats, 0, sizeof(dm_stats));
+	dm_node.size = 2;
+	dm_node.stats = dm_stats;
+	cr_assert_eq(lc_dynamic_mtu_init(&dm_node), 0);
+	dm_node.proto.dynamic_mtu.clock = dm_clock;
+	dm_ns = 1000;
+	for (uint32_t i = 0; i < dm_node.size; i++) {
+		struct lc_dynamic_mtu_peer *p = &dm_node.proto.dynamic_mtu.peer[i];
+		size_t start;
+
+		lc_dynamic_mtu_bounds(NULL, &start, NULL);
+		cr_assert_eq(p->frame, start, "peer %u starts at %u bytes, not dynamic_mtu.start's %zu", i, p->frame, start);
+		/* the cases below start at max */
+		p->t0 = dm_ns;
+		p->level = 0;
+		p->frame = dm_node.proto.dynamic_mtu.size[0];
+	}
+}
+
+TestSuite(dynamic_mtu, .init = dm_setup, .timeout = 240 * LC_T_SLOWDOWN);
+
+/* A message of len bytes to node 1 enters send: the frame size it takes. */
+static uint32_t dm_msg(uint32_t len)
+{
+	struct lc_sreq s = { .dst = 1, .len = len };
+
+	cr_assert_eq(lc_dynamic_mtu_send_msg(&dm_node, &s), LC_CONTINUE);
+	return s.frame;
+}
+
+/* A simulated link: resends per frame of f payload bytes (x 1024). */
+typedef uint32_t (*dm_link)(uint32_t f);
+
+/*
+ * One window of one-frame messages of the current size towards node 1 over
+ * link: each frame takes 1 ns a byte plus 1024 ns, each resend that again
+ * plus 16 us (hooks.h's cost with its defaults, in ns); the resends and the
+ * time come in before the window's last message, which decides.  Returns
+ * the size after the window.
+ */
+static uint32_t dm_window(dm_link link)
+{
+	struct lc_dynamic_mtu_peer *p = &dm_node.proto.dynamic_mtu.peer[1];
+	uint32_t f = p->frame, w = LC_DYNAMIC_MTU_WINDOW;
+	uint64_t resent = (uint64_t)w * link(f) / 1024u;
+
+	for (uint32_t i = 0; i < w; i++) {
+		if (i + 1 == w) {
+			dm_node.resent[1] += (uint32_t)resent;
+			dm_ns += (uint64_t)w * (1024u + f) + resent * (1024u + f + 16384u);
+		}
+		cr_assert_eq(dm_msg(f), f, "a message changed size inside a window");
+	}
+	return p->frame;
+}
+
+static uint32_t dm_clean(uint32_t f)
+{
+	(void)f;
+	return 0;
+}
+
+/* a loss per byte: two resends a frame per 8 KiB (go-back-N resends what followed the lost frame) */
+static uint32_t dm_per_byte(uint32_t f)
+{
+	return (uint32_t)((uint64_t)f * 2048u / 8192u);
+}
+
+/* a loss per frame: 1 in 10 resent whatever the size */
+static uint32_t dm_per_frame(uint32_t f)
+{
+	(void)f;
+	return 1024u / 10u;
+}
+
+/*
+ * a collapse: from 4 KiB on, every frame resent 20 times per 4 KiB (go-back-N
+ * under a timer that backs off), below it a loss per byte of a few per cent
+ */
+static uint32_t dm_cliff(uint32_t f)
+{
+	return f >= 4096u ? (uint32_t)((uint64_t)f * 20u * 1024u / 4096u) : (uint32_t)((uint64_t)f * 256u / 8192u);
+}
+
+Test(dynamic_mtu, sizes_from_max_down_to_min)
+{
+	const struct lc_dynamic_mtu_state *st = &dm_node.proto.dynamic_mtu;
+	uint32_t max = LC_DYNAMIC_MTU_MAX ? LC_DYNAMIC_MTU_MAX : LC_MTU;
+
+	cr_assert_eq(st->size[0], max);
+	cr_assert_eq(st->size[st->levels - 1], (uint32_t)LC_DYNAMIC_MTU_MIN);
+	for (unsigned i = 1; i < st->levels; i++)
+		cr_assert_lt(st->size[i], st->size[i - 1], "level %u", i);
+	cr_assert_eq(dm_msg(0), max, "a fresh peer starts at max");
+	/* a message of n frames counts n into the window */
+	dm_msg(3 * max + 1);
+	cr_assert_eq(dm_node.proto.dynamic_mtu.peer[1].sent, 1u + 4u);
+	cr_assert_eq(dm_node.proto.dynamic_mtu.peer[1].bytes, 3ull * max + 1);
+	/* a group id keeps LC_MTU (frame 0) */
+	struct lc_sreq g = { .dst = 100, .len = 10 };
+	cr_assert_eq(lc_dynamic_mtu_send_msg(&dm_node, &g), LC_CONTINUE);
+	cr_assert_eq(g.frame, 0u);
+}
+
+Test(dynamic_mtu, a_clean_link_keeps_the_largest_frames)
+{
+	uint32_t max = dm_node.proto.dynamic_mtu.size[0];
+
+	for (int w = 0; w < 40; w++)
+		cr_assert_eq(dm_window(dm_clean), max, "window %d", w);
+	cr_assert_eq(dm_stats[LC_STAT_mtu_changes], 0u);
+	cr_assert_eq(dm_stats[LC_STAT_mtu_windows], 40u);
+}
+
+Test(dynamic_mtu, resends_growing_with_the_frame_shrink_it_and_a_clean_link_brings_it_back)
+{
+	const struct lc_dynamic_mtu_state *st = &dm_node.proto.dynamic_mtu;
+	uint32_t f = st->size[0];
+	int w;
+
+	if (st->levels < 3)
+		cr_skip_test("dynamic_mtu.min .. max holds fewer than three sizes");
+	/* by hooks.h's cost the cheapest size on this link is a quarter of 8 KiB */
+	for (w = 0; w < 20 && f > st->size[2]; w++)
+		f = dm_window(dm_per_byte);
+	cr_assert_leq(f, st->size[2], "still %u bytes after %d lossy windows", f, w);
+	cr_assert_geq(f, (uint32_t)LC_DYNAMIC_MTU_MIN);
+	for (w = 0; w < 20; w++)
+		f = dm_window(dm_per_byte);
+	cr_assert_eq(f, st->size[2], "%u bytes after 40 windows on a link whose cheapest size is %u", f, st->size[2]);
+	/* the link heals: back up to max, once the lossy sizes' measurements are old */
+	for (w = 0; w < 100 && f < st->size[0]; w++) {
+		uint32_t g = dm_window(dm_clean);
+
+		cr_assert(g >= f, "%u -> %u on a clean link", f, g);
+		f = g;
+	}
+	cr_assert_eq(f, st->size[0], "still %u bytes after %d clean windows", f, w);
+}
+
+Test(dynamic_mtu, losses_per_frame_do_not_pay_for_smaller_frames)
+{
+	const struct lc_dynamic_mtu_state *st = &dm_node.proto.dynamic_mtu;
+	unsigned at_max = 0;
+
+	/* 1 in 10 frames resent whatever its size: more frames only cost more */
+	for (int w = 0; w < 100; w++)
+		at_max += dm_window(dm_per_frame) == st->size[0];
+	cr_assert_geq(at_max, 90u, "at max in %u of 100 windows", at_max);
+}
+
+Test(dynamic_mtu, a_size_that_collapses_is_probed_ever_more_rarely)
+{
+	const struct lc_dynamic_mtu_state *st = &dm_node.proto.dynamic_mtu;
+	unsigned collapsed = 0;
+	uint32_t f = 0;
+
+	if (st->size[0] < 8192 || (uint32_t)LC_DYNAMIC_MTU_MIN > 2048)
+		cr_skip_test("needs sizes from 2 KiB to 8 KiB");
+	for (int w = 0; w < 1000; w++) {
+		f = dm_window(dm_cliff);
+		collapsed += f >= 4096u;
+	}
+	cr_assert_lt(f, 4096u);
+	/* a probe costs a window there and a settling one: a few dozen in 1000, not one in 32 */
+	cr_assert_leq(collapsed, 40u, "%u windows of 1000 in the collapse", collapsed);
+}
+
+/* a storm at every size: 2 resends a frame per 8 KiB and more */
+static uint32_t dm_storm(uint32_t f)
+{
+	return (uint32_t)((uint64_t)f * 2048u / 8192u) + 1024u;
+}
+
+Test(dynamic_mtu, a_storm_the_length_feeds_halves_the_size_whatever_was_measured)
+{
+	struct lc_dynamic_mtu_peer *p = &dm_node.proto.dynamic_mtu.peer[1];
+	const struct lc_dynamic_mtu_state *st = &dm_node.proto.dynamic_mtu;
+
+	if (st->levels < 2)
+		cr_skip_test("dynamic_mtu.min .. max holds one size");
+	dm_window(dm_clean);
+	/* half the size was measured lately as dear (a backlog's time) but with fewer resends */
+	p->cost[1] = 1e6f;
+	p->loss[1] = 1024u;
+	p->seen[1] = p->windows;
+	cr_assert_eq(dm_window(dm_storm), st->size[1], "a storm at %u bytes kept the size", st->size[0]);
+}
+
+Test(dynamic_mtu, a_heavy_loss_is_weighed_before_the_window_is_full)
+{
+	struct lc_dynamic_mtu_peer *p = &dm_node.proto.dynamic_mtu.peer[1];
+
+	dm_window(dm_clean);
+	for (uint32_t k = 0; k + 1 < LC_DYNAMIC_MTU_WINDOW / 8; k++)
+		dm_msg(p->frame);
+	/* an eighth of a window resent after an eighth sent: weighed at the next message */
+	dm_node.resent[1] += LC_DYNAMIC_MTU_WINDOW / 8;
+	dm_ns += 1000000;
+	cr_assert_eq(dm_stats[LC_STAT_mtu_windows], 1u);
+	dm_msg(p->frame);
+	cr_assert_eq(dm_stats[LC_STAT_mtu_windows], 2u);
+	cr_assert_eq(p->sent, 0u);
+	cr_assert_lt(p->frame, dm_node.proto.dynamic_mtu.size[0], "a resend a frame and still %u bytes", p->frame);
+	/* the window after the change settles: its resends are the old size's */
+	cr_assert(p->settle);
+	uint32_t f = p->frame;
+	cr_assert_eq(dm_window(dm_cliff), f, "the settling window decided");
+	cr_assert(!p->settle);
+}
+
+Test(dynamic_mtu, a_fixed_size_does_not_adapt)
+{
+	struct lc_dynamic_mtu_peer *p = &dm_node.proto.dynamic_mtu.peer[1];
+
+	p->fixed = 1;
+	p->frame = LC_DYNAMIC_MTU_MIN;
+	for (int w = 0; w < 10; w++)
+		cr_assert_eq(dm_window(dm_cliff), (uint32_t)LC_DYNAMIC_MTU_MIN);
+}
+
+static void dm_run(struct lc_t_out *o, const char *faults, const char *n, const char *size, const char *frame)
+{
+	const char *opts[4] = { "--stats", NULL, NULL, NULL };
+
+	if (faults) {
+		opts[1] = "--faults";
+		opts[2] = faults;
+	}
+	lc_t_commrun_with(o, opts, 2, 200, "mtustream", n, size, frame, NULL);
+	cr_assert(strstr(o->text, "mtustream node 1: "), "no result of node 1:\n%s", o->text);
+}
+
+/* mtustream's result line of node 0: the frame size at the end and whether it is fixed */
+static unsigned dm_result(const struct lc_t_out *o, int *fixed)
+{
+	const char *p = strstr(o->text, ", frame ");
+	unsigned f = 0;
+	char how[16] = "";
+
+	cr_assert(p, "no result of node 0:\n%s", o->text);
+	cr_assert_eq(sscanf(p, ", frame %u (%15[a-z])", &f, how), 2, "%s", p);
+	*fixed = strcmp(how, "fixed") == 0;
+	return f;
+}
+
+Test(dynamic_mtu, every_frame_of_a_message_takes_the_size_set)
+{
+	size_t min, max;
+	unsigned msgs = 200, len = 10000;
+
+	lc_dynamic_mtu_bounds(&min, NULL, &max);
+	size_t sizes[] = { min, 1000 > min && 1000 < max ? 1000 : min, max };
+	for (unsigned k = 0; k < 3; k++) {
+		struct lc_t_out o;
+		char n[16], sz[16], fr[16];
+		int fixed;
+		unsigned long long want = (unsigned long long)msgs * ((len + sizes[k] - 1) / sizes[k]);
+
+		snprintf(n, sizeof n, "%u", msgs);
+		snprintf(sz, sizeof sz, "%u", len);
+		snprintf(fr, sizeof fr, "%zu", sizes[k]);
+		dm_run(&o, NULL, n, sz, fr);
+		cr_assert_eq(dm_result(&o, &fixed), sizes[k]);
+		cr_assert(fixed);
+		/* node 0's data frames: what it sent but resends and acks (reliability's), and the start */
+		unsigned long long data = lc_t_stat(&o, "tx_frames", 0);
+#if LC_PROTO_RELIABILITY
+		data -= lc_t_stat(&o, "rel_retransmits", 0) + lc_t_stat(&o, "rel_acks_sent", 0);
+#endif
+		cr_assert(data >= want && data <= want + 2, "frame %zu: %llu data frames, expected %llu:\n%s",
+			  sizes[k], data, want, o.text);
+		lc_t_out_free(&o);
+	}
+}
+
+Test(dynamic_mtu, sizes_at_every_boundary_with_the_frame_changing_every_message)
+{
+	struct lc_t_out o;
+
+	dm_run(&o, NULL, LC_T_N("3000", "300"), "mix", "cycle");
+	lc_t_out_free(&o);
+}
+
+Test(dynamic_mtu, frame_changes_under_faults_lose_nothing)
+{
+#if LC_PROTO_RELIABILITY
+	const char *seeds[] = { "drop=0.03,corrupt=0.01,dup=0.01,reorder=0.02,seed=7",
+				"drop=0.05,dup=0.02,reorder=0.05,seed=11", "ber=2e-6,drop=0.01,seed=3" };
+
+	for (unsigned k = 0; k < 3; k++) {
+		struct lc_t_out o;
+
+		dm_run(&o, seeds[k], LC_T_N("2000", "300"), "mix", k == 2 ? "adapt" : "cycle");
+		lc_t_out_free(&o);
+	}
+#else
+	cr_skip_test("%s", "needs reliability composed with dynamic_mtu (LC_PROTO_RELIABILITY): the link loses frames");
+#endif
+}
+
+Test(dynamic_mtu, bit_errors_shrink_the_frames_and_a_clean_link_keeps_them_large)
+{
+#if LC_PROTO_RELIABILITY && LC_DYNAMIC_MTU_ADAPT_ON
+	struct lc_t_out o;
+	size_t min, max;
+	int fixed;
+	unsigned f;
+
+	lc_dynamic_mtu_bounds(&min, NULL, &max);
+	if (max < 4 * min)
+		cr_skip_test("dynamic_mtu.min .. max holds fewer than three sizes");
+	/* 64 KiB messages at 4e-6 bit errors: a max frame of 8 KiB is damaged one time in four */
+	dm_run(&o, "ber=4e-6,seed=5", LC_T_N("600", "200"), "65536", "adapt");
+	f = dm_result(&o, &fixed);
+	cr_assert(!fixed);
+	cr_assert_leq(f, max / 4, "frame %u of at most %zu under bit errors:\n%s", f, max, o.text);
+	cr_assert_gt(lc_t_stat(&o, "mtu_changes", 0), 0ull);
+	lc_t_out_free(&o);
+	/*
+	 * a clean link: what decides is the resends, and a loaded machine makes the retransmission
+	 * timer fire now and then with nothing lost; a run that resent nothing must stay at max
+	 */
+	dm_run(&o, NULL, LC_T_N("600", "200"), "65536", "adapt");
+	f = dm_result(&o, &fixed);
+	if (lc_t_stat(&o, "rel_retransmits", 0) == 0) {
+		cr_assert_eq(f, max);
+		cr_assert_eq(lc_t_stat(&o, "mtu_changes", 0), 0ull, "a clean link changed the size:\n%s", o.text);
+	} else {
+		cr_assert_geq(f, min);
+	}
+	lc_t_out_free(&o);
+#else
+	cr_skip_test("%s", "needs reliability (the resends it weighs) and dynamic_mtu.adapt = \"on\"");
+#endif
+}
+
+Test(dynamic_mtu, api_errors)
+{
+	struct lc_t_out o;
+
+	lc_t_commrun(&o, 2, 60, "mtustream", "api", NULL);
+	cr_assert(strstr(o.text, "mtustream api: ok"), "%s", o.text);
+	lc_t_out_free(&o);
+}
+#else
+#define WHY "needs dynamic_mtu composed (LC_PROTO_DYNAMIC_MTU)"
+LC_T_SKIPPED(dynamic_mtu, sizes_from_max_down_to_min, WHY)
+LC_T_SKIPPED(dynamic_mtu, a_clean_link_keeps_the_largest_frames, WHY)
+LC_T_SKIPPED(dynamic_mtu, resends_growing_with_the_frame_shrink_it_and_a_clean_link_brings_it_back, WHY)
+LC_T_SKIPPED(dynamic_mtu, losses_per_frame_do_not_pay_for_smaller_frames, WHY)
+LC_T_SKIPPED(dynamic_mtu, a_size_that_collapses_is_probed_ever_more_rarely, WHY)
+LC_T_SKIPPED(dynamic_mtu, a_storm_the_length_feeds_halves_the_size_whatever_was_measured, WHY)
+LC_T_SKIPPED(dynamic_mtu, a_heavy_loss_is_weighed_before_the_window_is_full, WHY)
+LC_T_SKIPPED(dynamic_mtu, a_fixed_size_does_not_adapt, WHY)
+LC_T_SKIPPED(dynamic_mtu, every_frame_of_a_message_takes_the_size_set, WHY)
+LC_T_SKIPPED(dynamic_mtu, sizes_at_every_boundary_with_the_frame_changing_every_message, WHY)
+LC_T_SKIPPED(dynamic_mtu, frame_changes_under_faults_lose_nothing, WHY)
+LC_T_SKIPPED(dynamic_mtu, bit_errors_shrink_the_frames_and_a_clean_link_keeps_them_large, WHY)
+LC_T_SKIPPED(dynamic_mtu, api_errors, WHY)
+#endif
