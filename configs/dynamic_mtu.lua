@@ -5,5 +5,5 @@ return {
   extends = "baseline",
   protocols = { "checksum", "reliability", "dynamic_mtu" },
   reliability = { timeout_us = 200, window = 32, max_retries = 16, mode = "window" },
-  dynamic_mtu = { min = 512, start = 2048, window = 256, adapt = "on" },
+  dynamic_mtu = { min = 512, start = 0, window = 256, adapt = "on" },
 }

@@ -16,7 +16,9 @@
  *
  * Pointcuts:
  *   init      every peer starts at dynamic_mtu.start, nothing measured.
- *   send_msg  the message takes the peer's current size (req->frame), so
+ *   send_msg  (once per message: asked again after another protocol's
+ *             LC_RETRY, it sees req->frame set and continues) the message
+ *             takes the peer's current size (req->frame), so
  *             all its frames but the last carry that many bytes; its frames
  *             count into the peer's window, and when the window is full (or an
  *             eighth of it was sent and as many frames resent: a heavy loss is
@@ -75,8 +77,12 @@ static inline lc_verdict lc_dynamic_mtu_send_msg(struct lc_node *node, struct lc
 	struct lc_dynamic_mtu_peer *p;
 	uint32_t frames;
 
-	if (req->dst >= lc_node_size(node))
-		return LC_CONTINUE;     /* a group id: LC_MTU */
+	/*
+	 * a group id: LC_MTU; a message whose size is set already: a protocol after
+	 * this one said LC_RETRY and the pipeline asks again -- counted once
+	 */
+	if (req->dst >= lc_node_size(node) || req->frame)
+		return LC_CONTINUE;
 	p = &node->proto.dynamic_mtu.peer[req->dst];
 	req->frame = p->frame;
 	frames = req->len ? (req->len + p->frame - 1) / p->frame : 1;

@@ -13,7 +13,8 @@
  * every byte (lc_ex_fill's pattern for i).  SIZE: the bytes of every
  * message, or "mix": sizes around every frame boundary of the sizes in use
  * (0, 1, 7, 64 +- 1, min +- 1, 2 min + 3, LC_MTU +- 1, 3 LC_MTU + 5).
- * FRAME: "adapt" (dynamic_mtu decides), a number of bytes (fixed by
+ * FRAME: "adapt" (dynamic_mtu decides), "adapt@N" (it decides from N bytes
+ * on, 0: max: lc_dynamic_mtu_set N, then 0), a number of bytes (fixed by
  * lc_dynamic_mtu_set before the first message), or "cycle": before each
  * message a new size (min, 1000, max, 700 in turn) with the messages before
  * it still queued or in flight -- each message must keep the size it took.
@@ -127,7 +128,7 @@ int main(int argc, char **argv)
 		lc_tp_fail("usage: commrun -n 2 mtustream MESSAGES SIZE|mix adapt|cycle|FRAME, or mtustream api");
 	uint32_t msgs = (uint32_t)strtoul(argv[1], NULL, 10);
 	long fixed = strcmp(argv[2], "mix") == 0 ? -1 : strtol(argv[2], NULL, 10);
-	int cycle = strcmp(argv[3], "cycle") == 0, adapt = strcmp(argv[3], "adapt") == 0;
+	int cycle = strcmp(argv[3], "cycle") == 0, adapt = strncmp(argv[3], "adapt", 5) == 0;
 	size_t cap = fixed >= 0 ? (size_t)fixed : 3 * LC_MTU + 5;
 	uint8_t *b = lc_tp_alloc(MS_WINDOW * (cap ? cap : 1));
 	lc_req *r[MS_WINDOW] = { 0 };
@@ -136,6 +137,13 @@ int main(int argc, char **argv)
 
 	if (!adapt && !cycle)
 		LC_TP_OK(node, lc_dynamic_mtu_set(node, 1 - me, strtoul(argv[3], NULL, 10)));
+	if (adapt && argv[3][5] == '@') {
+		/* N 0: max */
+		unsigned long from = strtoul(argv[3] + 6, NULL, 10);
+
+		LC_TP_OK(node, lc_dynamic_mtu_set(node, 1 - me, from ? from : ms_max));
+		LC_TP_OK(node, lc_dynamic_mtu_set(node, 1 - me, 0));
+	}
 	/* start together: node 1 is ready */
 	if (me == 1)
 		LC_TP_OK(node, lc_send(node, 0, b, 0));
