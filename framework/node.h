@@ -590,6 +590,22 @@ static inline int lc_send_args(const struct lc_node *node, int dst, lc_req **req
 	return 0;
 }
 
+/*
+ * What a call naming one peer or every one checks first (a protocol's public
+ * calls: lc_active_net_set, lc_dynamic_mtu_set, ...): node open, peer a node
+ * of the job or LC_ANY_SOURCE.  0 or the error (with its text).
+ */
+static inline int lc_peer_args(const struct lc_node *node, int peer, const char *fn)
+{
+	int rc = lc_check(node, fn);
+
+	if (rc)
+		return rc;
+	if (peer != LC_ANY_SOURCE && (peer < 0 || (uint32_t)peer >= node->size))
+		return lc_fail(LC_ERR_RANGE, "%s: node %d out of range 0..%u", fn, peer, node->size - 1);
+	return 0;
+}
+
 /* lc_isend/lc_irecv/lc_iput: take the lock and a free request; on failure the lock is not held. */
 static inline int lc_lock_req_new(struct lc_node *node, const char *fn, struct lc_req **r)
 {

@@ -70,23 +70,11 @@ static int lc_active_net_push(struct lc_active_net_peer *p, uint32_t seq, unsign
 	return 0;
 }
 
-static int lc_active_net_args(lc_node *node, int peer, const char *fn)
-{
-	int rc = lc_check(node, fn);
-
-	if (rc)
-		return rc;
-	if (peer != LC_ANY_SOURCE && (peer < 0 || (uint32_t)peer >= lc_node_size(node)))
-		return lc_fail(LC_ERR_RANGE, "%s: node %d out of range 0..%u", fn, peer,
-			       lc_node_size(node) - 1);
-	return 0;
-}
-
 int lc_active_net_set(lc_node *node, int peer, unsigned on)
 {
 	struct lc_active_net_state *st;
 	uint32_t lo, hi;
-	int rc = lc_active_net_args(node, peer, "lc_active_net_set");
+	int rc = lc_peer_args(node, peer, "lc_active_net_set");
 
 	if (rc)
 		return rc;
@@ -117,7 +105,7 @@ int lc_active_net_set(lc_node *node, int peer, unsigned on)
 
 int lc_active_net_get(lc_node *node, int peer, unsigned *on)
 {
-	int rc = lc_active_net_args(node, peer, "lc_active_net_get");
+	int rc = lc_peer_args(node, peer, "lc_active_net_get");
 
 	if (rc)
 		return rc;

@@ -211,23 +211,11 @@ void lc_dynamic_mtu_weigh(struct lc_node *node, uint32_t d)
 	}
 }
 
-static int lc_dmtu_args(lc_node *node, int peer, const char *fn)
-{
-	int rc = lc_check(node, fn);
-
-	if (rc)
-		return rc;
-	if (peer != LC_ANY_SOURCE && (peer < 0 || (uint32_t)peer >= lc_node_size(node)))
-		return lc_fail(LC_ERR_RANGE, "%s: node %d out of range 0..%u", fn, peer,
-			       lc_node_size(node) - 1);
-	return 0;
-}
-
 int lc_dynamic_mtu_set(lc_node *node, int peer, size_t bytes)
 {
 	struct lc_dynamic_mtu_state *st;
 	uint32_t lo, hi;
-	int rc = lc_dmtu_args(node, peer, "lc_dynamic_mtu_set");
+	int rc = lc_peer_args(node, peer, "lc_dynamic_mtu_set");
 
 	if (rc)
 		return rc;
@@ -258,7 +246,7 @@ int lc_dynamic_mtu_set(lc_node *node, int peer, size_t bytes)
 
 int lc_dynamic_mtu_get(lc_node *node, int peer, size_t *bytes, int *fixed)
 {
-	int rc = lc_dmtu_args(node, peer, "lc_dynamic_mtu_get");
+	int rc = lc_peer_args(node, peer, "lc_dynamic_mtu_get");
 
 	if (rc)
 		return rc;
