@@ -592,8 +592,8 @@ static inline int lc_send_args(const struct lc_node *node, int dst, lc_req **req
 
 /*
  * What a call naming one peer or every one checks first (a protocol's public
- * calls: lc_active_net_set, lc_dynamic_mtu_set, ...): node open, peer a node
- * of the job or LC_ANY_SOURCE.  0 or the error (with its text).
+ * calls that set something per peer): node open, peer a node of the job or
+ * LC_ANY_SOURCE.  0 or the error (with its text).
  */
 static inline int lc_peer_args(const struct lc_node *node, int peer, const char *fn)
 {
