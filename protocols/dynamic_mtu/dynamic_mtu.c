@@ -22,30 +22,58 @@ static uint64_t lc_dmtu_monotonic(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/*
+ * The sizes a peer steps through -- max, max/2, ... while above min, then min
+ * -- into size[]; returns how many.  One ladder for init and
+ * lc_dynamic_mtu_bounds, which has no node.
+ */
+static unsigned lc_dmtu_ladder(uint32_t size[LC_DYNAMIC_MTU_LEVELS])
+{
+	uint32_t m = LC_DMTU_MAX;
+	unsigned n = 0;
+
+	while (n < LC_DYNAMIC_MTU_LEVELS - 1 && m > (uint32_t)LC_DYNAMIC_MTU_MIN) {
+		size[n++] = m;
+		m /= 2;
+	}
+	size[n++] = (uint32_t)LC_DYNAMIC_MTU_MIN;
+	return n;
+}
+
+/* The level of the largest size not above bytes (the last level when none is). */
+static uint8_t lc_dmtu_level_at_most(const uint32_t *size, unsigned levels, uint32_t bytes)
+{
+	unsigned l = 0;
+
+	while (l + 1u < levels && size[l] > bytes)
+		l++;
+	return (uint8_t)l;
+}
+
+/* The level a peer starts at: dynamic_mtu.start (0: max). */
+static uint8_t lc_dmtu_start(const uint32_t *size, unsigned levels)
+{
+	return LC_DYNAMIC_MTU_START ? lc_dmtu_level_at_most(size, levels, (uint32_t)LC_DYNAMIC_MTU_START) : 0;
+}
+
 int lc_dynamic_mtu_init(struct lc_node *node)
 {
 	struct lc_dynamic_mtu_state *st = &node->proto.dynamic_mtu;
-	uint32_t m = LC_DMTU_MAX, start = 0;
+	uint8_t start;
 
 	memset(st, 0, sizeof *st);
-	/* max, max/2, ... while above min, then min */
-	while (st->levels < LC_DYNAMIC_MTU_LEVELS - 1 && m > (uint32_t)LC_DYNAMIC_MTU_MIN) {
-		st->size[st->levels++] = m;
-		m /= 2;
-	}
-	st->size[st->levels++] = (uint32_t)LC_DYNAMIC_MTU_MIN;
+	st->levels = (uint8_t)lc_dmtu_ladder(st->size);
 	st->clock = lc_dmtu_monotonic;
-	/* the first window's time runs from the open: a wait before the first message only scales it */
-	for (uint32_t i = 0; i < lc_node_size(node); i++)
-		st->peer[i].t0 = st->clock();
-	/* the start: the largest size not above dynamic_mtu.start (0: max) */
-	while (LC_DYNAMIC_MTU_START && start + 1u < st->levels && st->size[start] > (uint32_t)LC_DYNAMIC_MTU_START)
-		start++;
+	start = lc_dmtu_start(st->size, st->levels);
 	for (uint32_t i = 0; i < lc_node_size(node); i++) {
-		st->peer[i].level = (uint8_t)start;
-		st->peer[i].frame = st->size[start];
-		st->peer[i].fixed = !LC_DYNAMIC_MTU_ADAPT_ON;
-		st->peer[i].came = LC_DYNAMIC_MTU_LEVELS;
+		struct lc_dynamic_mtu_peer *p = &st->peer[i];
+
+		p->level = start;
+		p->frame = st->size[start];
+		p->fixed = !LC_DYNAMIC_MTU_ADAPT_ON;
+		p->came = LC_DYNAMIC_MTU_LEVELS;
+		/* the first window's time runs from the open: a wait before the first message only scales it */
+		p->t0 = st->clock();
 	}
 	return 0;
 }
@@ -165,13 +193,12 @@ void lc_dynamic_mtu_weigh(struct lc_node *node, uint32_t d)
 	best = i;
 	c_best = p->cost[i] * LC_DMTU_KEEP;
 	/*
-	 * A storm -- a resend for every frame sent, most of them by the frame's
-	 * length as far as the model tells -- halves the size at once: with
-	 * go-back-N and a timer that backs off, the time measured in a storm is the
-	 * backlog's, whatever the size, and waiting for a clean measurement there
-	 * costs more than a size too small
+	 * A storm -- a resend for every frame sent, the model's per-byte part of
+	 * them the larger -- halves the size at once: with go-back-N and a timer
+	 * that backs off, the time measured in a storm is the backlog's, whatever
+	 * the size, and waiting for a clean measurement there costs more than a
+	 * size too small
 	 */
-	/* a storm the frame's length feeds: of its resends, the per-byte part is the larger */
 	storm = r >= LC_DMTU_ONE && model.b * lc_dmtu_wire(st, i) >= model.a;
 	if (storm && i + 1u < st->levels)
 		best = i + 1u, c_best = 0.0;
@@ -237,8 +264,7 @@ int lc_dynamic_mtu_set(lc_node *node, int peer, size_t bytes)
 			LC_STAT_ADD(node, mtu_changes, 1);
 		p->frame = (uint32_t)bytes;
 		/* adaptation resumes from the level nearest at or below it */
-		for (p->level = 0; p->level + 1u < st->levels && st->size[p->level] > p->frame; p->level++)
-			;
+		p->level = lc_dmtu_level_at_most(st->size, st->levels, p->frame);
 	}
 	lc_unlock(node);
 	return 0;
@@ -263,17 +289,13 @@ int lc_dynamic_mtu_get(lc_node *node, int peer, size_t *bytes, int *fixed)
 
 void lc_dynamic_mtu_bounds(size_t *min, size_t *start, size_t *max)
 {
-	uint32_t m = LC_DMTU_MAX;
+	uint32_t size[LC_DYNAMIC_MTU_LEVELS];
+	unsigned levels = lc_dmtu_ladder(size);
 
 	if (min)
 		*min = (size_t)LC_DYNAMIC_MTU_MIN;
 	if (max)
-		*max = (size_t)m;
-	/* init's ladder: max, max/2, ... above min, then min; the largest not above start */
-	while (LC_DYNAMIC_MTU_START && m > (uint32_t)LC_DYNAMIC_MTU_START && m / 2 > (uint32_t)LC_DYNAMIC_MTU_MIN)
-		m /= 2;
-	if (LC_DYNAMIC_MTU_START && m > (uint32_t)LC_DYNAMIC_MTU_START)
-		m = (uint32_t)LC_DYNAMIC_MTU_MIN;
+		*max = (size_t)size[0];
 	if (start)
-		*start = (size_t)m;
+		*start = (size_t)size[lc_dmtu_start(size, levels)];
 }
