@@ -94,7 +94,20 @@ local ENTRY_FIELDS = { "name", "order", "implemented", "help", "order_why", "par
 -- the pointcuts that act on a message, not a frame: a switchable protocol (switched per data
 -- frame by the flags of the protocol that declares switches) implements none of them
 local MESSAGE_POINTCUTS = { send_msg = true, deliver_msg = true, match_announced = true }
-local PARAM_FIELDS = { "name", "type", "default", "min", "max", "pow2", "values", "help" }
+local PARAM_FIELDS = { "name", "type", "default", "min", "max", "pow2", "values", "help",
+  -- bounds by other keys (integer parameters): at_most = { KEY, ... }, each a core key
+  -- ("nic.mtu") or another parameter of the protocol, compared with its value as used;
+  -- zero_means = KEY: the value 0 stands for that key's value
+  "at_most", "zero_means" }
+
+-- A reference of at_most/zero_means: another integer parameter of the same protocol, or else
+-- a core key ("mtu", "nic.recv_ring"; the config check says when there is none).
+local function is_bound_ref(v, own_param)
+  if type(v) ~= "string" or not v:match("^[a-z][a-z0-9_]*$") and not v:match("^[a-z][a-z0-9_]*%.[a-z][a-z0-9_]*$") then
+    return false
+  end
+  return own_param[v] == nil or own_param[v].type == "integer"
+end
 
 local function is_ident(s)
   return type(s) == "string" and s:match("^[a-z][a-z0-9_]*$") ~= nil
@@ -401,6 +414,30 @@ function M.registry(reg, pointcuts)
             end
           end
         end
+        if p.at_most ~= nil or p.zero_means ~= nil then
+          local own = {}
+          for _, q in ipairs(params) do
+            if type(q) == "table" and q.name and q.name ~= p.name then own[q.name] = q end
+          end
+          local list_ok = type(p.at_most) == "table" and util.is_list(p.at_most)
+          if p.type ~= "integer" and not (p.type == "int_lists" and p.zero_means == nil) then
+            err(r, key, "parameter " .. pname .. ": at_most bounds integer parameters (an int_lists one: "
+              .. "its number of lists) and zero_means integer ones only", p.name)
+          elseif p.at_most ~= nil and not list_ok then
+            err(r, key, "parameter " .. pname .. ": at_most must be a list of keys such as { \"nic.mtu\" }", p.name)
+          else
+            for _, b in ipairs(list_ok and p.at_most or {}) do
+              if not is_bound_ref(b, own) then
+                err(r, key, "parameter " .. pname .. ": at_most: " .. describe(b) .. " is neither a core key "
+                  .. "nor another integer parameter of " .. tostring(e.name), p.name)
+              end
+            end
+            if p.zero_means ~= nil and not is_bound_ref(p.zero_means, own) then
+              err(r, key, "parameter " .. pname .. ": zero_means: " .. describe(p.zero_means) .. " is neither "
+                .. "a core key nor another integer parameter of " .. tostring(e.name), p.name)
+            end
+          end
+        end
         if #diags == n0 then
           local why = M.check_value(p, p.default)
           if why then err(r, key, "parameter " .. pname .. ": default: " .. why, p.name) end
@@ -608,6 +645,47 @@ function M.config(cfg, schema, protos)
           .. (#cond > 0 and (" with " .. table.concat(cond, ", ")) or "")
           .. " conflicts with '" .. c.name .. "'" .. (c.why and (": " .. c.why) or ""), nil,
           not file and p.name or nil)
+      end
+    end
+  end
+
+  -- Parameters bounded by other keys (at_most, zero_means): compared as used.
+  for _, p in ipairs(selected) do
+    local vals, specs_of = vals_of[p.name], {}
+    for _, ps in ipairs(p.params) do specs_of[ps.name] = ps end
+    local function used(ref, depth)
+      local v, spec
+      if specs_of[ref] then
+        v, spec = vals[ref], specs_of[ref]
+        if spec.type == "int_lists" then return #v end     -- as used: its number of lists
+      else
+        v, spec = out[ref], specs[ref]
+        if math.type(v) ~= "integer" then return nil, "'" .. ref .. "' is no integer core key" end
+      end
+      if v == 0 and spec and spec.zero_means and depth < 4 then return used(spec.zero_means, depth + 1) end
+      return v
+    end
+    for _, ps in ipairs(p.params) do
+      local v = vals[ps.name]
+      for _, b in ipairs(ps.at_most or {}) do
+        local dotted = p.name .. "." .. ps.name
+        local mine = used(ps.name, 0)
+        local limit, why = used(b, 0)
+        if why then
+          err(dotted, "at_most in " .. p.file .. ": " .. why)
+        elseif math.type(mine) == "integer" and math.type(limit) == "integer" and mine > limit then
+          local shown = ps.type == "int_lists" and string.format("%d lists", mine)
+            or mine == v and tostring(v) or string.format("%d (%s = 0: %s)", mine, ps.name, ps.zero_means)
+          local lv = specs_of[b] and (p.name .. "." .. b) or b
+          if cfg.origins[dotted] then
+            err(dotted, string.format("%s must not exceed %s, which is %d", shown, lv, limit))
+          else
+            -- the parameter kept its default: said where the bound was set, naming both
+            err(cfg.origins[lv] and lv or dotted, string.format("%s (its default, %s) must not exceed %s, which is %d",
+              dotted, shown, lv, limit))
+          end
+          break       -- one reason per parameter
+        end
       end
     end
   end

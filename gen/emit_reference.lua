@@ -37,6 +37,12 @@ local function range(s)
   if s.type == "integer" then
     local r = string.format("%s .. %s", s.min and tostring(s.min) or "", s.max and tostring(s.max) or "")
     if s.pow2 then r = r .. ", power of two" end
+    if s.at_most then
+      local b = {}
+      for _, k in ipairs(s.at_most) do b[#b + 1] = "`" .. k .. "`" end
+      r = r .. ", at most " .. table.concat(b, " and ")
+    end
+    if s.zero_means then r = r .. "; 0: `" .. s.zero_means .. "`" end
     return r
   end
   if s.type == "boolean" then return "`true`, `false`" end

@@ -18,9 +18,11 @@ return {
     .. "order and resend frames, whose resends it reads",
   params = {
     { name = "min", type = "integer", default = 512, min = 64, max = 1048576,
+      at_most = { "mtu", "max" },
       help = "smallest payload per frame the adaptation chooses (at least 64, LC_FRAME_MIN)" },
     { name = "max", type = "integer", default = 0, min = 0, max = 1048576,
-      help = "largest payload per frame; 0: the config's mtu (nic.mtu); never more than it" },
+      at_most = { "mtu" }, zero_means = "mtu",
+      help = "largest payload per frame; 0: the config's mtu; never more than it" },
     { name = "start", type = "integer", default = 0, min = 0, max = 1048576,
       help = "the size every peer starts at, the largest of max, max/2, ... down to min not "
         .. "above it; 0: max.  A link that damages long frames collapses under go-back-N before "

@@ -25,7 +25,7 @@ return {
       help = "nic mode with stamp tables: members (the sender aside) one group frame may "
         .. "reach; sizes the SRAM stamp tables (nic.send_ring x (16 + stamp x max_members) "
         .. "bytes, lc_coop.h); lc_mcast to a larger group fails with LC_ERR_TOOBIG" },
-    { name = "groups", type = "int_lists", default = {}, min = 0, max = 4095,
+    { name = "groups", type = "int_lists", default = {}, min = 0, max = 4095, at_most = { "max_groups" },
       help = "static groups, e.g. { { 0, 1, 2 }, { 1, 3 } }: group ids 0, 1, ... in order, made "
         .. "by the launcher before the nodes start (commrun --group ones follow them); each "
         .. "node id < the job's node count (checked by commrun and by lc_open)" },

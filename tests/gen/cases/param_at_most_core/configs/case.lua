@@ -1,0 +1,4 @@
+return {
+  protocols = { "checksum", "reliability", "dynamic_mtu" },
+  dynamic_mtu = { max = 65536 },
+}

@@ -1,0 +1,4 @@
+return {
+  protocols = { "checksum", "reliability", "dynamic_mtu" },
+  mtu = 256, dynamic_mtu = { },
+}
