@@ -565,11 +565,11 @@ void lcvipl_flush(struct lcvipl_vi *vi)
  * state; VIP_ERROR_RESOURCE when the queue is full.
  */
 static VIP_RETURN lcvipl_post_check(struct lcvipl_vi *vi, struct lcvipl_wq *q, VIP_DESCRIPTOR *d,
-				    VIP_MEM_HANDLE mh)
+				    VIP_MEM_HANDLE mh, struct lcvipl_region **dr)
 {
 	if (vi == NULL || d == NULL || ((uintptr_t)d & (VIP_DESCRIPTOR_ALIGNMENT - 1)) != 0)
 		return VIP_INVALID_PARAMETER;
-	struct lcvipl_region *r = lcvipl_region_of(mh);
+	struct lcvipl_region *r = *dr = lcvipl_region_of(mh);
 	if (r == NULL || !lcvipl_region_covers(r, d, sizeof d->CS))
 		return VIP_INVALID_PARAMETER;
 	if (vi->state == VIP_STATE_ERROR)
@@ -582,14 +582,13 @@ static VIP_RETURN lcvipl_post_check(struct lcvipl_vi *vi, struct lcvipl_wq *q, V
 /*
  * The data segments from index first: each in a registered region of the
  * VI's tag (else VIP_STATUS_PROTECTION_ERROR); the count within the limit
- * and the descriptor within its region (VIP_STATUS_FORMAT_ERROR).  *total:
- * the bytes.  Returns 0 or the error bit.
+ * and the descriptor within its region dr, the one lcvipl_post_check found
+ * (VIP_STATUS_FORMAT_ERROR).  *total: the bytes.  Returns 0 or the error bit.
  */
-static VIP_UINT32 lcvipl_segments(const struct lcvipl_vi *vi, VIP_DESCRIPTOR *d, VIP_MEM_HANDLE mh,
+static VIP_UINT32 lcvipl_segments(const struct lcvipl_vi *vi, VIP_DESCRIPTOR *d, const struct lcvipl_region *dr,
 				  unsigned first, size_t *total)
 {
 	unsigned n = d->CS.SegCount;
-	struct lcvipl_region *dr = lcvipl_region_of(mh);
 
 	*total = 0;
 	if (n < first || n - first > LCVIPL_MAX_SEGS ||
@@ -609,7 +608,8 @@ VIP_RETURN VipPostSend(VIP_VI_HANDLE ViHandle, VIP_DESCRIPTOR *DescriptorPtr, VI
 {
 	lcvipl_lock();
 	struct lcvipl_vi *vi = lcvipl_vi_of(ViHandle);
-	VIP_RETURN r = lcvipl_post_check(vi, vi ? &vi->sq : NULL, DescriptorPtr, MemoryHandle);
+	struct lcvipl_region *dr;
+	VIP_RETURN r = lcvipl_post_check(vi, vi ? &vi->sq : NULL, DescriptorPtr, MemoryHandle, &dr);
 	if (r != VIP_SUCCESS) {
 		lcvipl_unlock();
 		return r;
@@ -630,7 +630,7 @@ VIP_RETURN VipPostSend(VIP_VI_HANDLE ViHandle, VIP_DESCRIPTOR *DescriptorPtr, VI
 	if (op == VIP_CONTROL_OP_RDMAREAD || op == VIP_CONTROL_OP_RESERVED ||
 	    (d->CS.Control & VIP_CONTROL_RESERVED))
 		err = VIP_STATUS_FORMAT_ERROR;
-	else if ((err = lcvipl_segments(vi, d, MemoryHandle, op == VIP_CONTROL_OP_RDMAWRITE, &total)) != 0)
+	else if ((err = lcvipl_segments(vi, d, dr, op == VIP_CONTROL_OP_RDMAWRITE, &total)) != 0)
 		;
 	else if (total != d->CS.Length)
 		err = VIP_STATUS_FORMAT_ERROR;
@@ -677,7 +677,8 @@ VIP_RETURN VipPostRecv(VIP_VI_HANDLE ViHandle, VIP_DESCRIPTOR *DescriptorPtr, VI
 {
 	lcvipl_lock();
 	struct lcvipl_vi *vi = lcvipl_vi_of(ViHandle);
-	VIP_RETURN r = lcvipl_post_check(vi, vi ? &vi->rq : NULL, DescriptorPtr, MemoryHandle);
+	struct lcvipl_region *dr;
+	VIP_RETURN r = lcvipl_post_check(vi, vi ? &vi->rq : NULL, DescriptorPtr, MemoryHandle, &dr);
 	if (r != VIP_SUCCESS) {
 		lcvipl_unlock();
 		return r;
@@ -692,7 +693,7 @@ VIP_RETURN VipPostRecv(VIP_VI_HANDLE ViHandle, VIP_DESCRIPTOR *DescriptorPtr, VI
 	    (d->CS.Control & VIP_CONTROL_RESERVED))
 		err = VIP_STATUS_FORMAT_ERROR;
 	else
-		err = lcvipl_segments(vi, d, MemoryHandle, 0, &total);
+		err = lcvipl_segments(vi, d, dr, 0, &total);
 	if (err != 0) {
 		lcvipl_complete(e, VIP_STATUS_OP_RECEIVE | err);
 		lcvipl_report(vi);
