@@ -2,7 +2,6 @@
 /* dynamic_mtu: per-peer frame sizes, the decision of each window, the public API. */
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 #include "lc_config.h"
 #include "node.h"
@@ -12,15 +11,7 @@
 #define LC_DMTU_AGE 32u         /* windows after which a size's measurement is predicted again */
 #define LC_DMTU_AGE_MAX 4096u   /* the longest, for a size moved back from again and again */
 #define LC_DMTU_ONE 1024u       /* fixed point of the resends per frame */
-#define LC_DMTU_KEEP 0.95       /* another size must cost 5 % less than the current one's measured cost */
-
-static uint64_t lc_dmtu_monotonic(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
+#define LC_DMTU_KEEP 0.95       /* another size must cost 5 % less than the current one */
 
 /*
  * The sizes a peer steps through -- max, max/2, ... while above min, then min
@@ -63,7 +54,6 @@ int lc_dynamic_mtu_init(struct lc_node *node)
 
 	memset(st, 0, sizeof *st);
 	st->levels = (uint8_t)lc_dmtu_ladder(st->size);
-	st->clock = lc_dmtu_monotonic;
 	start = lc_dmtu_start(st->size, st->levels);
 	for (uint32_t i = 0; i < lc_node_size(node); i++) {
 		struct lc_dynamic_mtu_peer *p = &st->peer[i];
@@ -72,8 +62,6 @@ int lc_dynamic_mtu_init(struct lc_node *node)
 		p->frame = st->size[start];
 		p->fixed = !LC_DYNAMIC_MTU_ADAPT_ON;
 		p->came = LC_DYNAMIC_MTU_LEVELS;
-		/* the first window's time runs from the open: a wait before the first message only scales it */
-		p->t0 = st->clock();
 	}
 	return 0;
 }
@@ -141,13 +129,11 @@ static double lc_dmtu_cost(double m, double r)
 	return (f + r * (f + (double)LC_DYNAMIC_MTU_RESEND_COST)) / m;
 }
 
-/* level j's cost per byte from level i: measured lately, or i's measured cost scaled by the model (m_i: i's) */
+/* level j's cost per byte: its resends measured lately, or the model's */
 static double lc_dmtu_level_cost(const struct lc_dynamic_mtu_state *st, const struct lc_dynamic_mtu_peer *p,
-				 const struct lc_dmtu_model *model, unsigned i, unsigned j, double m_i)
+				 const struct lc_dmtu_model *model, unsigned j)
 {
-	if (lc_dmtu_recent(p, j))
-		return p->cost[j];
-	return p->cost[i] * lc_dmtu_cost(st->size[j], lc_dmtu_loss(st, p, model, j)) / m_i;
+	return lc_dmtu_cost(st->size[j], lc_dmtu_loss(st, p, model, j));
 }
 
 void lc_dynamic_mtu_weigh(struct lc_node *node, uint32_t d)
@@ -155,55 +141,49 @@ void lc_dynamic_mtu_weigh(struct lc_node *node, uint32_t d)
 	struct lc_dynamic_mtu_state *st = &node->proto.dynamic_mtu;
 	struct lc_dynamic_mtu_peer *p = &st->peer[d];
 	uint32_t resent = lc_proto_resent(node, d), r, i = p->level, best;
-	uint64_t now = st->clock();
 	struct lc_dmtu_model model;
-	double t, c_best, m_i;
+	double c_i, c_best;
 	int storm;
 
 	r = (uint32_t)((uint64_t)(resent - p->resent0) * LC_DMTU_ONE / (p->sent ? p->sent : 1));
-	t = (double)(now - p->t0) / (double)(p->bytes ? p->bytes : 1);
 	p->resent0 = resent;
 	p->sent = 0;
-	p->bytes = 0;
-	p->t0 = now;
 	p->windows++;
 	LC_STAT_ADD(node, mtu_windows, 1);
 	if (p->fixed)
 		return;
 	if (p->settle) {
-		/* the window after a change: its resends and its time are mostly the old size's */
+		/* the window after a change: its resends are mostly the old size's */
 		p->settle = 0;
 		return;
 	}
 	/* the average of this window and the last measurement at this size, if recent */
-	if (lc_dmtu_recent(p, i)) {
-		p->loss[i] = (p->loss[i] + r) / 2;
-		p->cost[i] = (float)((p->cost[i] + t) / 2);
-	} else {
-		p->loss[i] = r;
-		p->cost[i] = (float)t;
-	}
+	p->loss[i] = lc_dmtu_recent(p, i) ? (p->loss[i] + r) / 2 : r;
 	p->seen[i] = p->windows;
 	/*
-	 * A size measured lately costs what was measured; another is the current
-	 * size's measured cost scaled by the loss model's ratio of the two.
+	 * Every size is weighed by the cost function of its resends per frame:
+	 * measured lately, or the loss model's.  Not by the window's time: a
+	 * busy machine's scheduling makes a window take what it takes whatever
+	 * the size (measured: under a CPU-bound process beside it, the size a
+	 * link with bit errors settled at varied from 1 to 8 KiB between runs),
+	 * while the resends per frame are the link's.
 	 */
 	model = lc_dmtu_fit(st, p, i);
-	m_i = lc_dmtu_cost(st->size[i], lc_dmtu_loss(st, p, &model, i));
+	c_i = lc_dmtu_level_cost(st, p, &model, i);
 	best = i;
-	c_best = p->cost[i] * LC_DMTU_KEEP;
+	c_best = c_i * LC_DMTU_KEEP;
 	/*
 	 * A storm -- a resend for every frame sent, the model's per-byte part of
 	 * them the larger -- halves the size at once: with go-back-N and a timer
-	 * that backs off, the time measured in a storm is the backlog's, whatever
-	 * the size, and waiting for a clean measurement there costs more than a
-	 * size too small
+	 * that backs off, a storm's resends are the backlog's, whatever the
+	 * size, and waiting for a clean measurement there costs more than a size
+	 * too small
 	 */
 	storm = r >= LC_DMTU_ONE && model.b * lc_dmtu_wire(st, i) >= model.a;
 	if (storm && i + 1u < st->levels)
 		best = i + 1u, c_best = 0.0;
 	for (uint32_t j = 0; j < st->levels && c_best > 0.0; j++) {
-		double c = lc_dmtu_level_cost(st, p, &model, i, j, m_i);
+		double c = lc_dmtu_level_cost(st, p, &model, j);
 
 		if (j != i && c < c_best) {
 			c_best = c;
@@ -215,7 +195,7 @@ void lc_dynamic_mtu_weigh(struct lc_node *node, uint32_t d)
 	 * weighed), and only if that step is itself cheaper; down at once
 	 */
 	if (best + 1u < i)
-		best = lc_dmtu_level_cost(st, p, &model, i, i - 1u, m_i) < p->cost[i] * LC_DMTU_KEEP ? i - 1u : i;
+		best = lc_dmtu_level_cost(st, p, &model, i - 1u) < c_i * LC_DMTU_KEEP ? i - 1u : i;
 	if (p->came < st->levels || storm) {
 		/*
 		 * the first measurement after a move, or a storm: a size found dearer than

@@ -30,23 +30,21 @@
  *             put keeps LC_MTU (req->frame 0).
  *
  * The decision (dynamic_mtu.c), once per window of a peer:
- *   - measured: the window's time per message byte (the state's clock: a
- *     sender's admissions follow what the link delivers) and its resends
- *     per frame r (lc_proto_resent), each averaged with the last
- *     measurement at that size if it is recent;
+ *   - measured: the window's resends per frame r (lc_proto_resent),
+ *     averaged with the last measurement at that size if it is recent;
  *   - the link's loss model r(m) = a + b (h + m), h the header's bytes: a
  *     part per frame and a part per byte on the wire, fitted through this
  *     size's r and the latest other size's (with only one, all per byte);
- *   - a size measured lately costs what was measured; another one this
- *     size's measured time scaled by the ratio of the model's costs
- *         c(m) = ((frame_cost + m) + r(m) (frame_cost + m + resend_cost)) / m;
+ *   - each size costs, per payload byte,
+ *         c(m) = ((frame_cost + m) + r(m) (frame_cost + m + resend_cost)) / m
+ *     with r(m) its own measurement if recent, else the model's.  Not the
+ *     window's time: on a busy machine that is the scheduler's (dynamic_mtu.c);
  *   - the peer moves to the cheapest, if 5 % cheaper (a larger size one
  *     step at a time, a smaller one at once); a storm (a resend
  *     for every frame sent, the model's per-byte part the larger) halves the
- *     size at once: with go-back-N and a
- *     timer that backs off, the time measured in a storm is the backlog's
- *     whatever the size;
- *   - the window after a move only settles (its resends and time are mostly
+ *     size at once: with go-back-N and a timer that backs off, a storm's
+ *     resends are the backlog's whatever the size;
+ *   - the window after a move only settles (its resends are mostly
  *     the old size's); a size left again at its first measurement, or
  *     storming, keeps that measurement twice as long each time (32 windows,
  *     up to 4096), so a size where the link collapses is probed ever more
@@ -87,7 +85,6 @@ static inline lc_verdict lc_dynamic_mtu_send_msg(struct lc_node *node, struct lc
 	req->frame = p->frame;
 	frames = req->len ? (req->len + p->frame - 1) / p->frame : 1;
 	p->sent += frames;
-	p->bytes += req->len;
 	/* a full window, or a heavy loss: an eighth of a window sent and as much resent already */
 	if (__builtin_expect(p->sent >= LC_DYNAMIC_MTU_WINDOW ||
 			     (p->sent >= LC_DYNAMIC_MTU_WINDOW / 8 &&

@@ -9,10 +9,10 @@ return {
     .. "max (at most the config's mtu, a ring slot), taken by each message when it enters send "
     .. "(all its frames but the last carry that many bytes): the receiver needs no agreement "
     .. "beyond that, a message's frames arrive in order at their offsets; every window frames "
-    .. "the sender weighs the time per byte the window took and the frames resent towards the "
-    .. "peer (lc_proto_resent, by whichever protocol repairs the link), and moves to the size a "
-    .. "loss model (a part per frame, a part per byte) makes cheapest; a storm of resends halves "
-    .. "it; lc_dynamic_mtu_set fixes a peer's size",
+    .. "the sender weighs the frames resent towards the peer per frame sent (lc_proto_resent, by "
+    .. "whichever protocol repairs the link), and moves to the size a loss model (a part per "
+    .. "frame, a part per byte) and a cost per byte (frame_cost, resend_cost) make cheapest; a "
+    .. "storm of resends halves it; lc_dynamic_mtu_set fixes a peer's size",
   order_why = "its send_msg only sets the message's frame size and always continues, so its "
     .. "place among the message hooks does not matter; numbered after the protocols that check, "
     .. "order and resend frames, whose resends it reads",

@@ -17,15 +17,12 @@ struct lc_dynamic_mtu_peer {
 	uint32_t sent;           /* frames sent at this size since the window began */
 	uint32_t resent0;        /* lc_proto_resent towards the peer when the window began */
 	uint32_t windows;        /* windows weighed (the age of an estimate) */
-	uint64_t bytes;          /* message bytes sent since the window began */
-	uint64_t t0;             /* when the window began (ns, the state's clock) */
 	uint8_t level;           /* frame == size of this level, unless fixed */
 	uint8_t fixed;           /* lc_dynamic_mtu_set fixed the size: no adaptation */
 	uint8_t settle;          /* the size changed: the next window's resends are the old size's */
 	/* resends per frame measured at each level (x 1024), and the window it was measured in */
 	uint32_t loss[LC_DYNAMIC_MTU_LEVELS];
 	uint32_t seen[LC_DYNAMIC_MTU_LEVELS];   /* 0: never measured */
-	float cost[LC_DYNAMIC_MTU_LEVELS];      /* measured ns per message byte at each level */
 	/* windows a measurement stays valid (0: the default); doubled at each move back from it */
 	uint16_t age[LC_DYNAMIC_MTU_LEVELS];
 	uint8_t came;            /* the level the last move left (LC_DYNAMIC_MTU_LEVELS: none) */
@@ -34,7 +31,6 @@ struct lc_dynamic_mtu_peer {
 struct lc_dynamic_mtu_state {
 	uint32_t size[LC_DYNAMIC_MTU_LEVELS];   /* level -> payload bytes; size[0] = max */
 	uint8_t levels;
-	uint64_t (*clock)(void);                /* monotonic ns (a test may give its own) */
 	struct lc_dynamic_mtu_peer peer[LC_MAX_NODES];
 };
 

@@ -11,14 +11,6 @@
 static struct lc_node dm_node;
 static _Atomic uint64_t dm_stats[LC_STAT_COUNT];
 
-/* the protocol's clock, simulated: a window takes what the simulated link makes it take */
-static uint64_t dm_ns;
-
-static uint64_t dm_clock(void)
-{
-	return dm_ns;
-}
-
 static void dm_setup(void)
 {
 	memset(&dm_node, 0, sizeof(dm_node));
@@ -26,8 +18,6 @@ static void dm_setup(void)
 	dm_node.size = 2;
 	dm_node.stats = dm_stats;
 	cr_assert_eq(lc_dynamic_mtu_init(&dm_node), 0);
-	dm_node.proto.dynamic_mtu.clock = dm_clock;
-	dm_ns = 1000;
 	for (uint32_t i = 0; i < dm_node.size; i++) {
 		struct lc_dynamic_mtu_peer *p = &dm_node.proto.dynamic_mtu.peer[i];
 		size_t start;
@@ -35,7 +25,6 @@ static void dm_setup(void)
 		lc_dynamic_mtu_bounds(NULL, &start, NULL);
 		cr_assert_eq(p->frame, start, "peer %u starts at %u bytes, not dynamic_mtu.start's %zu", i, p->frame, start);
 		/* the cases below start at max */
-		p->t0 = dm_ns;
 		p->level = 0;
 		p->frame = dm_node.proto.dynamic_mtu.size[0];
 	}
@@ -57,10 +46,8 @@ typedef uint32_t (*dm_link)(uint32_t f);
 
 /*
  * One window of one-frame messages of the current size towards node 1 over
- * link: each frame takes 1 ns a byte plus 1024 ns, each resend that again
- * plus 16 us (hooks.h's cost with its defaults, in ns); the resends and the
- * time come in before the window's last message, which decides.  Returns
- * the size after the window.
+ * link: the resends come in before the window's last message, which
+ * decides.  Returns the size after the window.
  */
 static uint32_t dm_window(dm_link link)
 {
@@ -69,10 +56,8 @@ static uint32_t dm_window(dm_link link)
 	uint64_t resent = (uint64_t)w * link(f) / 1024u;
 
 	for (uint32_t i = 0; i < w; i++) {
-		if (i + 1 == w) {
+		if (i + 1 == w)
 			dm_node.resent[1] += (uint32_t)resent;
-			dm_ns += (uint64_t)w * (1024u + f) + resent * (1024u + f + 16384u);
-		}
 		cr_assert_eq(dm_msg(f), f, "a message changed size inside a window");
 	}
 	return p->frame;
@@ -119,7 +104,6 @@ Test(dynamic_mtu, sizes_from_max_down_to_min)
 	/* a message of n frames counts n into the window */
 	dm_msg(3 * max + 1);
 	cr_assert_eq(dm_node.proto.dynamic_mtu.peer[1].sent, 1u + 4u);
-	cr_assert_eq(dm_node.proto.dynamic_mtu.peer[1].bytes, 3ull * max + 1);
 	/* asked again (another protocol said LC_RETRY): counted once */
 	struct lc_sreq again = { .dst = 1, .len = 10 };
 	cr_assert_eq(lc_dynamic_mtu_send_msg(&dm_node, &again), LC_CONTINUE);
@@ -209,8 +193,7 @@ Test(dynamic_mtu, a_storm_the_length_feeds_halves_the_size_whatever_was_measured
 	if (st->levels < 2)
 		cr_skip_test("dynamic_mtu.min .. max holds one size");
 	dm_window(dm_clean);
-	/* half the size was measured lately as dear (a backlog's time) but with fewer resends */
-	p->cost[1] = 1e6f;
+	/* half the size was measured lately with a resend a frame: dearer by the model than max now */
 	p->loss[1] = 1024u;
 	p->seen[1] = p->windows;
 	cr_assert_eq(dm_window(dm_storm), st->size[1], "a storm at %u bytes kept the size", st->size[0]);
@@ -225,7 +208,6 @@ Test(dynamic_mtu, a_heavy_loss_is_weighed_before_the_window_is_full)
 		dm_msg(p->frame);
 	/* an eighth of a window resent after an eighth sent: weighed at the next message */
 	dm_node.resent[1] += LC_DYNAMIC_MTU_WINDOW / 8;
-	dm_ns += 1000000;
 	cr_assert_eq(dm_stats[LC_STAT_mtu_windows], 1u);
 	dm_msg(p->frame);
 	cr_assert_eq(dm_stats[LC_STAT_mtu_windows], 2u);
@@ -344,21 +326,16 @@ Test(dynamic_mtu, bit_errors_move_the_size_and_a_clean_link_keeps_it_at_max)
 	/*
 	 * 16 KiB messages (below any rendezvous threshold: frames of this protocol's size) at
 	 * 2e-6 bit errors: a frame of 8 KiB is damaged one time in 8 and go-back-N storms there
-	 * (a few MB/s), at 1 KiB one in 60; from max it must move.  (At 1e-6 the sizes
-	 * differ by a third in time, and on a loaded machine the time measured does not tell
-	 * them apart: the case failed there.)
+	 * (a few MB/s), at 1 KiB one in 60; from max it must move, and end below max.  Where
+	 * exactly is the resends' (go-back-N's bursts make them vary from window to window: it
+	 * ended at 512 B .. 2 KiB in 7 runs, idle and beside a CPU-bound process); the decision
+	 * for a given link is checked on the simulated links above.
 	 */
 	dm_run(&o, "ber=2e-6,seed=5", LC_T_N("2400", "800"), "16384", "adapt@0");
-	dm_result(&o, &fixed);
+	f = dm_result(&o, &fixed);
 	cr_assert(!fixed);
-	/*
-	 * End to end, only that it moved and every message arrived (mtustream checked each):
-	 * where it settles depends on the time each window took, and on a loaded machine that
-	 * time is the scheduler's as much as the link's (a mean frame of 4-7 KiB in 2 of 12
-	 * loaded runs, under 2 KiB in the others).  Where the decision goes for a given link
-	 * is checked on the simulated links above, where the time is the model's.
-	 */
 	cr_assert_gt(lc_t_stat(&o, "mtu_changes", 0), 0ull);
+	cr_assert_lt(f, max, "a link with bit errors ended at max:\n%s", o.text);
 	lc_t_out_free(&o);
 	/*
 	 * a clean link: what decides is the resends, and a loaded machine makes the retransmission
