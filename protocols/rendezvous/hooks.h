@@ -54,6 +54,14 @@
  * LC_ERR_PEER_DEAD with the bytes that came.  A transfer that cannot start (every transfer
  * slot or the NIC's table in use) waits: the sender's send_msg answers
  * LC_RETRY, the receiver's match waits in a list poll looks at.
+ * ORDER.  Messages of a pair complete in the order they were sent, on both
+ * sides, as eager ones do: the receiver sends clear-to-send in match order (a
+ * clear-to-send that waits for room holds back the later ones: ctsq), and the
+ * sender posts the transfers' frames and finish frames in the order their
+ * clear-to-send came, a transfer only once every earlier one posted its
+ * finish, and completes them in that order (sendq).  Before, a transfer that
+ * took a slot freed by an earlier one went first whenever the Send Ring was
+ * full: in a sliding window the 17th message completed before the 8th.
  */
 #include <stdint.h>
 

@@ -6,7 +6,37 @@
 #include "node.h"
 #include "lc_composite_host.h"
 
-static void lc_rndv_push(struct lc_node *node, struct lc_rndv_send *e);
+static void lc_rndv_push(struct lc_node *node, struct lc_rndv_send *e, int may_end);
+
+/* ---- the order of transfers (hooks.h, "ORDER"): FIFOs of indices linked through next ---- */
+
+#define LC_RNDV_NEXT(st, q, i) (&(q) == &(st)->sendq ? &(st)->send[i].next : &(st)->recv[i].next)
+
+static void lc_rndv_fifo_add(struct lc_rendezvous_state *st, struct lc_rndv_fifo *q, int16_t i)
+{
+	*LC_RNDV_NEXT(st, *q, i) = -1;
+	if (q->tail >= 0)
+		*LC_RNDV_NEXT(st, *q, q->tail) = i;
+	else
+		q->head = i;
+	q->tail = i;
+}
+
+/* Take i out of q (where it is, usually the head); nothing when it is not in q. */
+static void lc_rndv_fifo_del(struct lc_rendezvous_state *st, struct lc_rndv_fifo *q, int16_t i)
+{
+	int16_t *pp = &q->head, prev = -1;
+
+	while (*pp >= 0 && *pp != i) {
+		prev = *pp;
+		pp = LC_RNDV_NEXT(st, *q, *pp);
+	}
+	if (*pp < 0)
+		return;
+	*pp = *LC_RNDV_NEXT(st, *q, i);
+	if (q->tail == i)
+		q->tail = prev;
+}
 
 /* ---- the registration cache ---- */
 
@@ -94,13 +124,47 @@ lc_verdict lc_rendezvous_send(struct lc_node *node, struct lc_sreq *s)
 
 static void lc_rndv_send_end(struct lc_node *node, struct lc_rndv_send *e, int err)
 {
+	struct lc_rendezvous_state *st = &node->proto.rendezvous;
+
+	if (e->state >= LC_RNDV_S_SENDING)
+		lc_rndv_fifo_del(st, &st->sendq, (int16_t)(e - st->send));
 	lc_proto_sreq_done(node, e->s, err);
 	e->state = LC_RNDV_S_FREE;
-	node->proto.rendezvous.nsend--;
+	st->nsend--;
 }
 
-/* Post what the Send Ring takes of e's frames, then its finish; complete e once the buffer is read. */
-static void lc_rndv_push(struct lc_node *node, struct lc_rndv_send *e)
+/*
+ * The transfers cleared to send, in the order their clear-to-send came: each
+ * posts what the Send Ring takes once every earlier one posted its finish,
+ * and completes once its last block read the buffer and every earlier one
+ * completed (hooks.h, "ORDER").
+ */
+static void lc_rndv_push_all(struct lc_node *node)
+{
+	struct lc_rendezvous_state *st = &node->proto.rendezvous;
+	int posting = 1, ending = 1;
+
+	for (int16_t i = st->sendq.head, next; i >= 0 && (posting || ending); i = next) {
+		struct lc_rndv_send *e = &st->send[i];
+
+		next = e->next;
+		if (e->state != LC_RNDV_S_DRAIN && !posting)
+			break;          /* an earlier transfer still posts: this one waits for it */
+		if (e->state == LC_RNDV_S_DRAIN && !ending)
+			continue;       /* posted; it completes after the earlier ones */
+		lc_rndv_push(node, e, ending);
+		if (e->state == LC_RNDV_S_SENDING || e->state == LC_RNDV_S_FIN)
+			posting = 0;
+		if (e->state != LC_RNDV_S_FREE)
+			ending = 0;
+	}
+}
+
+/*
+ * Post what the Send Ring takes of e's frames, then its finish; complete e
+ * once the buffer is read, if may_end (every earlier transfer completed).
+ */
+static void lc_rndv_push(struct lc_node *node, struct lc_rndv_send *e, int may_end)
 {
 	while (e->state == LC_RNDV_S_SENDING && e->off < e->bytes) {
 		uint32_t n = e->bytes - e->off < LC_MTU ? e->bytes - e->off : LC_MTU;
@@ -122,7 +186,7 @@ static void lc_rndv_push(struct lc_node *node, struct lc_rndv_send *e)
 			return;
 		e->state = LC_RNDV_S_DRAIN;
 	}
-	if (e->state == LC_RNDV_S_DRAIN && lc_proto_tx_done(node, e->ticket))
+	if (e->state == LC_RNDV_S_DRAIN && may_end && lc_proto_tx_done(node, e->ticket))
 		/*
 		 * the receiver's NIC refused some of our frames (protection): the data did not
 		 * land.  Not the stale ones: late copies of an earlier transfer's frames that a
@@ -155,7 +219,8 @@ static void lc_rndv_cts(struct lc_node *node, uint32_t src, const struct lc_rndv
 		}
 		e->ticket = lc_nic_tx_dma_done(node->nic);
 		e->state = LC_RNDV_S_SENDING;
-		lc_rndv_push(node, e);
+		lc_rndv_fifo_add(st, &st->sendq, (int16_t)i);
+		lc_rndv_push_all(node);
 		return;
 	}
 	LC_STAT_ADD(node, rndv_stale, 1);
@@ -183,7 +248,7 @@ static int lc_rndv_start(struct lc_node *node, struct lc_rmsg *m)
 
 	if (!bytes) {
 		/* nothing to move (an empty receive buffer): tell the sender, complete (LC_ERR_TRUNC) */
-		if (lc_rndv_ctrl(node, m->src, LC_RNDV_CTS, m->sent_seq, 0, 0, 0) != 0)
+		if (st->ctsq.head >= 0 || lc_rndv_ctrl(node, m->src, LC_RNDV_CTS, m->sent_seq, 0, 0, 0) != 0)
 			return 0;
 		LC_STAT_ADD(node, rndv_recvs, 1);
 		lc_proto_rmsg_done(node, m, 0, 0);
@@ -198,8 +263,11 @@ static int lc_rndv_start(struct lc_node *node, struct lc_rmsg *m)
 				    .base = base, .bytes = bytes, .reg = (uint16_t)reg,
 				    .state = LC_RNDV_R_CTS };
 	st->nrecv++;
-	if (lc_rndv_ctrl(node, e->src, LC_RNDV_CTS, e->seq, handle, e->base, bytes) == 0)
+	/* behind a clear-to-send that waits for room: in match order (hooks.h, "ORDER") */
+	if (st->ctsq.head < 0 && lc_rndv_ctrl(node, e->src, LC_RNDV_CTS, e->seq, handle, e->base, bytes) == 0)
 		e->state = LC_RNDV_R_RECVING;
+	else
+		lc_rndv_fifo_add(st, &st->ctsq, (int16_t)(e - st->recv));
 	return 1;
 }
 
@@ -232,15 +300,44 @@ static void lc_rndv_recv_quiet(struct lc_node *node, struct lc_rndv_recv *e)
 	lc_proto_rmsg_done(node, e->m, e->got, e->err);
 }
 
+/*
+ * The receives that are over complete in the order they ended (their
+ * fences, taken at the finish frame in arrival order): the earliest, while
+ * it is quiet (hooks.h, "ORDER").
+ */
+static void lc_rndv_quiet_all(struct lc_node *node)
+{
+	struct lc_rendezvous_state *st = &node->proto.rendezvous;
+
+	for (;;) {
+		struct lc_rndv_recv *first = NULL;
+
+		for (int i = 0; i < LC_RENDEZVOUS_MAX_ACTIVE; i++) {
+			struct lc_rndv_recv *e = &st->recv[i];
+
+			if (e->state == LC_RNDV_R_QUIET && (!first || (int32_t)(e->fence - first->fence) < 0))
+				first = e;
+		}
+		if (!first)
+			return;
+		lc_rndv_recv_quiet(node, first);
+		if (first->state == LC_RNDV_R_QUIET)
+			return;
+	}
+}
+
 /* A receive's transfer is over (finish, or its peer gone): its handle re-keyed, the receive done once quiet. */
 static void lc_rndv_recv_end(struct lc_node *node, struct lc_rndv_recv *e, int err)
 {
 	struct lc_rndv_reg *r = &node->proto.rendezvous.reg[e->reg];
 
+	if (e->state == LC_RNDV_R_CTS)
+		lc_rndv_fifo_del(&node->proto.rendezvous, &node->proto.rendezvous.ctsq,
+				 (int16_t)(e - node->proto.rendezvous.recv));
 	lc_proto_reg_rekey(node, &r->handle, &e->fence);
 	e->err = err;
 	e->state = LC_RNDV_R_QUIET;
-	lc_rndv_recv_quiet(node, e);
+	lc_rndv_quiet_all(node);
 }
 
 static void lc_rndv_fin(struct lc_node *node, uint32_t src, const struct lc_rndv_ctrl *c)
@@ -352,22 +449,27 @@ void lc_rendezvous_poll_slow(struct lc_node *node, uint64_t now_ns)
 				lc_rndv_send_end(node, e, LC_ERR_PEER_DEAD);
 			continue;
 		}
-		if (e->state >= LC_RNDV_S_SENDING)
-			lc_rndv_push(node, e);
 	}
+	if (st->nsend)
+		lc_rndv_push_all(node);
 	for (i = 0; i < LC_RENDEZVOUS_MAX_ACTIVE && st->nrecv; i++) {
 		struct lc_rndv_recv *e = &st->recv[i];
 
-		if (e->state == LC_RNDV_R_FREE)
-			continue;
-		if (e->state == LC_RNDV_R_QUIET)
-			lc_rndv_recv_quiet(node, e);
-		else if (lc_rndv_peer_lost(node, e->src, now_ns))
+		if (e->state != LC_RNDV_R_FREE && e->state != LC_RNDV_R_QUIET &&
+		    lc_rndv_peer_lost(node, e->src, now_ns))
 			lc_rndv_recv_end(node, e, LC_ERR_PEER_DEAD);
-		else if (e->state == LC_RNDV_R_CTS &&
-			 lc_rndv_ctrl(node, e->src, LC_RNDV_CTS, e->seq, e->handle, e->base, e->bytes) == 0)
-			e->state = LC_RNDV_R_RECVING;
 	}
+	/* clear-to-send frames that waited for room, in match order */
+	while (st->ctsq.head >= 0) {
+		struct lc_rndv_recv *e = &st->recv[st->ctsq.head];
+
+		if (lc_rndv_ctrl(node, e->src, LC_RNDV_CTS, e->seq, e->handle, e->base, e->bytes) != 0)
+			break;
+		e->state = LC_RNDV_R_RECVING;
+		lc_rndv_fifo_del(st, &st->ctsq, st->ctsq.head);
+	}
+	if (st->nrecv)
+		lc_rndv_quiet_all(node);
 	/* matched messages of a gone peer that never started: failed, nothing came */
 	for (pp = &st->pend_head; (m = *pp) != NULL;) {
 		if (!lc_rndv_peer_lost(node, m->src, now_ns)) {
@@ -401,7 +503,7 @@ void lc_rendezvous_poll_slow(struct lc_node *node, uint64_t now_ns)
 
 int lc_rendezvous_init_slow(struct lc_node *node)
 {
-	node->proto.rendezvous = (struct lc_rendezvous_state){ 0 };
+	node->proto.rendezvous = (struct lc_rendezvous_state){ .sendq = { -1, -1 }, .ctsq = { -1, -1 } };
 	return 0;
 }
 

@@ -29,6 +29,7 @@ struct lc_rndv_send {
 	uint32_t off;           /* bytes posted so far */
 	uint32_t ticket;        /* Tx DMA ticket of the last RDMA frame */
 	uint32_t nacks;         /* the receiver's REFUSED nacks of our RDMA frames at clear-to-send */
+	int16_t next;           /* the next transfer cleared to send after this one (-1: none) */
 	uint8_t state;
 };
 
@@ -50,6 +51,7 @@ struct lc_rndv_recv {
 	uint32_t fence;         /* QUIET: the chain-0 index of the re-key (lc_proto_reg_quiet) */
 	int err;                /* QUIET: how the receive completes */
 	uint16_t reg;           /* its registration cache entry */
+	int16_t next;           /* R_CTS: the next transfer whose clear-to-send waits (-1: none) */
 	uint8_t state;
 };
 
@@ -66,6 +68,15 @@ struct lc_rendezvous_state {
 	uint64_t clock;
 	struct lc_rndv_send send[LC_RENDEZVOUS_MAX_ACTIVE];
 	struct lc_rndv_recv recv[LC_RENDEZVOUS_MAX_ACTIVE];
+	/*
+	 * In the order they must go (hooks.h, "ORDER"): the sends cleared to send
+	 * (SENDING, FIN, DRAIN) in the order their clear-to-send came, and the
+	 * receives whose clear-to-send waits for room (R_CTS) in match order;
+	 * indices into send[] and recv[], linked through next, -1: empty
+	 */
+	struct lc_rndv_fifo {
+		int16_t head, tail;
+	} sendq, ctsq;
 	/* matched messages waiting for a free transfer or registration, linked through ->next */
 	struct lc_rmsg *pend_head, *pend_tail;
 	struct lc_rndv_reg reg[LC_RENDEZVOUS_REG_CACHE];

@@ -15,7 +15,8 @@
  * Cases per size: the receive posted before the announce arrives, and posted
  * long after it (an unexpected announced message holds no buffer); then a
  * truncating receive, an eager and a rendezvous message interleaved (order
- * kept), and a receive from any source.
+ * kept), a receive from any source, and a sliding window of sends and
+ * receives completing in the order sent.
  */
 
 #ifndef LC_RENDEZVOUS_THRESHOLD
@@ -159,6 +160,62 @@ static void interleaved(size_t big)
 	sync_peer();
 }
 
+/*
+ * A sliding window: node 0 keeps W sends of len bytes in flight, a new one
+ * as soon as one completes (its buffer reused), node 1 keeps W receives
+ * posted, one reposted as each completes; both take completions with
+ * lc_waitany (the first complete in post order).  Messages of one pair
+ * complete in the order they were sent, on both sides: the k-th completion
+ * holds message k (a program that reuses "the oldest" buffer relies on it).
+ */
+#define WINDOW_W 16
+static void window(size_t len, unsigned count)
+{
+	unsigned char *bufs = lc_tp_alloc(len * WINDOW_W), *pb[WINDOW_W];
+	lc_req *req[WINDOW_W];
+	unsigned next = 0;      /* the next message to send or to post a receive for */
+	int n = 0;
+
+	for (; n < WINDOW_W && next < count; n++, next++) {
+		pb[n] = bufs + (size_t)n * len;
+		if (me == 0) {
+			lc_ex_fill(pb[n], len, lc_ex_seed(len, 200 + (uint64_t)next));
+			LC_TP_OK(node, lc_isend(node, 1, pb[n], len, &req[n]));
+		} else
+			LC_TP_OK(node, lc_irecv(node, 0, pb[n], len, &req[n]));
+	}
+	for (unsigned k = 0; k < count; k++) {
+		struct lc_status st;
+		int idx;
+
+		LC_TP_OK(node, lc_waitany(node, n, req, &idx, &st));
+		unsigned char *b = pb[idx];
+		uint64_t seed = lc_ex_seed(len, 200 + (uint64_t)k);
+		if (me == 1) {
+			lc_tp_expect(b, &st, 0, len, seed, "window: completion k holds message k");
+			checked++;
+		} else if (lc_ex_check(b, len, seed) != len)
+			lc_tp_fail("window: send completion %u of %zu bytes is not message %u's buffer", k, len, k);
+		for (int i = idx; i + 1 < n; i++) {
+			req[i] = req[i + 1];
+			pb[i] = pb[i + 1];
+		}
+		n--;
+		if (next < count) {
+			pb[n] = b;
+			if (me == 0) {
+				lc_ex_fill(b, len, lc_ex_seed(len, 200 + (uint64_t)next));
+				LC_TP_OK(node, lc_isend(node, 1, b, len, &req[n]));
+			} else
+				LC_TP_OK(node, lc_irecv(node, 0, b, len, &req[n]));
+			n++;
+			next++;
+		}
+	}
+	free(bufs);
+	sync_peer();
+}
+
 int main(int argc, char **argv)
 {
 	size_t max = argc > 1 ? strtoull(argv[1], NULL, 0) : (1u << 20);
@@ -194,6 +251,7 @@ int main(int argc, char **argv)
 		inside(t + 3 * LC_MTU + 5, 4099, t + 1);
 	}
 	interleaved(t + LC_MTU + 3);
+	window(t + LC_MTU + 7, 8 * WINDOW_W);
 	if (me == 1)
 		printf("rndv: %lu messages checked\n", checked);
 	fflush(stdout);
