@@ -96,7 +96,7 @@ local ENTRY_FIELDS = { "name", "order", "implemented", "help", "order_why", "par
 local MESSAGE_POINTCUTS = { send_msg = true, deliver_msg = true, match_announced = true }
 local PARAM_FIELDS = { "name", "type", "default", "min", "max", "pow2", "values", "help",
   -- bounds by other keys (integer parameters): at_most = { KEY, ... }, each a core key
-  -- ("nic.mtu") or another parameter of the protocol, compared with its value as used;
+  -- ("mtu", "nic.recv_ring") or another parameter of the protocol, compared with its value as used;
   -- zero_means = KEY: the value 0 stands for that key's value
   "at_most", "zero_means" }
 
@@ -424,7 +424,7 @@ function M.registry(reg, pointcuts)
             err(r, key, "parameter " .. pname .. ": at_most bounds integer parameters (an int_lists one: "
               .. "its number of lists) and zero_means integer ones only", p.name)
           elseif p.at_most ~= nil and not list_ok then
-            err(r, key, "parameter " .. pname .. ": at_most must be a list of keys such as { \"nic.mtu\" }", p.name)
+            err(r, key, "parameter " .. pname .. ": at_most must be a list of keys such as { \"mtu\" }", p.name)
           else
             for _, b in ipairs(list_ok and p.at_most or {}) do
               if not is_bound_ref(b, own) then

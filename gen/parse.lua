@@ -103,7 +103,10 @@ function M.find_line(src, dotted, needle)
     local open = s:find("%S", b)
     local stop = to
     if open and s:sub(open, open) == "{" then stop = match_brace(s, open) end
-    local q = s:find('"' .. needle .. '"', b, true) or s:find("'" .. needle .. "'", b, true)
+    -- an item named needle (name = "needle", as a registry's parameters are) before any
+    -- other mention of the word
+    local q = s:find('name%s*=%s*["\']' .. needle:gsub("%p", "%%%0") .. '["\']', b)
+      or s:find('"' .. needle .. '"', b, true) or s:find("'" .. needle .. "'", b, true)
     if q and q <= stop then return line_of(s, q) end
   end
   return line_of(s, a)
