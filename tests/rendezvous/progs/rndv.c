@@ -161,14 +161,15 @@ static void interleaved(size_t big)
 }
 
 /*
- * A sliding window: node 0 keeps W sends of len bytes in flight, a new one
+ * A sliding window: node 0 keeps W (WINDOW_W) sends of len bytes in flight, a new one
  * as soon as one completes (its buffer reused), node 1 keeps W receives
  * posted, one reposted as each completes; both take completions with
  * lc_waitany (the first complete in post order).  Messages of one pair
  * complete in the order they were sent, on both sides: the k-th completion
  * holds message k (a program that reuses "the oldest" buffer relies on it).
  */
-#define WINDOW_W 16
+/* 16, or what the config's request pool leaves beside the one sync_peer takes (small_rings: 8) */
+#define WINDOW_W (LC_HOST_MAX_REQUESTS - 2 < 16 ? LC_HOST_MAX_REQUESTS - 2 : 16)
 static void window(size_t len, unsigned count)
 {
 	unsigned char *bufs = lc_tp_alloc(len * WINDOW_W), *pb[WINDOW_W];
