@@ -27,31 +27,38 @@ int lc_flow_control_check(uint32_t nodes, uint32_t credits)
 /* Send a control frame of kind to peer: 0 or LC_ERR_AGAIN (Send Ring full). */
 static int lc_fc_send(struct lc_node *node, uint32_t peer, enum lc_fc_kind kind)
 {
-	struct lc_fc_ctrl c = { .tag = LC_FC_TAG, .kind = (uint32_t)kind,
-				.sent = node->proto.flow_control.peer[peer].sent };
+	const struct lc_flow_control_peer *p = &node->proto.flow_control.peer[peer];
+	struct lc_fc_ctrl c = { .tag = LC_FC_TAG, .kind = (uint32_t)kind, .sent = p->sent, .adv = p->adv };
 	int rc = lc_proto_send_ctrl(node, peer, &c, sizeof(c));
 
 	return rc == LC_ERR_AGAIN ? rc : 0;
 }
 
 /*
- * Without exactly_once for every frame (LC_PC_EXACTLY_ONCE_ALWAYS), a probe from peer says it sent `sent` data frames to
- * us; every one of them is ahead of the probe (links keep order), so what was
- * not counted is lost and what was counted beyond it was counted twice
- * (hooks.h, RESYNC).  Take the peer's count.
+ * Without exactly_once for every frame (LC_PC_EXACTLY_ONCE_ALWAYS), a probe
+ * from peer says it sent c->sent data frames to us; every one of them is
+ * ahead of the probe (links keep order), so what was not counted is lost and
+ * what was counted beyond it was counted twice (hooks.h, RESYNC).  Take the
+ * peer's count.
  */
-void lc_flow_control_resync(struct lc_node *node, uint32_t peer, uint32_t sent)
+void lc_flow_control_resync(struct lc_node *node, uint32_t peer, const struct lc_fc_ctrl *c)
 {
 	struct lc_flow_control_state *st = &node->proto.flow_control;
 	struct lc_flow_control_peer *p = &st->peer[peer];
-	int32_t gap = (int32_t)(sent - p->drained);
+	int32_t gap = (int32_t)(c->sent - p->drained);
 
 	/*
-	 * The sender has at most `credits` frames beyond what it heard from us,
-	 * and we count at most one extra per duplicate of those: a count
-	 * farther off is a probe damaged on the way (no protocol checks frames).
+	 * The sender never has more than `credits` frames beyond what it heard
+	 * from us (sent - adv), and we count at most one extra per duplicate of
+	 * those: a probe that breaks the first or is farther below our count was
+	 * damaged on the way (no protocol checks frames).  Not sent - drained
+	 * against the credits: a late probe (hooks.h) may have left drained
+	 * below adv, and only this probe's count repairs that -- by less than
+	 * half the credit field's range (LC_FC_LATE_MAX), or the value the
+	 * sender heard was not ours.
 	 */
-	if (gap > (int32_t)st->credits || gap < -2 * (int32_t)st->credits) {
+	if (c->sent - c->adv > st->credits || (int32_t)(c->adv - p->drained) > LC_FC_LATE_MAX ||
+	    gap < -2 * (int32_t)st->credits) {
 		st->stale++;
 		return;
 	}
@@ -62,7 +69,7 @@ void lc_flow_control_resync(struct lc_node *node, uint32_t peer, uint32_t sent)
 	} else if (gap < 0) {
 		st->resync_extra += (uint32_t)-gap;
 	}
-	p->drained = sent;
+	p->drained = c->sent;
 	if ((int32_t)(p->drained - p->told) < 0)
 		p->told = p->drained;
 }

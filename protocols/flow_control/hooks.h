@@ -117,6 +117,15 @@
  * --stats) and a lowering (duplicates counted twice) as resync_extra, and
  * answers with a credit frame, which returns the credits.  A probe sent
  * while frames are still in flight costs nothing: they are ahead of it.
+ * A probe can also come late: when a protocol below retransmits control
+ * frames but a run-time switch lets data frames go without it (active
+ * protocol), a probe resent by it arrives after data frames sent later, and
+ * its old `sent` lowers drained below what S has already heard (adv).  S
+ * then ignores our counts as stale until it blocks and probes again, and that
+ * probe must be taken although sent - drained now exceeds the credits: so
+ * the probe carries S's adv too, and R judges it by S's own invariant
+ * (0 <= sent - adv <= credits: a damaged probe of a config that checks no
+ * frame breaks it), not by its own count (lc_flow_control_resync).
  * With reorder faults a frame overtaken by the probe arrives after the
  * resync and is counted once more: S then gets one credit too many per such
  * frame, so R may hold up to `credits` + the reorder depth frames from S
@@ -198,6 +207,9 @@
  */
 #define LC_FC_PROBES 1
 
+/* The farthest a late probe may have left drained below the sender's adv (lc_flow_control_resync). */
+#define LC_FC_LATE_MAX 32768
+
 /* What poll owes a peer. */
 #define LC_FC_F_CREDIT 1u   /* drained - told reached the threshold: send a credit frame */
 #define LC_FC_F_ANSWER 2u   /* the peer probed: send a credit frame whatever the threshold */
@@ -210,12 +222,13 @@ struct lc_fc_ctrl {
 	uint32_t tag;
 	uint32_t kind;
 	uint32_t sent;   /* a probe: the sender's `sent` to the receiver (RESYNC) */
+	uint32_t adv;    /* a probe: the sender's `adv`, the receiver's count it last heard */
 };
 
 /* Out of line, cold (flow_control.c). */
 int lc_flow_control_check(uint32_t nodes, uint32_t credits);
 void lc_flow_control_poll_slow(struct lc_node *node, uint64_t now_ns);
-void lc_flow_control_resync(struct lc_node *node, uint32_t peer, uint32_t sent);
+void lc_flow_control_resync(struct lc_node *node, uint32_t peer, const struct lc_fc_ctrl *c);
 
 static inline void lc_fc_list(struct lc_flow_control_state *st, uint32_t peer)
 {
@@ -389,7 +402,7 @@ static inline lc_verdict lc_flow_control_recv_frame(struct lc_node *node, struct
 		return LC_CONTINUE;
 	if (c.kind == LC_FC_PROBE) {
 #if !LC_PC_EXACTLY_ONCE_ALWAYS
-		lc_flow_control_resync(node, hdr->src, c.sent);
+		lc_flow_control_resync(node, hdr->src, &c);
 #endif
 		p->flags |= LC_FC_F_ANSWER;
 		lc_fc_list(st, hdr->src);

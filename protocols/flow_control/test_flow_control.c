@@ -306,6 +306,7 @@ Test(flow_control, probe_resyncs_lost_and_duplicated_frames)
 		cr_assert_eq(fc_recv(1, LC_FT_DATA, 0, NULL, 0), LC_CONTINUE);
 	cr_assert_eq(st->peer[1].drained, cr - 2 < cr ? cr - 2 : 0);
 	probe.sent = cr;
+	probe.adv = 0;   /* blocked: sent - adv = credits */
 	cr_assert_eq(fc_recv(1, LC_FT_CTRL, 0, &probe, sizeof(probe)), LC_CONSUMED);
 	cr_assert_eq(st->peer[1].drained, cr, "the probe's count is taken");
 	cr_assert_eq(st->resync_lost, cr >= 2 ? 2 : cr);
@@ -320,20 +321,45 @@ Test(flow_control, probe_resyncs_lost_and_duplicated_frames)
 	fc_recv(1, LC_FT_DATA, 0, NULL, 0);
 	fc_recv(1, LC_FT_DATA, 0, NULL, 0);
 	probe.sent = cr + 1;
+	probe.adv = 1;
 	fc_recv(1, LC_FT_CTRL, 0, &probe, sizeof(probe));
 	cr_assert_eq(st->peer[1].drained, cr + 1);
 	cr_assert_eq(st->resync_extra, 1);
 	cr_assert_eq((int32_t)(st->peer[1].drained - st->peer[1].told) >= 0, 1,
 		     "told never runs ahead of drained");
-	/* a count farther off than the credits allow is a damaged probe: ignored */
+	/* a probe that breaks the sender's own bound (sent - adv <= credits), or far below our count: damaged, ignored */
 	uint64_t stale = st->stale;
 	probe.sent = cr + 1 + cr + 1;
 	fc_recv(1, LC_FT_CTRL, 0, &probe, sizeof(probe));
 	probe.sent = 0x80000000u;
 	fc_recv(1, LC_FT_CTRL, 0, &probe, sizeof(probe));
+	probe.sent = probe.adv = 0x80000000u;
+	fc_recv(1, LC_FT_CTRL, 0, &probe, sizeof(probe));
 	cr_assert_eq(st->peer[1].drained, cr + 1);
-	cr_assert_eq(st->stale, stale + 2);
+	cr_assert_eq(st->stale, stale + 3);
 	cr_assert_eq(st->resync_lost, cr >= 2 ? 2 : cr);
+
+	/*
+	 * A late probe (resent by a protocol below after data frames sent later
+	 * went without it) lowers drained below what the sender heard: 3 frames
+	 * counted and told, then the old probe.  The sender, blocked again at
+	 * adv + credits, probes: sent - drained is now credits + 3, and that
+	 * probe must still be taken, or the sender waits forever.
+	 */
+	for (int i = 0; i < 3; i++)
+		fc_recv(1, LC_FT_DATA, 0, NULL, 0);
+	cr_assert_eq(st->peer[1].drained, cr + 4);
+	probe.sent = cr + 1;
+	probe.adv = 1;
+	fc_recv(1, LC_FT_CTRL, 0, &probe, sizeof(probe));   /* the late one */
+	cr_assert_eq(st->peer[1].drained, cr + 1, "a late probe is taken as it stands");
+	probe.sent = cr + 4 + cr;
+	probe.adv = cr + 4;
+	fc_recv(1, LC_FT_CTRL, 0, &probe, sizeof(probe));
+	cr_assert_eq(st->peer[1].drained, cr + 4 + cr,
+		     "the blocked sender's probe repairs what a late one did (stale %llu)",
+		     (unsigned long long)st->stale);
+	cr_assert_eq(st->stale, stale + 3);
 
 	/* sender side, across 2^32: blocked at the credit bound, one frame lost */
 	st->peer[2].sent = st->peer[2].adv = UINT32_MAX - 1;
