@@ -227,10 +227,7 @@ def gen_protocols(root, cfg):
 
 
 def implemented(root):
-    """The protocols of protocols/ whose registry entry says implemented = true, but for one that
-    declares switches (active_net): it turns other protocols off per frame at run time, so it
-    changes what they guarantee for every frame (LC_PC_<CAP>_ALWAYS), and `all` leaves it to its
-    own config; "every protocol composed" means every protocol of fixed composition."""
+    """The protocols of protocols/ whose registry entry says implemented = true."""
     out = set()
     pdir = os.path.join(root, 'protocols')
     for p in sorted(os.listdir(pdir)) if os.path.isdir(pdir) else []:
@@ -238,7 +235,7 @@ def implemented(root):
                 not os.path.exists(os.path.join(pdir, p, 'protocol.lua')):
             continue
         code = 'local t = dofile("protocols/%s/protocol.lua") ' \
-               'io.write(tostring(type(t) == "table" and t.implemented and t.switches == nil))' % p
+               'io.write(tostring(type(t) == "table" and t.implemented))' % p
         try:
             r = subprocess.run([LUA, '-e', code], cwd=root, capture_output=True, text=True,
                                timeout=60)
