@@ -327,7 +327,10 @@ Test(flow_control, probe_resyncs_lost_and_duplicated_frames)
 	cr_assert_eq(st->resync_extra, 1);
 	cr_assert_eq((int32_t)(st->peer[1].drained - st->peer[1].told) >= 0, 1,
 		     "told never runs ahead of drained");
-	/* a probe that breaks the sender's own bound (sent - adv <= credits), or far below our count: damaged, ignored */
+	/*
+	 * damaged, ignored: a probe that breaks the sender's bound (sent - adv <=
+	 * credits), lies far below our count, or whose adv lies far above it
+	 */
 	uint64_t stale = st->stale;
 	probe.sent = cr + 1 + cr + 1;
 	fc_recv(1, LC_FT_CTRL, 0, &probe, sizeof(probe));
