@@ -123,7 +123,10 @@ static void lc_run_print_sizes(const char *job, uint32_t nodes)
 /*
  * The switch ports a frame crossed (nic/net.c topology): what each leads to,
  * its frames, bytes and stalls -- where the endpoints of a NIC (--per-node)
- * or the NICs of a leaf share a link.  Ports no frame crossed are left out.
+ * or the NICs of a leaf share a link.  On a timed network also the time
+ * frames' heads waited there for the link (wormhole contention: "wait ms")
+ * and the time the link carried frames ("busy ms"): where a placement loses
+ * its time.  Ports no frame crossed are left out.
  */
 static void lc_run_print_ports(const char *job)
 {
@@ -142,7 +145,10 @@ static void lc_run_print_ports(const char *job)
 	printf("# switch output ports: %u switch%s of %u ports, %u NIC%s of %u endpoint%s\n", sw,
 	       sw == 1 ? "" : "es", P, lc_geom_nics(&g), lc_geom_nics(&g) == 1 ? "" : "s", g.per_nic,
 	       g.per_nic == 1 ? "" : "s");
-	printf("%-8s  %-22s  %12s  %14s  %10s\n", "port", "leads to", "frames", "bytes", "stalls");
+	int timed = g.link_mbps || g.hop_ns;
+
+	printf("%-8s  %-22s  %12s  %14s  %10s", "port", "leads to", "frames", "bytes", "stalls");
+	printf(timed ? "  %10s  %10s\n" : "\n", "wait ms", "busy ms");
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = i / P, q = i % P, slot = s * per_leaf + q, nic = slot < lc_geom_nics(&g) ? in_slot[slot] : slot;
 		char at[32], to[64];
@@ -159,8 +165,11 @@ static void lc_run_print_ports(const char *job)
 			snprintf(to, sizeof to, "NIC %u (nodes %u-%u)", nic, nic * g.per_nic,
 				 (nic + 1) * g.per_nic - 1 < g.nodes ? (nic + 1) * g.per_nic - 1 : g.nodes - 1);
 		snprintf(at, sizeof at, "%u.%u", s, q);
-		printf("%-8s  %-22s  %12llu  %14llu  %10llu\n", at, to, (unsigned long long)p[i].frames,
+		printf("%-8s  %-22s  %12llu  %14llu  %10llu", at, to, (unsigned long long)p[i].frames,
 		       (unsigned long long)p[i].bytes, (unsigned long long)p[i].stalls);
+		if (timed)
+			printf("  %10.1f  %10.1f", p[i].wait_ns / 1e6, p[i].busy_ns / 1e6);
+		printf("\n");
 	}
 }
 

@@ -201,7 +201,7 @@ int lc_net_time(struct lc_nic *nic, const struct lc_route *r, uint32_t bytes, ui
 	uint64_t hop = nic->g.hop_ns, free_at = atomic_load_explicit(link, memory_order_relaxed);
 	/* on the wire: header and payload; a link of 0 Mb/s is untimed (hops only) */
 	uint64_t wire = nic->g.link_mbps ? ((uint64_t)bytes * 8000u + nic->g.link_mbps - 1) / nic->g.link_mbps : 0;
-	uint64_t head = now, end;
+	uint64_t head = now, end, wait[LC_NET_MAX_HOPS];
 
 	if (now < free_at)
 		return 0;
@@ -210,16 +210,23 @@ int lc_net_time(struct lc_nic *nic, const struct lc_route *r, uint32_t bytes, ui
 		uint64_t busy = atomic_load_explicit(&lc_net_port(nic, r->gport[i])->busy_until,
 						     memory_order_relaxed);
 
-		head = head + hop > busy ? head + hop : busy;
+		wait[i] = head + hop < busy ? busy - (head + hop) : 0;
+		head += hop + wait[i];
 	}
 	end = head + wire;      /* the tail off the last port, into the receiving NIC */
 	/* the tail leaves a link (hops - k) hop times before it leaves the last one */
 	if (!atomic_compare_exchange_strong_explicit(link, &free_at, end - (uint64_t)r->hops * hop,
 						     memory_order_relaxed, memory_order_relaxed))
 		return 0;       /* another endpoint of this NIC put a frame on the link first */
-	for (uint32_t i = 0; i < r->hops; i++)
-		atomic_store_explicit(&lc_net_port(nic, r->gport[i])->busy_until,
-				      end - (uint64_t)(r->hops - 1 - i) * hop, memory_order_relaxed);
+	for (uint32_t i = 0; i < r->hops; i++) {
+		struct lc_net_port *p = lc_net_port(nic, r->gport[i]);
+
+		atomic_store_explicit(&p->busy_until, end - (uint64_t)(r->hops - 1 - i) * hop,
+				      memory_order_relaxed);
+		/* held by this frame from its head's arrival to its tail's passing */
+		atomic_fetch_add_explicit(&p->wait_ns, wait[i], memory_order_relaxed);
+		atomic_fetch_add_explicit(&p->busy_ns, wire, memory_order_relaxed);
+	}
 	*arrive = end;
 	return 1;
 }

@@ -182,6 +182,8 @@ struct lc_seg_port {
 	uint64_t frames;    /* frames that crossed the port (one per hop of a route) */
 	uint64_t bytes;     /* their bytes, headers included */
 	uint64_t stalls;    /* times a sender found it held (wormhole contention) */
+	uint64_t wait_ns;   /* timed network: ns heads of frames waited for the port's link */
+	uint64_t busy_ns;   /* timed network: ns the link carried frames (their wire time) */
 };
 int lc_seg_read_ports(const char *name, struct lc_nic_geom *g, struct lc_seg_port *out, uint32_t max,
 		      uint32_t *n, uint16_t place[LC_MAX_NODES]);

@@ -399,7 +399,11 @@ struct lc_net_port {
 	_Atomic uint64_t stalls;
 	/* timed network: when this output port's link is free again (lc_nic_now_ns; port lock) */
 	_Atomic uint64_t busy_until;
+	/* timed network, for --stats: ns frames' heads waited here for the link, ns it carried frames */
+	_Atomic uint64_t wait_ns;
+	_Atomic uint64_t busy_ns;
 };
+_Static_assert(sizeof(struct lc_net_port) == LC_LINE, "a switch port keeps to one cache line");
 
 /* ---- network ---- */
 

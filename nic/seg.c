@@ -532,6 +532,8 @@ int lc_seg_read_ports(const char *name, struct lc_nic_geom *g, struct lc_seg_por
 			.frames = atomic_load_explicit(&p[i].frames, memory_order_relaxed),
 			.bytes = atomic_load_explicit(&p[i].bytes, memory_order_relaxed),
 			.stalls = atomic_load_explicit(&p[i].stalls, memory_order_relaxed),
+			.wait_ns = atomic_load_explicit(&p[i].wait_ns, memory_order_relaxed),
+			.busy_ns = atomic_load_explicit(&p[i].busy_ns, memory_order_relaxed),
 		};
 	munmap(base, bytes);
 	return 0;

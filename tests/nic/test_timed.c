@@ -173,9 +173,24 @@ Test(timed, a_blocked_head_holds_the_links_behind_it)
 	cr_assert_eq(atomic_load(&lc_net_port(lct_nic[0], up)->busy_until), a2 - 2 * g.hop_ns,
 		     "the uplink is held until the tail passed it");
 	cr_assert_eq(atomic_load(&lc_net_port(lct_nic[0], down)->busy_until), a2 - g.hop_ns);
+	/* --stats' wait: the second head reached port 1 three hops after it left, and waited for a1 */
+	struct lc_net_port *p1 = lc_net_port(lct_nic[0], 1);
+	uint64_t w1 = atomic_load(&p1->wait_ns);
+
+	cr_assert(w1 >= a1 - (hi + 3 * g.hop_ns) && w1 <= a1 - (lo + 3 * g.hop_ns),
+		  "port 1 waited %lu ns, the head came %lu-%lu ns before the first tail left", (unsigned long)w1,
+		  (unsigned long)(a1 - (hi + 3 * g.hop_ns)), (unsigned long)(a1 - (lo + 3 * g.hop_ns)));
 	a3 = put(4, 0, 200, &lo, &hi);         /* up, down, leaf 0 port 0 (free): behind the second */
 	cr_assert_geq(a3, a2 + w, "the third frame arrived %ld ns after the second",
 		      (long)(a3 - a2));
+	/* the third waited at the uplink only (the second's tail); each link carried its frames' wire time */
+	cr_assert_gt(atomic_load(&lc_net_port(lct_nic[0], up)->wait_ns), 0);
+	cr_assert_eq(atomic_load(&lc_net_port(lct_nic[0], down)->wait_ns), 0);
+	cr_assert_eq(atomic_load(&lc_net_port(lct_nic[0], 0)->wait_ns), 0);
+	cr_assert_eq(atomic_load(&p1->wait_ns), w1, "the third frame did not cross port 1");
+	cr_assert_eq(atomic_load(&p1->busy_ns), 2 * w);
+	cr_assert_eq(atomic_load(&lc_net_port(lct_nic[0], up)->busy_ns), 2 * w);
+	cr_assert_eq(atomic_load(&lc_net_port(lct_nic[0], 0)->busy_ns), w);
 	lct_check(lct_wait_rx(lct_nic[1]), 0, 1, 0, 200);
 	lc_nic_rx_release(lct_nic[1]);
 	lct_check(lct_wait_rx(lct_nic[1]), 3, 1, 1, 200);
