@@ -7,6 +7,9 @@ parse(text) -> dict of the tables found:
   traffic   {(src, dst): {msgs, frames, bytes}}        (the traffic matrix)
   sizes     {node: [(lowest, highest, msgs, bytes)]}   (the message sizes each node sent)
   faults    {(src, dst): {drop, corrupt, ...}}         (faults injected per link)
+  ports     {port: {to, frames, bytes, stalls[, wait_ms, busy_ms]}}
+                                                       (switch output ports; "s.q" names switch s,
+                                                       port q; wait and busy on a timed network)
 A table the job did not print is absent.  The program's own output may come first and is
 skipped: the tables start at the line "# commrun --stats".
 """
@@ -16,6 +19,8 @@ TITLES = (('commrun --stats', 'counters'), ('traffic matrix', 'traffic'),
           ('message sizes', 'sizes'), ('switch output ports', 'ports'),
           ('faults injected', 'faults'))
 LINK = re.compile(r'^(\d+)->(\d+)$')
+# a row of the ports table: its "leads to" column holds spaces ("NIC 0 (node 0)")
+PORT = re.compile(r'^(\d+\.\d+)\s+(.+?)\s+(\d+)\s+(\d+)\s+(\d+)(?:\s+([0-9.]+)\s+([0-9.]+))?$')
 
 
 class Error(Exception):
@@ -34,10 +39,10 @@ def parse(text):
     for no, line in enumerate(text.splitlines(), 1):
         if line.startswith('# '):
             table, cols = _table(line[2:]), None
-            if table and table != 'ports':
+            if table:
                 out.setdefault(table, {})
             continue
-        if table is None or table == 'ports' or not line.strip():
+        if table is None or not line.strip():
             continue
         w = line.split()
         if cols is None or (table == 'counters' and w[0] == 'counter'):
@@ -56,6 +61,15 @@ def parse(text):
                 if not m or len(w) != len(cols) + 1:
                     raise ValueError('expected "src->dst" and %d counts' % len(cols))
                 out[table][(int(m.group(1)), int(m.group(2)))] = dict(zip(cols, map(int, w[1:])))
+            elif table == 'ports':
+                m = PORT.match(line.strip())
+                if not m:
+                    raise ValueError('expected "switch.port", where it leads, frames, bytes, stalls')
+                row = dict(to=m.group(2), frames=int(m.group(3)), bytes=int(m.group(4)),
+                           stalls=int(m.group(5)))
+                if m.group(6) is not None:
+                    row.update(wait_ms=float(m.group(6)), busy_ms=float(m.group(7)))
+                out['ports'][m.group(1)] = row
             elif table == 'sizes':
                 lo, _, hi = w[1].partition('-')
                 out['sizes'].setdefault(int(w[0]), []).append(

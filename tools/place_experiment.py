@@ -16,6 +16,9 @@ The ranking must agree and each placement's modelled percentage lie within 10 po
 the measured one; the suggested placement must measure at least as fast as the best
 hand-made one (within the spread of the rounds).
 
+After the rounds, each placement runs once more under `commrun --stats`: its switch ports' wait
+(frames' heads held for a link) and busy time say where it lost its time, beside the table.
+
 The network is the build's with commrun --network SPEC on top (default: four-port switches,
 two levels from four NICs -- a leaf serves three NICs and an uplink to the root -- 10 Mb/s
 links and 100 us a switch: slow enough that the network, not the two cores that emulate seven
@@ -32,6 +35,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import commstats  # noqa: E402
 
 # slot of node 0..6 (M0 M1 S2 S3 Q0 Q1 Q2); leaves: slots 0-2, 3-5, 6
 HAND_MADE = [
@@ -63,6 +68,14 @@ def sched_time(build, network, mapfile, tasks):
     if not m:
         die('sched printed no time: %s' % out.strip()[-300:])
     return float(m.group(3))
+
+
+def port_times(build, network, mapfile, tasks):
+    """{port: (to, wait ms, busy ms)} of one run under commrun --stats (commstats' ports table)."""
+    out = run([os.path.join(build, 'bin', 'commrun'), '-n', '7', '--network', network, '--map', mapfile,
+               '--stats', os.path.join(build, 'bin', 'sched'), '-t', str(tasks)])
+    ports = commstats.parse(out).get('ports', {})
+    return {k: (v['to'], v.get('wait_ms', 0.0), v.get('busy_ms', 0.0)) for k, v in ports.items()}
 
 
 def write_map(path, slots, why):
@@ -124,6 +137,11 @@ def main(argv):
                 t = sched_time(build, a.network, p, a.tasks)
                 times[n].append(t)
                 sys.stderr.write('round %d/%d %-28s %8.1f ms\n' % (r + 1, a.rounds, n, t))
+        waits = {}
+        for n, s in rows:
+            p = os.path.join(d, 'run.map')
+            write_map(p, s, n)
+            waits[n] = port_times(build, a.network, p, a.tasks)
     med = {n: statistics.median(v) for n, v in times.items()}
     slowest = max(med.values())
     key = 1 if a.objective == 'link' else 0
@@ -152,7 +170,19 @@ def main(argv):
         '- largest difference of the percentages: %.1f points (seed 002: under 10)' % max(diffs),
         '- suggested placement: %.1f ms against the best hand-made %.1f ms (%.3f)' % (
             med['suggested (place.py)'], best_hand, med['suggested (place.py)'] / best_hand),
-        '', "place.py's output:", '', '```', model_out.strip(), '```']
+        '', 'Where each placement waited (one run under commrun --stats): the ports whose heads '
+        'waited longest for their link, and the busiest link',
+        '', '| placement | heads waited, ms (all ports) | longest waits: port (leads to) wait / busy ms '
+        '| busiest link: port, busy ms |', '|---|---|---|---|']
+    for n, _ in rows:
+        w = waits[n]
+        top = sorted(w.items(), key=lambda kv: -kv[1][1])[:3]
+        busy = max(w.items(), key=lambda kv: kv[1][2]) if w else ('-', ('', 0.0, 0.0))
+        L.append('| %s | %.0f | %s | %s (%s), %.0f |' % (
+            n, sum(v[1] for v in w.values()),
+            '; '.join('%s (%s) %.0f / %.0f' % (k, v[0], v[1], v[2]) for k, v in top),
+            busy[0], busy[1][0], busy[1][2]))
+    L += ['', "place.py's output:", '', '```', model_out.strip(), '```']
     text = '\n'.join(L)
     print(text)
     if a.out:

@@ -39,7 +39,8 @@ def crossing(build, mapfile, pairs):
 def stats_tables(build):
     """commrun --stats of a real ping-pong: the message sizes each node sent (one power of two
     per bucket, so each bucket's bytes are its messages times its size), summing to tx_msgs;
-    and a faults table after the traffic matrix is read as faults, not as traffic."""
+    the switch ports table; and a faults table after the traffic matrix is read as faults, not
+    as traffic."""
     exe = os.path.join(build, 'bin', 'commrun')
     r = subprocess.run([exe, '--stats', '-n', '2', os.path.join(build, 'bin', 'pingpong'), '-s', '0:4K',
                         '-i', '7', '-w', '0'], capture_output=True, text=True, timeout=120)
@@ -60,6 +61,18 @@ def stats_tables(build):
               % (node, ' (or more: resent)' if resends else '', rows))
         check(len(tx) > node and same(sum(m for _, _, m, _ in rows), tx[node]),
               'node %d: the histogram sums to tx_msgs %s' % (node, tx))
+    # the switch ports: one crossbar, each frame crosses one port (the one to its receiver)
+    ports, net = t.get('ports', {}), t.get('counters', {}).get('net_tx_frames', [])
+    check(sorted(ports) == ['0.0', '0.1'] and ports['0.1']['to'] == 'NIC 1 (node 1)' and
+          sum(p['frames'] for p in ports.values()) == sum(net), 'ports %s, net_tx_frames %s' % (ports, net))
+    # a timed network's two more columns, and where-it-leads-to text with spaces
+    t = commstats.parse('# switch output ports: 2 switches\n'
+                        'port  leads to  frames  bytes  stalls  wait ms  busy ms\n'
+                        '0.3       root                            1808         1286656           7       514.2      1029.3\n'
+                        '1.0       NIC 2 (nodes 4-5)                 12            4096           0         0.0         1.5\n')
+    check(t['ports']['0.3'] == dict(to='root', frames=1808, bytes=1286656, stalls=7, wait_ms=514.2,
+                                    busy_ms=1029.3) and t['ports']['1.0']['to'] == 'NIC 2 (nodes 4-5)',
+          'a timed ports table: %s' % t)
     text = ('# traffic matrix: x\nsrc->dst msgs frames bytes\n0->1 5 6 700\n'
             '# faults injected per link\nlink drop corrupt dup reorder delay\n0->1 2 1 0 0 0\n')
     t = commstats.parse(text)
