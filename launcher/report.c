@@ -134,9 +134,11 @@ static void lc_run_print_ports(const char *job)
 	uint16_t place[LC_MAX_NODES], in_slot[LC_MAX_NODES];
 	struct lc_nic_geom g;
 	uint32_t n = 0, sw, P, per_leaf;
+	int timed;
 
 	if (lc_seg_read_ports(job, &g, p, sizeof p / sizeof p[0], &n, place) != 0 || n == 0)
 		return;
+	timed = g.link_mbps || g.hop_ns;
 	for (uint32_t i = 0; i < lc_geom_nics(&g); i++)
 		in_slot[place[i]] = (uint16_t)i;        /* a permutation: lc_seg_set_place checked it */
 	sw = n / g.switch_ports;
@@ -145,8 +147,6 @@ static void lc_run_print_ports(const char *job)
 	printf("# switch output ports: %u switch%s of %u ports, %u NIC%s of %u endpoint%s\n", sw,
 	       sw == 1 ? "" : "es", P, lc_geom_nics(&g), lc_geom_nics(&g) == 1 ? "" : "s", g.per_nic,
 	       g.per_nic == 1 ? "" : "s");
-	int timed = g.link_mbps || g.hop_ns;
-
 	printf("%-8s  %-22s  %12s  %14s  %10s", "port", "leads to", "frames", "bytes", "stalls");
 	printf(timed ? "  %10s  %10s\n" : "\n", "wait ms", "busy ms");
 	for (uint32_t i = 0; i < n; i++) {

@@ -223,7 +223,7 @@ int lc_net_time(struct lc_nic *nic, const struct lc_route *r, uint32_t bytes, ui
 
 		atomic_store_explicit(&p->busy_until, end - (uint64_t)(r->hops - 1 - i) * hop,
 				      memory_order_relaxed);
-		/* held by this frame from its head's arrival to its tail's passing */
+		/* --stats: how long the head waited here for the link, and the frame's time on it */
 		atomic_fetch_add_explicit(&p->wait_ns, wait[i], memory_order_relaxed);
 		atomic_fetch_add_explicit(&p->busy_ns, wire, memory_order_relaxed);
 	}
