@@ -61,9 +61,14 @@ def run(cmd, timeout=600):
     return r.stdout
 
 
+def sched_run(build, network, mapfile, tasks, *opts):
+    """The output of sched on 7 nodes under one placement (commrun options opts, e.g. --stats)."""
+    return run([os.path.join(build, 'bin', 'commrun'), '-n', '7', '--network', network, '--map', mapfile]
+               + list(opts) + [os.path.join(build, 'bin', 'sched'), '-t', str(tasks)])
+
+
 def sched_time(build, network, mapfile, tasks):
-    out = run([os.path.join(build, 'bin', 'commrun'), '-n', '7', '--network', network, '--map', mapfile,
-               os.path.join(build, 'bin', 'sched'), '-t', str(tasks)])
+    out = sched_run(build, network, mapfile, tasks)
     m = TIME_RE.search(out)
     if not m:
         die('sched printed no time: %s' % out.strip()[-300:])
@@ -72,9 +77,7 @@ def sched_time(build, network, mapfile, tasks):
 
 def port_times(build, network, mapfile, tasks):
     """{port: (to, wait ms, busy ms)} of one run under commrun --stats (commstats' ports table)."""
-    out = run([os.path.join(build, 'bin', 'commrun'), '-n', '7', '--network', network, '--map', mapfile,
-               '--stats', os.path.join(build, 'bin', 'sched'), '-t', str(tasks)])
-    ports = commstats.parse(out).get('ports', {})
+    ports = commstats.parse(sched_run(build, network, mapfile, tasks, '--stats')).get('ports', {})
     return {k: (v['to'], v.get('wait_ms', 0.0), v.get('busy_ms', 0.0)) for k, v in ports.items()}
 
 
