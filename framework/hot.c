@@ -86,24 +86,27 @@ __attribute__((always_inline)) static inline int lc_rx_data(struct lc_node *node
 		return lc_rx_hold(node, hdr);   /* behind its source's parked first frame */
 	if (hdr->flags & LC_FF_FIRST) {
 		/* a message from src starts: an older one still in assembly lost its tail */
-		/* resynchronisation rule: node.h, LC_RX_SEQ_SLACK */
-		if ((int32_t)(hdr->seq - rs->expect) < 0 ||
-		    (rs->cur && hdr->seq == rs->cur->seq))
-			goto bad;
 #if LC_PC_ANNOUNCE
 		/* an announce carries its sender's seq and nothing else (lc_proto_send_announce) */
 		if ((hdr->flags & LC_FF_ANNOUNCE) && len != LC_ANNOUNCE_BYTES)
 			goto bad;
 #endif
-		if (hdr->seq - rs->expect >= LC_RX_SEQ_SLACK &&
-		    hdr->seq - rs->cand - 1 >= LC_RX_SEQ_SLACK) {
-			rs->cand = hdr->seq;
-			goto bad;
+		/* resynchronisation rule, and frames delivered exactly once: node.h, LC_RX_SEQ_SLACK */
+		if (!LC_PC_EXACTLY_ONCE_FRAME(hdr)) {
+			if ((int32_t)(hdr->seq - rs->expect) < 0 ||
+			    (rs->cur && (hdr->seq == rs->cur->seq || LC_RX_CUR_ONCE(rs))))
+				goto bad;
+			if (hdr->seq - rs->expect >= LC_RX_SEQ_SLACK &&
+			    hdr->seq - rs->cand - 1 >= LC_RX_SEQ_SLACK) {
+				rs->cand = hdr->seq;
+				goto bad;
+			}
 		}
 		if (rs->cur)
 			lc_rx_abort(node, rs->cur);
 		m = lc_rx_begin(node, hdr);
 		rs->cur = m;
+		LC_RX_CUR_ONCE_SET(rs, hdr);
 		rs->expect = hdr->seq;
 		if (!m)
 			return lc_rx_nomsg(node, hdr);   /* parked at the budget, or no memory */

@@ -16,6 +16,7 @@
 
 #include "comm.h"
 #include "lc_config.h"
+#include "lc_coop.h"
 #include "lc_frame_hdr.h"
 #include "lc_protocols.h"
 #include "lc_verdict.h"
@@ -180,6 +181,26 @@ struct lc_reqq {
 #define LC_RX_SEQ_SLACK 16u
 
 /*
+ * A first frame a protocol providing exactly_once accepted
+ * (LC_PC_EXACTLY_ONCE_FRAME) carries its true seq and comes in order, after
+ * every message of its source sent before it: the rule above is skipped for
+ * it.  Where such a protocol is switched per frame, a frame it did not check
+ * may be damaged and take a seq a few messages ahead; the messages it jumped
+ * over that are delivered exactly once are then taken all the same (a later
+ * unchecked one, below expect, is still dropped), and an unchecked first
+ * frame never cuts short a message whose frames are delivered exactly once
+ * (rx[src].cur_once): its sender sends no unchecked frame before every frame
+ * of that message was acknowledged.
+ */
+#if LC_PC_EXACTLY_ONCE && !LC_PC_EXACTLY_ONCE_ALWAYS
+#define LC_RX_CUR_ONCE(rs) ((rs)->cur_once)
+#define LC_RX_CUR_ONCE_SET(rs, hdr) ((rs)->cur_once = (uint8_t)LC_PC_EXACTLY_ONCE_FRAME(hdr))
+#else
+#define LC_RX_CUR_ONCE(rs) 0
+#define LC_RX_CUR_ONCE_SET(rs, hdr) ((void)0)
+#endif
+
+/*
  * An ack the framework owes dst (framework/pipeline.c, lc_tx_acks): of kind
  * LC_FW_SYNC_ACK (word[0]: the seq of a synchronous send a receive matched)
  * or LC_FW_PUT_ACK (word[0]: a put's id, word[1]: its bytes this node took).
@@ -228,6 +249,9 @@ struct lc_rx_src {
 	uint32_t expect;          /* sequence number of the next message */
 	uint32_t off;             /* offset of the next frame of cur */
 	uint32_t cand;            /* seq of the last first frame dropped for being far ahead */
+#if LC_PC_EXACTLY_ONCE && !LC_PC_EXACTLY_ONCE_ALWAYS
+	uint8_t cur_once;         /* cur's frames are delivered exactly once (LC_PC_EXACTLY_ONCE_FRAME) */
+#endif
 };
 
 /* The put from one source whose frames arrive now (framework/rdma.c). */

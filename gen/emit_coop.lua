@@ -225,6 +225,36 @@ local function switch_section(m, body)
   body[#body + 1] = ""
 end
 
+-- Per frame: whether a capability holds for this frame (after switch_section: lc_switch_flags).
+local function frame_caps_section(m, protos, body)
+  local known, fixed, bits = {}, {}, {}
+  for _, p in ipairs(common.registered_in_order(protos)) do
+    for _, cap in ipairs(p.provides or {}) do known[cap] = true end
+  end
+  local bit_of = {}
+  for _, p in ipairs(m.switch and m.switch.members or {}) do bit_of[p.name] = p.bit end
+  for _, p in ipairs(m.protocols) do
+    for _, cap in ipairs(p.proto.provides or {}) do
+      if bit_of[p.name] then bits[cap] = (bits[cap] or 0) | bit_of[p.name] else fixed[cap] = true end
+    end
+  end
+  common.add(body, [[
+/*
+ * LC_PC_<CAP>_FRAME(hdr): the capability holds for this received frame -- 1
+ * when it holds for every frame, 0 when no composed protocol provides it,
+ * else whether the frame carries the switch of a protocol that provides it
+ * (such a protocol acted on it: the composites test the same bits).
+ */]])
+  for _, cap in ipairs(util.sorted_keys(known)) do
+    local e
+    if fixed[cap] then e = "((void)(hdr), 1)"
+    elseif bits[cap] then e = string.format("((lc_switch_flags(hdr) & 0x%xu) != 0)", bits[cap])
+    else e = "((void)(hdr), 0)" end
+    body[#body + 1] = string.format("#define LC_PC_%s_FRAME(hdr) %s", cap:upper(), e)
+  end
+  body[#body + 1] = ""
+end
+
 function M.emit_coop(m, protos)
   local body = { "#include <stdint.h>", "", "#include \"lc_config.h\"", "#include \"lc_frame_hdr.h\"", "" }
   stamp_section(m, body)
@@ -233,6 +263,7 @@ function M.emit_coop(m, protos)
   peer_frames_section(m, body)
   job_nodes_section(m, body)
   switch_section(m, body)
+  frame_caps_section(m, protos, body)
   return common.header(m, "lc_coop.h",
     "How the composed protocols cooperate: code from their registry declarations.", body)
 end

@@ -62,18 +62,47 @@ static void as_fill(uint8_t *b, int me, uint32_t i, size_t len)
 	lc_ex_fill(b + AS_HDR, len - AS_HDR, lc_ex_seed((uint64_t)me, i));
 }
 
+#define AS_HIST 16u
+
+/* What a receive completed with: the index words, the length and the error. */
+struct as_receipt {
+	uint32_t w0, w1;
+	size_t len;
+	int err;
+};
+
 struct as_rx {
 	uint32_t next;          /* every index below was accounted for */
 	uint32_t got, rel_got, rel_sent, lost, damaged, aborted;
 	int done;
+	uint32_t nh;            /* receipts so far; the last AS_HIST of them, for a failure's report */
+	struct as_receipt hist[AS_HIST];
 };
+
+/* Name the receipts before a failure (oldest first) on stderr, then fail. */
+#define as_fail(r, ...) \
+	do { \
+		as_dump(r); \
+		lc_tp_fail(__VA_ARGS__); \
+	} while (0)
+
+static void as_dump(const struct as_rx *r)
+{
+	uint32_t from = r->nh > AS_HIST ? r->nh - AS_HIST : 0;
+
+	for (uint32_t k = from; k < r->nh; k++) {
+		const struct as_receipt *h = &r->hist[k % AS_HIST];
+
+		fprintf(stderr, "receipt %u: words %u/~%u, %zu bytes, err %d\n", k, h->w0, ~h->w1, h->len, h->err);
+	}
+}
 
 /* Account for indices next .. upto-1 as not received: a reliable one among them is a failure. */
 static void as_missing(struct as_rx *r, uint32_t upto, uint32_t run, int from)
 {
 	for (; r->next < upto; r->next++) {
 		if (as_mask(r->next, run) & as_rel)
-			lc_tp_fail("message %u from %d was sent with reliability and never arrived", r->next, from);
+			as_fail(r, "message %u from %d was sent with reliability and never arrived", r->next, from);
 		r->lost++;
 	}
 }
@@ -85,12 +114,13 @@ static void as_take(struct as_rx *r, const uint8_t *b, const struct lc_status *s
 	unsigned m;
 
 	memcpy(w, b, sizeof w);
+	r->hist[r->nh++ % AS_HIST] = (struct as_receipt){ w[0], w[1], st->len, st->err };
 	if (st->err) {
 		/* an unreliable multi-frame message lost a frame: the framework aborted it */
 		if (st->err != LC_ERR_LOST)
-			lc_tp_fail("receive from %d: %s", from, lc_tp_errname(st->err));
+			as_fail(r, "receive from %d: %s", from, lc_tp_errname(st->err));
 		if (w[0] == ~w[1] && w[0] < n && (as_mask(w[0], run) & as_rel))
-			lc_tp_fail("message %u from %d was sent with reliability and was aborted", w[0], from);
+			as_fail(r, "message %u from %d was sent with reliability and was aborted", w[0], from);
 		r->aborted++;
 		return;
 	}
@@ -106,14 +136,14 @@ static void as_take(struct as_rx *r, const uint8_t *b, const struct lc_status *s
 		return;
 	}
 	if (i >= n || i < r->next)
-		lc_tp_fail("message %u from %d out of order or duplicated (next expected %u)", i, from, r->next);
+		as_fail(r, "message %u from %d out of order or duplicated (next expected %u)", i, from, r->next);
 	as_missing(r, i, run, from);
 	m = as_mask(i, run);
 	r->next = i + 1;
 	if (st->len != as_size(i) || lc_ex_check(b + AS_HDR, as_size(i) - AS_HDR,
 						 lc_ex_seed((uint64_t)from, i)) != as_size(i) - AS_HDR) {
 		if (m & (as_ck | as_rel))
-			lc_tp_fail("message %u from %d (flags 0x%x) arrived damaged: %zu bytes", i, from, m,
+			as_fail(r, "message %u from %d (flags 0x%x) arrived damaged: %zu bytes", i, from, m,
 				   st->len);
 		r->damaged++;
 		return;
