@@ -116,7 +116,8 @@ __attribute__((always_inline)) static inline int lc_rx_data(struct lc_node *node
 #endif
 	} else {
 		m = rs->cur;
-		if (!m || hdr->seq != m->seq || off != rs->off || hdr->msg_len != m->len)
+		if (!m || hdr->seq != m->seq || off != rs->off || hdr->msg_len != m->len ||
+		    (LC_RX_CUR_ONCE(rs) && !LC_PC_EXACTLY_ONCE_FRAME(hdr)))
 			goto bad;
 	}
 	if (off < m->cap) {

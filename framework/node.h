@@ -187,10 +187,11 @@ struct lc_reqq {
  * it.  Where such a protocol is switched per frame, a frame it did not check
  * may be damaged and take a seq a few messages ahead; the messages it jumped
  * over that are delivered exactly once are then taken all the same (a later
- * unchecked one, below expect, is still dropped), and an unchecked first
- * frame never cuts short a message whose frames are delivered exactly once
- * (rx[src].cur_once): its sender sends no unchecked frame before every frame
- * of that message was acknowledged.
+ * unchecked one, below expect, is still dropped), and an unchecked frame
+ * never cuts short or continues a message whose frames are delivered exactly
+ * once (rx[src].cur_once): every frame of a message carries its first
+ * frame's switches, and its sender sends no unchecked frame before every
+ * frame of that message was acknowledged.
  */
 #if LC_PC_EXACTLY_ONCE && !LC_PC_EXACTLY_ONCE_ALWAYS
 #define LC_RX_CUR_ONCE(rs) ((rs)->cur_once)
