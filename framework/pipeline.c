@@ -172,6 +172,10 @@ struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_frame_hdr *hdr
  * and host staging, in frames).  Probe sees the parked messages (lc_iprobe),
  * so probe-then-receive always makes progress.
  *
+ * Where integrity protocols are switched per frame (LC_PC_INTEGRITY_ALWAYS
+ * 0), a first frame none of them checked is never parked: it is dropped as
+ * bad (its sender accepted loss for it; its header may be garbage).
+ *
  * The rule's limit is head-of-line blocking per source: while a source has
  * a parked frame, its later messages wait behind it, also ones that would
  * match posted receives.  A program that waits for such a message, and never
@@ -192,6 +196,18 @@ static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_fr
 	uint64_t held = node->uq_bytes + bytes;
 
 	if (held > (uint64_t)LC_HOST_UNEXPECTED_BYTES) {
+#if LC_PC_INTEGRITY && !LC_PC_INTEGRITY_ALWAYS
+		/*
+		 * A frame no integrity protocol checked, where they are switched per
+		 * frame: its sender accepted loss and damage for it, and its header may
+		 * be damaged -- parked, a damaged match word and length would wait for
+		 * a receive that never comes and hold every checked frame of its
+		 * source behind it (seen: msg_len 64 | 2^30, match 2^15).  Dropped as
+		 * bad instead, as a loss.
+		 */
+		if (!LC_PC_INTEGRITY_FRAME(hdr))
+			return NULL;
+#endif
 		/*
 		 * Park only a first frame that is whole: it carries min(msg_len, mtu) bytes.  A
 		 * header damaged on the way (no integrity protocol composed: a corrupt

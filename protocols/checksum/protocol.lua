@@ -18,6 +18,8 @@ return {
   pointcuts = { "send_frame", "recv_frame", "seal", "nic_rx" },
   -- the CRC of each copy of a replicated frame is computed again by the MCP (lc_pc_seal)
   seal_field = "crc",
+  -- every header it accepts is the header sent (framework/pipeline.c: what may be parked)
+  provides = { "integrity" },
   -- a protocol that declares switches may turn it on and off per frame (no state to drain)
   switchable = {},
   requires = {},

@@ -39,7 +39,7 @@ return {
   -- cooperation (docs/internals.md, "How protocols cooperate")
   seal_field = "crc",
   member_fields = { "seq", "ack" },
-  provides = { "exactly_once" },
+  provides = { "exactly_once", "integrity" },
   -- a protocol that declares switches may turn it off per peer once it is quiet (tx_quiet)
   switchable = { quiet = "lc_reliability_tx_quiet" },
   -- at a receiver, per peer: 2 explicit acks unread; a go-back resends the window, and silence
