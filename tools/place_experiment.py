@@ -4,12 +4,13 @@
 measured and modelled side by side.
 
 usage: tools/place_experiment.py [--build build/myrinet2000] [--network SPEC] [--rounds N]
-                                 [--tasks N] [--params SET] [--objective phi|link] [--out FILE.md]
+                                 [--tasks N] [--params SET] [--objective phi|link|replay] [--out FILE.md]
 
 examples/sched.c (two masters, two slaves, three priority queues of 2 KiB tasks, seven
 nodes) runs once under `commrun --stats` for its traffic matrix; tools/place.py evaluates the
-hand-made placements below with the cost model (Phi: no contention, and the busiest link)
-and suggests the best one it finds; then every placement runs --rounds times, the
+hand-made placements below with the cost model (Phi: no contention; the busiest link; the
+replay: the job's requests, answers and streams played out over the timed network, wormhole
+waits and all -- the --objective, by default) and suggests the best one it finds; then every placement runs --rounds times, the
 placements interleaved in each round (`commrun --map FILE`), and the medians are set beside
 the model as seed 002's Table I does: each value as a percentage of the slowest placement.
 The ranking must agree and each placement's modelled percentage lie within 10 points of
@@ -94,7 +95,7 @@ def main(argv):
     ap.add_argument('--tasks', type=int, default=600)
     ap.add_argument('--params', help='cost model parameter set for place.py (default: the network '
                     'alone)')
-    ap.add_argument('--objective', choices=('phi', 'link'), default='link')
+    ap.add_argument('--objective', choices=('phi', 'link', 'replay'), default='replay')
     ap.add_argument('--out', help='write the table (markdown) here as well')
     a = ap.parse_args(argv)
     build = os.path.abspath(a.build)
@@ -125,10 +126,10 @@ def main(argv):
             w = line.split()
             # name (may hold spaces) then phi ratio busiest slots...: find the numbers from the end
             nums = [x for x in w if re.match(r'^[0-9.]+$', x)]
-            if len(nums) >= 3 + 7:
+            if len(nums) >= 4 + 7:
                 slots = tuple(int(x) for x in w[-7:])
-                phi, busiest = float(w[-10]), float(w[-8])
-                model[slots] = (phi, busiest)
+                phi, busiest, replay = float(w[-11]), float(w[-9]), float(w[-8])
+                model[slots] = (phi, busiest, replay)
         with open(best) as f:
             best_slots = [int(x) for x in f.read().split('\n', 1)[1].split()]
         rows = [(n, s) for n, s in HAND_MADE] + [('suggested (place.py)', best_slots)]
@@ -147,27 +148,28 @@ def main(argv):
             waits[n] = port_times(build, a.network, p, a.tasks)
     med = {n: statistics.median(v) for n, v in times.items()}
     slowest = max(med.values())
-    key = 1 if a.objective == 'link' else 0
+    key = {'phi': 0, 'link': 1, 'replay': 2}[a.objective]
+    kname = {0: 'Phi', 1: 'busiest link', 2: 'replay'}[key]
     mod = {n: model.get(tuple(s)) for n, s in rows}
     if any(v is None for v in mod.values()):
         die('place.py did not evaluate every placement:\n' + model_out)
-    top = [max(v[i] for v in mod.values()) for i in (0, 1)]
+    top = [max(v[i] for v in mod.values()) for i in (0, 1, 2)]
     pct = lambda n, i: 100.0 * mod[n][i] / top[i]  # noqa: E731
     L = ['| placement | slots of nodes 0-6 | measured ms (median of %d) | spread | %% | model Phi us | %% '
-         '| model busiest link us | %% | %s %% - measured %% |' % (
-             a.rounds, 'busiest link' if key else 'Phi'), '|---|---|---|---|---|---|---|---|---|---|']
+         '| model busiest link us | %% | model replay ms | %% | %s %% - measured %% |' % (a.rounds, kname),
+         '|---|---|---|---|---|---|---|---|---|---|---|---|']
     for n, s in rows:
         mp = 100.0 * med[n] / slowest
-        L.append('| %s | %s | %.1f | %.1f-%.1f | %.0f | %.0f | %.0f | %.0f | %.0f | %+.1f |' % (
+        L.append('| %s | %s | %.1f | %.1f-%.1f | %.0f | %.0f | %.0f | %.0f | %.0f | %.1f | %.0f | %+.1f |' % (
             n, ' '.join(map(str, s)), med[n], min(times[n]), max(times[n]), mp, mod[n][0],
-            pct(n, 0), mod[n][1], pct(n, 1), pct(n, key) - mp))
+            pct(n, 0), mod[n][1], pct(n, 1), mod[n][2], pct(n, 2), pct(n, key) - mp))
     hand = [n for n, _ in HAND_MADE]
     order_meas = sorted(hand, key=lambda n: med[n])
     order_mod = sorted(hand, key=lambda n: mod[n][key])
     diffs = [abs(pct(n, key) - 100.0 * med[n] / slowest) for n in hand]
     best_hand = min(med[n] for n in hand)
     L += ['', '- ranking by %s, measured: %s; modelled: %s (%s)' % (
-        'busiest link' if key else 'Phi', ' < '.join(n.split(':')[0] for n in order_meas),
+        kname, ' < '.join(n.split(':')[0] for n in order_meas),
         ' < '.join(n.split(':')[0] for n in order_mod),
         'the same' if order_meas == order_mod else 'they differ'),
         '- largest difference of the percentages: %.1f points (seed 002: under 10)' % max(diffs),

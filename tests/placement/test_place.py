@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.join(HERE, '..'))
 from pychecks import check, finish  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, '..', '..', 'tools'))
 import commstats  # noqa: E402
+import place  # noqa: E402
 
 
 def crossing(build, mapfile, pairs):
@@ -85,9 +86,49 @@ def stats_tables(build):
         check(e.args[0] == 3, 'the malformed row is named by its line: %s' % (e.args,))
 
 
+def replay_cases():
+    """tools/place.py's replay against hand-computed times (ns per byte 1, hop 100, header 32)."""
+    n, hop, hdr = 5, 100.0, 32
+    # a request of 32 bytes and its answer of 2048 over one crossbar, n times in a row
+    traffic = {(0, 1): [n, n, n * 32], (1, 0): [n, n, n * 2048]}
+    routes = {(0, 1): ['0.1'], (1, 0): ['0.0']}
+    req, streams = place.job_shape(traffic)
+    check(req == {0: {1: n}} and streams == {}, 'node 0 asks node 1: %s %s' % (req, streams))
+    t = place.replay(traffic, routes, (0, 1), 1.0, hop, hdr, 8192)
+    want = n * (2 * hop + (32 + hdr) + (2048 + hdr))
+    check(t == want, 'request and answer in a row: %g ns, by hand %g' % (t, want))
+    # two streams into one port: their frames take turns on it, the second waits a whole frame
+    traffic = {(0, 2): [n, n, n * 1000], (1, 2): [n, n, n * 1000]}
+    routes = {(0, 2): ['0.2'], (1, 2): ['0.2']}
+    req, streams = place.job_shape(traffic)
+    check(req == {} and streams == {0: {2: n}, 1: {2: n}}, 'two streams: %s %s' % (req, streams))
+    t = place.replay(traffic, routes, (0, 1, 2), 1.0, hop, hdr, 8192)
+    want = hop + 2 * n * (1000 + hdr)
+    check(t == want, 'two streams through one port: %g ns, by hand %g' % (t, want))
+    # wormhole: stream 0 -> 3 crosses ports a, b; stream 1 -> 3 takes b first (sent first at the
+    # same time: node 1's event comes after node 0's, so 0's frame reserves b first) ... a
+    # frame of 2 -> 4 through a alone then waits behind 0's frame held at b
+    traffic = {(0, 3): [1, 1, 968], (1, 3): [1, 1, 968], (2, 4): [1, 1, 968]}
+    routes = {(0, 3): ['a', 'b'], (1, 3): ['b'], (2, 4): ['a']}
+    t = place.replay(traffic, routes, (0, 1, 2, 3, 4), 1.0, hop, hdr, 8192)
+    # 0->3: head at a 100, at b 200, tail 1200, holds a until 1100; 1->3: head at b waits to
+    # 1200, tail 2200; 2->4: head at a waits to 1100, tail 2100: the job ends at 2200
+    check(t == 2200.0, 'a head waits at a busy port, the frame before holds its route: %g ns' % t)
+    # one NIC, two destinations on other ports: its link takes one frame after the other
+    traffic = {(0, 1): [1, 1, 968], (0, 2): [1, 1, 968]}
+    t = place.replay(traffic, {(0, 1): ['p'], (0, 2): ['q']}, (0, 1, 2), 1.0, hop, hdr, 8192)
+    check(t == 2100.0, 'a NIC link carries one frame at a time: %g ns, by hand 2100' % t)
+    # a message longer than the MTU is its frames back to back
+    traffic = {(0, 1): [1, 3, 2 * 8192 + 100]}
+    t = place.replay(traffic, {(0, 1): ['0.1']}, (0, 1), 1.0, hop, hdr, 8192)
+    want = hop + 2 * (8192 + hdr) + (100 + hdr)
+    check(t == want, 'three frames of one message: %g ns, by hand %g' % (t, want))
+
+
 def main():
     build = os.path.abspath(sys.argv[1])
     stats_tables(build)
+    replay_cases()
     pairs = [(i, i + 10) for i in range(10)]
     with tempfile.TemporaryDirectory() as d:
         stats, best = os.path.join(d, 'stats.txt'), os.path.join(d, 'best.map')
