@@ -90,13 +90,21 @@ local function seal_section(m, body)
   body[#body + 1] = ""
 end
 
-local function caps_section(m, protos, body)
-  local known, have = {}, {}
+-- Every capability a registered protocol provides (a set): each config defines them all.
+local function known_caps(protos)
+  local known = {}
   for _, p in ipairs(common.registered_in_order(protos)) do
     for _, cap in ipairs(p.provides or {}) do known[cap] = true end
   end
+  return known
+end
+
+local function caps_section(m, protos, body)
+  local known, have = known_caps(protos), {}
   for _, p in ipairs(m.protocols) do
-    for _, cap in ipairs(p.proto.provides or {}) do have[cap] = p.name end
+    for _, cap in ipairs(p.proto.provides or {}) do
+      have[cap] = have[cap] and (have[cap] .. ", " .. p.name) or p.name
+    end
   end
   -- a capability held only by protocols a composed switches protocol may turn off per frame
   -- (switchable): provided for the frames that carry their bit, not for every frame
@@ -227,11 +235,7 @@ end
 
 -- Per frame: whether a capability holds for this frame (after switch_section: lc_switch_flags).
 local function frame_caps_section(m, protos, body)
-  local known, fixed, bits = {}, {}, {}
-  for _, p in ipairs(common.registered_in_order(protos)) do
-    for _, cap in ipairs(p.provides or {}) do known[cap] = true end
-  end
-  local bit_of = {}
+  local known, fixed, bits, bit_of = known_caps(protos), {}, {}, {}
   for _, p in ipairs(m.switch and m.switch.members or {}) do bit_of[p.name] = p.bit end
   for _, p in ipairs(m.protocols) do
     for _, cap in ipairs(p.proto.provides or {}) do

@@ -111,8 +111,8 @@ class Model:
     def __init__(self, traffic, routes, cfg, params, cal, link_mbps, hop_ns, objective):
         self.traffic, self.routes = traffic, routes
         self.cfg, self.params, self.cal = cfg, params, cal
+        self.link_mbps, self.hop_ns = link_mbps, hop_ns
         self.ns_per_byte = 8000.0 / link_mbps if link_mbps else 0.0
-        self.hop_ns = hop_ns
         self.objective = objective
         self.memo, self.replays = {}, {}
 
@@ -257,8 +257,8 @@ def search(model, nics, starts):
     The replay costs a simulation a placement: it starts its swaps from the best of the given
     placements and the REPLAY_SEEDS best by the busiest link (exhaustive up to EXHAUSTIVE_MAX)."""
     if model.objective == 'replay':
-        cheap = Model(model.traffic, model.routes, model.cfg, model.params, model.cal, 0, 0, 'link')
-        cheap.ns_per_byte = model.ns_per_byte
+        cheap = Model(model.traffic, model.routes, model.cfg, model.params, model.cal, model.link_mbps,
+                      model.hop_ns, 'link')
         seeds = (heapq.nsmallest(REPLAY_SEEDS, itertools.permutations(range(nics)), key=cheap.key)
                  if nics <= EXHAUSTIVE_MAX else [search(cheap, nics, starts)])
         starts = list(starts) + seeds

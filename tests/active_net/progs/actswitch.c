@@ -80,7 +80,7 @@ struct as_rx {
 };
 
 /* Name the receipts before a failure (oldest first) on stderr, then fail. */
-#define as_fail(r, ...) \
+#define AS_FAIL(r, ...) \
 	do { \
 		as_dump(r); \
 		lc_tp_fail(__VA_ARGS__); \
@@ -102,7 +102,7 @@ static void as_missing(struct as_rx *r, uint32_t upto, uint32_t run, int from)
 {
 	for (; r->next < upto; r->next++) {
 		if (as_mask(r->next, run) & as_rel)
-			as_fail(r, "message %u from %d was sent with reliability and never arrived", r->next, from);
+			AS_FAIL(r, "message %u from %d was sent with reliability and never arrived", r->next, from);
 		r->lost++;
 	}
 }
@@ -118,9 +118,9 @@ static void as_take(struct as_rx *r, const uint8_t *b, const struct lc_status *s
 	if (st->err) {
 		/* an unreliable multi-frame message lost a frame: the framework aborted it */
 		if (st->err != LC_ERR_LOST)
-			as_fail(r, "receive from %d: %s", from, lc_tp_errname(st->err));
+			AS_FAIL(r, "receive from %d: %s", from, lc_tp_errname(st->err));
 		if (w[0] == ~w[1] && w[0] < n && (as_mask(w[0], run) & as_rel))
-			as_fail(r, "message %u from %d was sent with reliability and was aborted", w[0], from);
+			AS_FAIL(r, "message %u from %d was sent with reliability and was aborted", w[0], from);
 		r->aborted++;
 		return;
 	}
@@ -136,14 +136,14 @@ static void as_take(struct as_rx *r, const uint8_t *b, const struct lc_status *s
 		return;
 	}
 	if (i >= n || i < r->next)
-		as_fail(r, "message %u from %d out of order or duplicated (next expected %u)", i, from, r->next);
+		AS_FAIL(r, "message %u from %d out of order or duplicated (next expected %u)", i, from, r->next);
 	as_missing(r, i, run, from);
 	m = as_mask(i, run);
 	r->next = i + 1;
 	if (st->len != as_size(i) || lc_ex_check(b + AS_HDR, as_size(i) - AS_HDR,
 						 lc_ex_seed((uint64_t)from, i)) != as_size(i) - AS_HDR) {
 		if (m & (as_ck | as_rel))
-			as_fail(r, "message %u from %d (flags 0x%x) arrived damaged: %zu bytes", i, from, m,
+			AS_FAIL(r, "message %u from %d (flags 0x%x) arrived damaged: %zu bytes", i, from, m,
 				   st->len);
 		r->damaged++;
 		return;
