@@ -14,7 +14,9 @@ waits and all -- the --objective, by default) and suggests the best one it finds
 placements interleaved in each round (`commrun --map FILE`), and the medians are set beside
 the model as seed 002's Table I does: each value as a percentage of the slowest placement.
 The ranking must agree and each placement's modelled percentage lie within 10 points of
-the measured one; the suggested placement must measure at least as fast as the best
+the measured one; two placements the rounds do not tell apart (neither faster in at least
+DISTINCT of the rounds, the placements being interleaved in each) are a tie the model may order
+either way, and the table says which pairs were ties; the suggested placement must measure at least as fast as the best
 hand-made one (within the spread of the rounds).
 
 After the rounds, each placement runs once more under `commrun --stats`: its switch ports' wait
@@ -47,6 +49,8 @@ HAND_MADE = [
     ('d: the queues together', [3, 4, 5, 6, 0, 1, 2]),
 ]
 NETWORK = 'switch_ports=4,link_mbps=10,hop_ns=100000'
+# a placement measures faster than another when it was faster in at least this share of the rounds
+DISTINCT = 0.8
 TIME_RE = re.compile(r'sched: (\d+) tasks of (\d+) bytes in ([0-9.]+) ms')
 
 
@@ -80,6 +84,33 @@ def port_times(build, network, mapfile, tasks):
     """{port: (to, wait ms, busy ms)} of one run under commrun --stats (commstats' ports table)."""
     ports = commstats.parse(sched_run(build, network, mapfile, tasks, '--stats')).get('ports', {})
     return {k: (v['to'], v.get('wait_ms', 0.0), v.get('busy_ms', 0.0)) for k, v in ports.items()}
+
+
+def ranking_check(times, model):
+    """The pairs of placements the rounds tell apart and how the model orders them.
+
+    times: name -> the run times of the rounds (index r: round r, the placements interleaved in
+    it); model: name -> the modelled cost.  Returns (ties, wrong): ties, the pairs (x, y) neither
+    of which was faster in DISTINCT of the rounds; wrong, the pairs (faster, slower) the rounds
+    tell apart and the model orders the other way (an equal model cost counts as wrong).
+    """
+    names = sorted(times)
+    ties, wrong = [], []
+    for i, x in enumerate(names):
+        for y in names[i + 1:]:
+            n = min(len(times[x]), len(times[y]))
+            wins = sum(times[x][r] < times[y][r] for r in range(n))
+            losses = sum(times[x][r] > times[y][r] for r in range(n))
+            if n and wins >= DISTINCT * n:
+                fast, slow = x, y
+            elif n and losses >= DISTINCT * n:
+                fast, slow = y, x
+            else:
+                ties.append((x, y))
+                continue
+            if not model[fast] < model[slow]:
+                wrong.append((fast, slow))
+    return ties, wrong
 
 
 def write_map(path, slots, why):
@@ -168,10 +199,18 @@ def main(argv):
     order_mod = sorted(hand, key=lambda n: mod[n][key])
     diffs = [abs(pct(n, key) - 100.0 * med[n] / slowest) for n in hand]
     best_hand = min(med[n] for n in hand)
-    L += ['', '- ranking by %s, measured: %s; modelled: %s (%s)' % (
-        kname, ' < '.join(n.split(':')[0] for n in order_meas),
-        ' < '.join(n.split(':')[0] for n in order_mod),
+    ties, wrong = ranking_check({n: times[n] for n in hand}, {n: mod[n][key] for n in hand})
+    short = lambda n: n.split(':')[0]  # noqa: E731
+    L += ['', '- ranking by %s, measured (medians): %s; modelled: %s (%s)' % (
+        kname, ' < '.join(short(n) for n in order_meas),
+        ' < '.join(short(n) for n in order_mod),
         'the same' if order_meas == order_mod else 'they differ'),
+        '- pairs the rounds tell apart (one faster in at least %d %% of them): %s; ties: %s' % (
+            round(100 * DISTINCT),
+            'the model orders every one as measured' if not wrong else
+            'the model orders %s the other way' % ', '.join('%s < %s' % (short(f), short(s))
+                                                            for f, s in wrong),
+            ', '.join('%s ~ %s' % (short(x), short(y)) for x, y in ties) or 'none'),
         '- largest difference of the percentages: %.1f points (seed 002: under 10)' % max(diffs),
         '- suggested placement: %.1f ms against the best hand-made %.1f ms (%.3f)' % (
             med['suggested (place.py)'], best_hand, med['suggested (place.py)'] / best_hand),

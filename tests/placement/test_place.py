@@ -24,6 +24,7 @@ from pychecks import check, finish  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, '..', '..', 'tools'))
 import commstats  # noqa: E402
 import place  # noqa: E402
+import place_experiment  # noqa: E402
 
 
 def crossing(build, mapfile, pairs):
@@ -125,10 +126,29 @@ def replay_cases():
     check(t == want, 'three frames of one message: %g ns, by hand %g' % (t, want))
 
 
+def ranking_cases():
+    """place_experiment's ranking: pairs the interleaved rounds tell apart must be modelled in order."""
+    rc = place_experiment.ranking_check
+    # a faster in every round, b and c trading places: b ~ c a tie either order may take
+    times = dict(a=[10, 10, 10, 10, 10], b=[20, 21, 20, 21, 20], c=[21, 20, 21, 20, 21])
+    check(rc(times, dict(a=1, b=2, c=3)) == ([('b', 'c')], []), 'a tie: %s' % (rc(times, dict(a=1, b=2, c=3)),))
+    check(rc(times, dict(a=1, b=3, c=2)) == ([('b', 'c')], []), 'a tie ordered the other way: %s' % (
+        rc(times, dict(a=1, b=3, c=2)),))
+    check(rc(times, dict(a=3, b=1, c=2)) == ([('b', 'c')], [('a', 'b'), ('a', 'c')]),
+          'a modelled slower than b and c it beat in every round: %s' % (rc(times, dict(a=3, b=1, c=2)),))
+    # 4 of 5 rounds is DISTINCT (80 %): told apart; 3 of 5 is not; an equal model cost is no order
+    times = dict(a=[1, 1, 1, 1, 9], b=[2, 2, 2, 2, 2])
+    check(rc(times, dict(a=2, b=1)) == ([], [('a', 'b')]), '4 of 5 rounds tell them apart')
+    check(rc(times, dict(a=1, b=1)) == ([], [('a', 'b')]), 'an equal model cost orders nothing')
+    times = dict(a=[1, 1, 1, 9, 9], b=[2, 2, 2, 2, 2])
+    check(rc(times, dict(a=2, b=1)) == ([('a', 'b')], []), '3 of 5 rounds are a tie')
+
+
 def main():
     build = os.path.abspath(sys.argv[1])
     stats_tables(build)
     replay_cases()
+    ranking_cases()
     pairs = [(i, i + 10) for i in range(10)]
     with tempfile.TemporaryDirectory() as d:
         stats, best = os.path.join(d, 'stats.txt'), os.path.join(d, 'best.map')
