@@ -95,6 +95,20 @@ def pipeline():
     check(close(d, 1000.0), 'emulated, timed: two more hops add 2 x hop_ns (%.1f)' % d)
     bw = cm.stream_bw(timed, CAL, CAL, 1, 1 << 20)
     check(bw <= 250.0, 'a timed stream never beats its link (%.1f MB/s)' % bw)
+    # a measured shm floor: a frame alone (or a message's first) costs the floor's copy of its
+    # size, a message's further frames the floor's slope about the message's size
+    curve = dict(CAL, shm_curve=[[8, 100.0], [8192, 1100.0], [65536, 4100.0]])
+    del curve['xcore_ns_per_byte']
+    c = curve['copy_ns_per_byte']
+    s1, s2 = 1000.0 / 8184 - c, 3000.0 / 57344 - c
+    check(close(cm.shm_slope(curve, 8192), s1) and close(cm.shm_slope(curve, 65536), s2) and
+          close(cm.shm_slope(curve, 1 << 20), s2), 'the slope of the floor between and beyond its sizes')
+    for size, slope in ((8192, s1), (65536, s2)):
+        ex = []
+        cm.one_way(cfg, curve, CAL, 1, size, ex)
+        got = dict((n, t) for n, _, t in ex)['rx_dma']
+        want = cm.shm_read(curve)(8224) + slope * (size // 8192 - 1) * 8224
+        check(close(got, want), 'the Rx DMA of %d B: %.1f ns, by hand %.1f' % (size, got, want))
 
 
 def rendezvous():

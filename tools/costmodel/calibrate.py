@@ -10,7 +10,9 @@ Writes build/costmodel/emulated.json (or --out):
   handoff_ns,        tools/bench/shm_pingpong (the matrix's floor, pinned, busy-polling), the
   shm_curve          least one-way time at each size of SHM_SIZES: at 8 B one cross-core
                      hand-off; what more bytes add, less a local copy in, is their cross-core
-                     read (the Rx DMA's), interpolated between the sizes (costmodel.shm_read)
+                     read (the Rx DMA's), interpolated between the sizes (costmodel.shm_read):
+                     a frame alone or a message's first; its further frames at the curve's slope
+                     about the message's size (costmodel.shm_slope), up to 4 MiB
   ir[cfg]            callgrind instruction counts of each config's 8 B ping-pong, per message,
                      the copies' own instructions taken out (the copy speed times them): the
                      send side (lc_isend_held and the MCP's send step it runs) and the receive
@@ -68,7 +70,7 @@ def copy_speed():
     sys.exit('calibrate: crc_speed printed no 8 KiB memcpy')
 
 
-SHM_SIZES = [8, 64, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536]
+SHM_SIZES = [8, 64, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536, 262144, 1048576, 4194304]
 
 
 def shm_floor(rounds):
@@ -77,7 +79,7 @@ def shm_floor(rounds):
     best = {}
     for _ in range(rounds):
         got, err = bench.run_sweep([os.path.join(WORK, 'shm_pingpong'), '--bind', 'core', '-s',
-                                    '8:65536', '-i', '20000', '-w', '1000'], SHM_SIZES, 1, 300,
+                                    '8:4194304', '-i', '20000', '-w', '1000'], SHM_SIZES, 1, 300,
                                    lambda s: None)
         if err:
             sys.exit('calibrate: shm_pingpong: ' + err)

@@ -135,7 +135,17 @@ def components(cfg, p, cal, hops, size):
     h, n = p['host_ns_per_ir'], p.get('nic_ns_per_ir', p['host_ns_per_ir'])
     if kind == 'emulated':
         local = p['copy_ns_per_byte']
-        xcore = shm_read(p) if 'shm_curve' in p else p['xcore_ns_per_byte']
+        # the Rx DMA's cross-core read: a frame alone (or a message's first) costs what the
+        # shm floor's copy of its size costs; each further frame of the message streams at the
+        # floor's marginal rate around the message's size (its slope: prefetched lines, and the
+        # cache level a message of that size lives in)
+        xcore, cold = p.get('xcore_ns_per_byte', 0.0), 0.0
+        if 'shm_curve' in p:
+            first = frames_of(cfg, size)[0] + cfg.hdr
+            xcore = shm_slope(p, size)
+            # may be negative (a first frame cheaper than the slope says): the message's
+            # read stays read(first) + slope x the rest, never below 0
+            cold = shm_read(p)(first) - xcore * first
         link = 8.0 / cfg.link_mbps * 1000 if cfg.link_mbps else 0.0
         # a message by Tx DMA (above pio_threshold) waits for the request's start-up once: a
         # delay, not work of a stage (a stream overlaps it), the one figure of the DMA path
@@ -150,7 +160,7 @@ def components(cfg, p, cal, hops, size):
                 # stream too: it occupies the receiving side); a message's further frames
                 # follow the first while the receiver works, their words already on the way
                 ('handoff', 'rx host', p['handoff_ns'], 0, 0, False),
-                ('rx_dma', 'rx host', 0, 0, xcore, True),
+                ('rx_dma', 'rx host', cold, 0, xcore, True),
                 ('host_recv', 'rx host', ir['rx_msg'] * h, ir['rx_frame'] * h, 0, False)]
         if not rndv:
             out.append(('copy_out', 'rx host', 0, 0, local, False))
@@ -202,6 +212,17 @@ def shm_read(p):
         t = t0 + (t1 - t0) * (n - n0) / (n1 - n0)
         return max(0.0, t - base - local * n)
     return read
+
+
+def shm_slope(p, n):
+    """The cross-core read's marginal ns a byte around n bytes: the shm floor's slope between
+    the measured sizes about n (the last slope beyond them), less the floor's local copy in."""
+    pts = sorted((int(k), float(t)) for k, t in p['shm_curve'])
+    i = 1
+    while i < len(pts) - 1 and pts[i][0] < n:
+        i += 1
+    (n0, t0), (n1, t1) = pts[i - 1], pts[i]
+    return max(0.0, (t1 - t0) / (n1 - n0) - p['copy_ns_per_byte'])
 
 
 def cost_of(per_byte, nbytes):
