@@ -19,7 +19,7 @@ BENCHMARKS = [
     dict(name='stream', program='stream', kind='bandwidth', column=1, unit='MB/s',
          header='# Size  Bandwidth (MB/s)', full=['-i', '20', '-w', '2'],
          quick=['-i', '5', '-w', '1'], min_size=1, max_size=None,
-         anchors=('openmpi',), better='high', reqs=1, nodes=2, needs=None),
+         anchors=('shm', 'openmpi'), better='high', reqs=1, nodes=2, needs=None),
     dict(name='bibw', program='bibw', kind='bandwidth', column=1, unit='MB/s',
          header='# Size  Bandwidth (MB/s)', full=['-i', '20', '-w', '2'],
          quick=['-i', '5', '-w', '1'], min_size=1, max_size=None,

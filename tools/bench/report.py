@@ -535,7 +535,7 @@ def write(outdir, csv_path, meta, cjs):
           'Ratios > 1: the config is slower than the anchor (latency) or has less bandwidth '
           'than it has (× Open MPI of bandwidth < 1).', '']
     head = ['config'] + ['%s latency' % bl.fmt_size(s) for s in LAT_POINTS]
-    L += ['| %s | %s |' % (' | '.join(head), ' | '.join('stream %s × Open MPI' % bl.fmt_size(s)
+    L += ['| %s | %s |' % (' | '.join(head), ' | '.join('stream %s' % bl.fmt_size(s)
                                                          for s in BW_POINTS) + ' | msgrate 8 B × Open MPI'),
           '|' + '---|' * (len(head) + len(BW_POINTS) + 1)]
     for c in configs:
@@ -551,12 +551,19 @@ def write(outdir, csv_path, meta, cjs):
                     parts.append('%s %s' % (fx(ratio(v, med(cells, a, 'pingpong', s))), name))
             cols.append(', '.join(parts))
         for s in BW_POINTS:
-            cols.append(fx(ratio(med(cells, c, 'stream', s), med(cells, 'openmpi', 'stream', s))))
+            v = med(cells, c, 'stream', s)
+            parts = [fmt(v, 'MB/s')] if v is not None else ['n/a']
+            for a, name in (('shm', 'shm'), ('openmpi', 'MPI')):
+                if a in anchors and v is not None:
+                    parts.append('%s %s' % (fx(ratio(v, med(cells, a, 'stream', s))), name))
+            cols.append(', '.join(parts))
         cols.append(fx(ratio(med(cells, c, 'msgrate', 8), med(cells, 'openmpi', 'msgrate', 8))))
         L.append('| %s |' % ' | '.join(cols))
     for a in anchors:
-        L.append('| *%s* | %s | | | |' % (a, ' | '.join(fmt(med(cells, a, 'pingpong', s), 'us')
-                                                     for s in LAT_POINTS)))
+        L.append('| *%s* | %s | %s | |' % (a, ' | '.join(fmt(med(cells, a, 'pingpong', s), 'us')
+                                                    for s in LAT_POINTS),
+                                         ' | '.join(fmt(med(cells, a, 'stream', s), 'MB/s')
+                                                    for s in BW_POINTS)))
     L.append('')
 
     # ---- the MPI personality

@@ -477,7 +477,9 @@ def bench_cmd(target, bench, seg, args, bindir, timeout, quick=False, bind='core
     rng = ['-s', '%d:%d' % (seg[0], seg[-1])]
     cbind = ['--bind', bind]
     if target == 'shm':
-        return [os.path.join(bindir, 'shm_pingpong')] + cbind + rng + args
+        # the floor under a stream: the same program's ring of mailboxes (--stream)
+        mode = ['--stream'] if bench['name'] == 'stream' else []
+        return [os.path.join(bindir, 'shm_pingpong')] + cbind + mode + rng + args
     if target == 'openmpi':
         return MPIRUN + ['--bind-to', bind] + [twin_path(bindir, target, bench['program'])] + \
             rng + args

@@ -35,6 +35,17 @@
  * busy-polling, measured on this machine kind).
  * The payload is filled and checked as in pingpong, so the per-iteration
  * work outside the transport is the same.  Output is pingpong's format.
+ *
+ * --stream (first or after --bind): the floor under a stream instead, in
+ * stream's format (size, MB/s, messages/s): the parent sends windows of
+ * --window messages (64 by default; -i windows, fewer as messages grow, as
+ * stream counts them) through a ring of LC_SHM_RING mailboxes, each message
+ * copied in and published by its mailbox's sequence word; the child copies
+ * each one out and publishes how many it took (one word of its own, which
+ * the parent reads only when its cached copy says the ring is full), and
+ * acknowledges each window through the parent's mailbox.  The payload is
+ * filled once a size (stream without --verify fills it once a slot) and the
+ * child checks the last message of every window whole.
  */
 
 struct lc_shm_box {
@@ -81,6 +92,70 @@ static int lc_shm_get(struct lc_shm_box *box, void *buf, size_t len, uint64_t se
 	return 0;
 }
 
+/* Mailboxes of the stream's ring. */
+#define LC_SHM_RING 16u
+
+/*
+ * The stream floor (--stream) at every size of o: the parent sends, the
+ * child receives (me), through ring (LC_SHM_RING mailboxes of box bytes
+ * apart), took (the child's count of messages taken) and ack (the
+ * parent's mailbox).  sbuf, rbuf: o->hi bytes.  0, or 1 after a failure.
+ */
+static int lc_shm_stream(const struct lc_ex_opts *o, int me, unsigned char *ring, size_t box,
+			 atomic_uint_fast64_t *took, struct lc_shm_box *ack, unsigned char *sbuf,
+			 unsigned char *rbuf)
+{
+	unsigned window = o->window;
+	uint64_t n = 0, seen = 0, wins = 0;     /* messages sent or taken; parent: took's copy */
+
+	for (size_t size = o->lo; size <= o->hi; size = lc_ex_sweep_next(size, o->lo, o->hi)) {
+		unsigned warm, timed = lc_ex_rounds(o->iters, o->warmup, size, 2, 1, &warm);
+		uint64_t seed = lc_ex_seed(size, 0);
+		double t0 = lc_ex_now_us();
+
+		if (me == 0)
+			lc_ex_fill(sbuf, size, seed);
+		for (unsigned w = 0; w < warm + timed; w++) {
+			if (w == warm)
+				t0 = lc_ex_now_us();
+			for (unsigned j = 0; j < window; j++) {
+				struct lc_shm_box *b = (struct lc_shm_box *)(ring + (n % LC_SHM_RING) * box);
+				n++;
+				if (me == 1) {
+					if (lc_shm_get(b, rbuf, size, n) != 0)
+						return 1;
+					/* release: the mailbox is free again; pairs with the parent's acquire */
+					atomic_store_explicit(took, n, memory_order_release);
+					continue;
+				}
+				for (unsigned polls = 0; n - seen > LC_SHM_RING; ) {
+					/* acquire: the child has copied the message out of this mailbox */
+					seen = atomic_load_explicit(took, memory_order_acquire);
+					if (n - seen > LC_SHM_RING && ++polls % LC_SHM_YIELD_POLLS == 0)
+						sched_yield();
+				}
+				lc_shm_put(b, sbuf, size, n);
+			}
+			wins++;
+			if (me == 0) {
+				if (lc_shm_get(ack, NULL, 0, wins) != 0)
+					return 1;
+				continue;
+			}
+			size_t at = lc_ex_check(rbuf, size, seed);
+			if (at != size) {
+				fprintf(stderr, "shm_pingpong: stream: payload mismatch: size %zu window %u: "
+						"first bad byte at %zu\n", size, w, at);
+				return 1;
+			}
+			lc_shm_put(ack, NULL, 0, wins);
+		}
+		if (me == 0)
+			lc_ex_row_rate(size, (double)timed * window, (lc_ex_now_us() - t0) / 1e6);
+	}
+	return 0;
+}
+
 /*
  * --bind core: the cores of each side (the first two this process may use), or -1 -1 for
  * none.  0, or -1 with a message (a bad value).
@@ -121,23 +196,34 @@ static void lc_shm_bind(int cpu)
 
 int main(int argc, char **argv)
 {
-	struct lc_ex_opts o = { .lo = 0, .hi = 4u << 20, .iters = 1000, .warmup = 100 };
-	int cpu[2] = { -1, -1 };
-	if (argc > 2 && strcmp(argv[1], "--bind") == 0) {
-		if (lc_shm_bind_plan(argv[2], cpu) != 0)
-			return 2;
-		argv[2] = argv[0];
-		argv += 2;
-		argc -= 2;
+	struct lc_ex_opts o = { .lo = 0, .hi = 4u << 20, .iters = 1000, .warmup = 100, .window = 64 };
+	int cpu[2] = { -1, -1 }, stream = 0;
+	for (;;) {
+		if (argc > 2 && strcmp(argv[1], "--bind") == 0) {
+			if (lc_shm_bind_plan(argv[2], cpu) != 0)
+				return 2;
+			argv[2] = argv[0];
+			argv += 2;
+			argc -= 2;
+		} else if (argc > 1 && strcmp(argv[1], "--stream") == 0) {
+			stream = 1;
+			argv[1] = argv[0];
+			argv++;
+			argc--;
+		} else
+			break;
 	}
-	int rc = lc_ex_parse(argc, argv, "shm_pingpong", LC_EX_OPT_COUNTS, &o);
+	int rc = lc_ex_parse(argc, argv, "shm_pingpong", LC_EX_OPT_COUNTS | (stream ? LC_EX_OPT_WINDOW : 0), &o);
 	if (rc == 1)
-		fprintf(stderr, "usage: shm_pingpong [--bind core|none] [-s min:max] [-i iters] [-w warmup]\n");
+		fprintf(stderr, "usage: shm_pingpong [--bind core|none] [--stream] [-s min:max] [-i iters] "
+				"[-w warmup] [--window W (--stream)]\n");
 	if (rc != 0)
 		return 2;
 	size_t lo = o.lo, hi = o.hi;
 
+	/* the two mailboxes; with --stream the ring's mailboxes and the child's count after them */
 	size_t boxb = (sizeof(struct lc_shm_box) + hi + 63) & ~(size_t)63;
+	size_t segb = (2 + (stream ? LC_SHM_RING : 0)) * boxb + 64;
 	char name[64];
 	snprintf(name, sizeof name, "/lc.shmpp.%ld", (long)getpid());
 	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
@@ -146,11 +232,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	shm_unlink(name);       /* the mapping outlives the name; nothing is left behind */
-	if (ftruncate(fd, (off_t)(2 * boxb)) != 0) {
+	if (ftruncate(fd, (off_t)segb) != 0) {
 		fprintf(stderr, "shm_pingpong: ftruncate: %s\n", strerror(errno));
 		return 1;
 	}
-	unsigned char *seg = mmap(NULL, 2 * boxb, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	unsigned char *seg = mmap(NULL, segb, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (seg == MAP_FAILED) {
 		fprintf(stderr, "shm_pingpong: mmap: %s\n", strerror(errno));
@@ -160,6 +246,11 @@ int main(int argc, char **argv)
 	struct lc_shm_box *to0 = (struct lc_shm_box *)(seg + boxb);
 	atomic_init(&to1->seq, 0);
 	atomic_init(&to0->seq, 0);
+	unsigned char *ring = seg + 2 * boxb;
+	atomic_uint_fast64_t *took = (atomic_uint_fast64_t *)(seg + segb - 64);
+	for (unsigned k = 0; stream && k < LC_SHM_RING; k++)
+		atomic_init(&((struct lc_shm_box *)(ring + k * boxb))->seq, 0);
+	atomic_init(took, 0);
 
 	fflush(stdout);
 	pid_t child = fork();
@@ -175,14 +266,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (me == 0) {
-		printf("# shm_pingpong (two processes, one shm segment, copy in + copy out, busy-polling; %s)\n",
-		       cpu[0] >= 0 ? "each on a core of its own" : "not bound");
-		printf("# Size  Latency (us)\n");
+		printf("# shm_pingpong (two processes, one shm segment, copy in + copy out, busy-polling; %s%s)\n",
+		       cpu[0] >= 0 ? "each on a core of its own" : "not bound",
+		       stream ? "; stream through a ring" : "");
+		printf(stream ? "# Size  Bandwidth (MB/s)  Messages/s\n" : "# Size  Latency (us)\n");
 		fflush(stdout);
 	}
 	uint64_t seq = 0;
-	int bad = 0;
-	for (size_t size = lo; size <= hi && !bad; size = lc_ex_sweep_next(size, lo, hi)) {
+	int bad = stream ? lc_shm_stream(&o, me, ring, boxb, took, to0, sbuf, rbuf) : 0;
+	if (bad)
+		/* release: pairs with the acquire in the peer's lc_shm_get() */
+		atomic_store_explicit(me == 0 ? &to1->seq : &to0->seq, LC_SHM_ABORT, memory_order_release);
+	for (size_t size = lo; size <= hi && !bad && !stream; size = lc_ex_sweep_next(size, lo, hi)) {
 		struct lc_ex_lat l = lc_ex_lat(&o, size);
 		for (unsigned it = 0; lc_ex_lat_more(&l, it); it++) {
 			uint64_t seed = lc_ex_seed(size, it);
@@ -221,6 +316,6 @@ int main(int argc, char **argv)
 	int st = 0;
 	if (waitpid(child, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		bad = 1;
-	munmap(seg, 2 * boxb);
+	munmap(seg, segb);
 	return bad;
 }
