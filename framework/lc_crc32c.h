@@ -112,6 +112,9 @@ __attribute__((always_inline)) static inline uint32_t lc_crc32c_inline(uint32_t 
 	return lc_crc32c(crc, buf, len);
 }
 
+/* The zero mask of lc_crc32c_inline_frame for the size bytes at offset off (a header field). */
+#define LC_CRC32C_ZERO_BYTES(off, size) ((((uint64_t)1 << (size)) - 1u) << (off))
+
 /*
  * CRC32C of a frame: hlen header bytes (a compile-time constant multiple of 8,
  * at most 64) in which the bytes marked in zero (bit i: byte i, a constant:

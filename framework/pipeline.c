@@ -744,13 +744,19 @@ int lc_progress_locked(struct lc_node *node)
 	if (node->inflight.head)
 		work += lc_tx_reap(node);
 #if LC_PROTO_ANY_ACTIVE
-	/* the clock: fresh in sustained work, not in a short burst, now and then when idle (node.h) */
+#if LC_PC_USED_poll
+	/*
+	 * the clock: fresh in sustained work, not in a short burst, now and then when
+	 * idle (node.h); read only where a composed protocol hooks poll (checksum alone
+	 * read it for nobody: 15 Ir a message of an 8 B ping-pong)
+	 */
 	node->poll_busy = work ? node->poll_busy + 1 : 0;
 	if (work >= LC_POLL_CLOCK_SPAN || node->poll_busy > LC_POLL_CLOCK_BURST ||
 	    (!work && --node->poll_left <= 0)) {
 		node->poll_left = LC_POLL_CLOCK_SPAN;
 		node->poll_ns = lc_now_ns();
 	}
+#endif
 	LC_PC(poll, node, node->poll_ns);
 #endif
 	if (work) {

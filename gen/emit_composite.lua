@@ -163,6 +163,17 @@ function M.emit(m, protos, pointcuts, side)
   body[#body + 1] = ""
   for _, pc in ipairs(pcs) do composite(body, pc, order, gate) end
 
+  -- work the framework does only for a pointcut's hooks (the poll pointcut's clock) is left
+  -- out where no composed protocol implements it
+  body[#body + 1] = "/* 1 when a composed protocol implements the pointcut, else 0. */"
+  for _, pc in ipairs(pcs) do
+    local used = 0
+    for _, p in ipairs(order) do
+      if active[p.name] and active[p.name][pc.name] then used = 1 end
+    end
+    body[#body + 1] = "#define LC_PC_USED_" .. pc.name .. " " .. used
+  end
+  body[#body + 1] = ""
   body[#body + 1] = "/* Each pointcut's value with every call compiled out (LC_ZEROCOST_REFERENCE). */"
   for _, pc in ipairs(pcs) do
     body[#body + 1] = "#define LC_PC_REF_" .. pc.name .. " " .. common.neutral(pc)

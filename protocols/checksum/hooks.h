@@ -20,8 +20,9 @@
  * are in memory (padding included): the receiver sees the same bytes.  Every
  * header field a protocol sets after this hook would be outside the CRC, so
  * checksum must run after the protocols that write header fields on send.
- * The CRC code itself is shared and out of line (framework/lc_crc32c.c):
- * SSE4.2 crc32 instructions when the CPU has them, a table otherwise.
+ * The CRC code itself is shared (framework/lc_crc32c.h): SSE4.2 crc32
+ * instructions when the CPU has them (inline up to LC_CRC32C_INLINE_MAX
+ * bytes), a table otherwise.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -37,18 +38,29 @@
 #error "lc_config.h does not define LC_CHECKSUM_COVER_FRAME: checksum needs its cover parameter"
 #endif
 
-/* CRC of a frame: header with checksum_crc taken as 0, then the payload when covered. */
-static inline uint32_t lc_checksum_frame_crc(const struct lc_frame_hdr *hdr, const void *payload)
-{
-	struct lc_frame_hdr h;
-	uint32_t crc;
+/* The header bytes the CRC takes as 0: its own field, and those of the protocols that seal after us. */
+#define LC_CHECKSUM_CRC_ZERO                                                                        \
+	(LC_CRC32C_ZERO_BYTES(offsetof(struct lc_frame_hdr, checksum_crc),                          \
+			      sizeof(((struct lc_frame_hdr *)0)->checksum_crc)) |                   \
+	 LC_HDR_SEALED_AFTER_CHECKSUM)
+_Static_assert(sizeof(struct lc_frame_hdr) <= 64, "the CRC's byte mask covers the header");
 
-	memcpy(&h, hdr, sizeof h);      /* a struct copy need not copy padding bytes */
-	h.checksum_crc = 0;
-	crc = lc_crc32c(0, &h, sizeof h);
+/*
+ * CRC of a frame: header with checksum_crc taken as 0, then the payload when
+ * covered.  The header inline, each word masked in place of a copy
+ * (lc_crc32c_inline_frame), a payload of up to LC_CRC32C_INLINE_MAX bytes
+ * inline too, a longer one by the three-chain loop (lc_crc32c): no call on a
+ * small message.
+ */
+__attribute__((always_inline)) static inline uint32_t lc_checksum_frame_crc(const struct lc_frame_hdr *hdr,
+									   const void *payload)
+{
+	uint32_t crc = lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_CHECKSUM_CRC_ZERO, NULL, 0);
 #if LC_CHECKSUM_COVER_FRAME
-	if (h.len)
-		crc = lc_crc32c(crc, payload, h.len);
+	uint32_t len = hdr->len;
+
+	if (len)
+		crc = lc_crc32c_inline(crc, payload, len);
 #else
 	(void)payload;
 #endif

@@ -147,9 +147,8 @@ void lc_reliability_drain(struct lc_node *node);
 void lc_reliability_timers(struct lc_node *node, uint64_t now_ns);
 
 /* Bytes of a field of the frame header, as a mask (bit i: byte i). */
-#define LC_REL_HDR_BYTES(field)                                                                       \
-	((((uint64_t)1 << sizeof(((struct lc_frame_hdr *)0)->field)) - 1u)                            \
-	 << offsetof(struct lc_frame_hdr, field))
+#define LC_REL_HDR_BYTES(field) \
+	LC_CRC32C_ZERO_BYTES(offsetof(struct lc_frame_hdr, field), sizeof(((struct lc_frame_hdr *)0)->field))
 /* The header bytes the CRC takes as 0: its own field, and those of the protocols that seal after us. */
 #define LC_REL_CRC_ZERO (LC_REL_HDR_BYTES(reliability_crc) | LC_HDR_SEALED_AFTER_RELIABILITY)
 _Static_assert(sizeof(struct lc_frame_hdr) <= 64, "the CRC's byte mask covers the header");
