@@ -48,8 +48,8 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 #if !LC_NIC_MCP_THREAD
 			/*
 			 * inline MCP: the doorbell service and Net-Send move the frame now,
-			 * before the protocols' after_send bookkeeping (reliability's kept
-			 * copy), which is then off the path of the message
+			 * before the protocols' after_send bookkeeping (a kept copy for
+			 * retransmission, a timer), which is then off the path of the message
 			 */
 			lc_nic_step_send_held(node->nic);
 #endif

@@ -747,8 +747,8 @@ int lc_progress_locked(struct lc_node *node)
 #if LC_PC_USED_poll
 	/*
 	 * the clock: fresh in sustained work, not in a short burst, now and then when
-	 * idle (node.h); read only where a composed protocol hooks poll (checksum alone
-	 * read it for nobody: 15 Ir a message of an 8 B ping-pong)
+	 * idle (node.h); read only where a composed protocol hooks poll (a config whose
+	 * protocols hook none read it for nobody: 15 Ir a message of an 8 B ping-pong)
 	 */
 	node->poll_busy = work ? node->poll_busy + 1 : 0;
 	if (work >= LC_POLL_CLOCK_SPAN || node->poll_busy > LC_POLL_CLOCK_BURST ||
