@@ -339,15 +339,17 @@ static int lc_isend_held(lc_node *node, int dst, uint64_t match, uint8_t sync, c
 						     memory_order_relaxed))
 		atomic_store_explicit(&node->stats[LC_STAT_send_queue_hwm], node->sendq.count,
 				      memory_order_relaxed);
-	if (node->sendq.head == r && lc_tx_push(node) && r->s.dma) {
+	if (node->sendq.head == r && lc_tx_push(node) && (r->s.dma || !r->s.posted)) {
 #if !LC_NIC_MCP_THREAD
 		/*
 		 * inline MCP: the frame leaves now, not at the next progress call (8 B msgrate
 		 * 1.9-2.2 -> 2.6-3.5 M msgs/s, load ~3.9; the frames no longer pile up in the
 		 * Send Ring until the first wait).  Only the doorbell service and
 		 * Net-Send (with the lock taken once by the blocking calls, lc_send 917 ->
-		 * 785 Ir per 8 B message).  A PIO frame was moved so as it was posted
-		 * (lc_tx_frame); this is the step of a message whose last frame went by DMA
+		 * 785 Ir per 8 B message).  A message whose frames all went by PIO was
+		 * moved frame by frame as they were posted (lc_tx_frame); this step moves
+		 * a message that went by DMA, and what a protocol's send_msg posted for
+		 * a message it took over or dropped (a rendezvous request-to-send).
 		 */
 		lc_nic_step_send_held(node->nic);
 #endif
