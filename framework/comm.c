@@ -349,7 +349,7 @@ static int lc_isend_held(lc_node *node, int dst, uint64_t match, uint8_t sync, c
 		 * 785 Ir per 8 B message).  A message whose frames all went by PIO was
 		 * moved frame by frame as they were posted (lc_tx_frame); this step moves
 		 * a message that went by DMA, and what a protocol's send_msg posted for
-		 * a message it took over or dropped (a rendezvous request-to-send).
+		 * a message it took over or dropped (a request-to-send it posted instead).
 		 */
 		lc_nic_step_send_held(node->nic);
 #endif
