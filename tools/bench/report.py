@@ -401,6 +401,16 @@ def seed_section(cells, configs):
     return L
 
 
+def anchored(cells, anchors, config, bench, size, unit):
+    """A cell of the distance table: config's median, then its ratio to each anchor measured."""
+    v = med(cells, config, bench, size)
+    if v is None:
+        return 'n/a'
+    return ', '.join([fmt(v, unit)] + ['%s %s' % (fx(ratio(v, med(cells, a, bench, size))), name)
+                                       for a, name in (('shm', 'shm'), ('openmpi', 'MPI'))
+                                       if a in anchors])
+
+
 def write(outdir, csv_path, meta, cjs):
     rows = bl.load_csv(csv_path)
     cells = bl.cells(rows)
@@ -540,23 +550,8 @@ def write(outdir, csv_path, meta, cjs):
           '|' + '---|' * (len(head) + len(BW_POINTS) + 1)]
     for c in configs:
         cols = [c]
-        for s in LAT_POINTS:
-            v = med(cells, c, 'pingpong', s)
-            if v is None:
-                cols.append('n/a')
-                continue
-            parts = [fmt(v, 'us')]
-            for a, name in (('shm', 'shm'), ('openmpi', 'MPI')):
-                if a in anchors:
-                    parts.append('%s %s' % (fx(ratio(v, med(cells, a, 'pingpong', s))), name))
-            cols.append(', '.join(parts))
-        for s in BW_POINTS:
-            v = med(cells, c, 'stream', s)
-            parts = [fmt(v, 'MB/s')] if v is not None else ['n/a']
-            for a, name in (('shm', 'shm'), ('openmpi', 'MPI')):
-                if a in anchors and v is not None:
-                    parts.append('%s %s' % (fx(ratio(v, med(cells, a, 'stream', s))), name))
-            cols.append(', '.join(parts))
+        cols += [anchored(cells, anchors, c, 'pingpong', s, 'us') for s in LAT_POINTS]
+        cols += [anchored(cells, anchors, c, 'stream', s, 'MB/s') for s in BW_POINTS]
         cols.append(fx(ratio(med(cells, c, 'msgrate', 8), med(cells, 'openmpi', 'msgrate', 8))))
         L.append('| %s |' % ' | '.join(cols))
     for a in anchors:

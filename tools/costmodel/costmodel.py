@@ -197,18 +197,29 @@ def network(link_mbps, hop_ns):
     return dict(name='network', kind='network', link_mbps=link_mbps, hop_ns=hop_ns)
 
 
+def shm_points(p):
+    """The measured shm floor (calibrate.py: the least one-way time of tools/bench/shm_pingpong
+    at each size), as sorted (size, ns)."""
+    return sorted((int(n), float(t)) for n, t in p['shm_curve'])
+
+
+def shm_segment(pts, n):
+    """The two measured sizes about n (the last two beyond them): ((n0, t0), (n1, t1))."""
+    i = 1
+    while i < len(pts) - 1 and pts[i][0] < n:
+        i += 1
+    return pts[i - 1], pts[i]
+
+
 def shm_read(p):
-    """The cross-core read of n bytes (ns) from the measured shm floor (calibrate.py: the least
-    one-way time of tools/bench/shm_pingpong at each size): what n bytes add to its 8 B time,
-    less its own local copy in; linear between the sizes measured, the last slope beyond."""
-    pts = sorted((int(n), float(t)) for n, t in p['shm_curve'])
+    """The cross-core read of n bytes (ns) from the measured shm floor: what n bytes add to its
+    8 B time, less its own local copy in; linear between the sizes measured, the last slope
+    beyond."""
+    pts = shm_points(p)
     base, local = pts[0][1], p['copy_ns_per_byte']
 
     def read(n):
-        i = 1
-        while i < len(pts) - 1 and pts[i][0] < n:
-            i += 1
-        (n0, t0), (n1, t1) = pts[i - 1], pts[i]
+        (n0, t0), (n1, t1) = shm_segment(pts, n)
         t = t0 + (t1 - t0) * (n - n0) / (n1 - n0)
         return max(0.0, t - base - local * n)
     return read
@@ -217,11 +228,7 @@ def shm_read(p):
 def shm_slope(p, n):
     """The cross-core read's marginal ns a byte around n bytes: the shm floor's slope between
     the measured sizes about n (the last slope beyond them), less the floor's local copy in."""
-    pts = sorted((int(k), float(t)) for k, t in p['shm_curve'])
-    i = 1
-    while i < len(pts) - 1 and pts[i][0] < n:
-        i += 1
-    (n0, t0), (n1, t1) = pts[i - 1], pts[i]
+    (n0, t0), (n1, t1) = shm_segment(shm_points(p), n)
     return max(0.0, (t1 - t0) / (n1 - n0) - p['copy_ns_per_byte'])
 
 
