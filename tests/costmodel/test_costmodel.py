@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tools', 'costmodel'))
 import costmodel as cm  # noqa: E402
 import calibrate  # noqa: E402
 import advise  # noqa: E402
+import validate  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, '..'))
 from pychecks import check, finish  # noqa: E402
 
@@ -216,6 +217,36 @@ def advisor(build):
               'a loss of 200 %%: exit %d, %s' % (res.returncode, res.stderr.strip()))
 
 
+def myrinet_cards(build):
+    """myrinet2000's two cards: a variant's keys over the set's, an unknown variant refused;
+    the clock split by hand (8.5 and 6.7 us at 133 and 200 MHz: 5.37 us at the clock), and the
+    model's own split gives back exactly its components that run at the NIC's clock."""
+    b, c = cm.load_params('myrinet2000:PCI64B'), cm.load_params('myrinet2000:PCI64C')
+    base = cm.load_params('myrinet2000')
+    check(b['nic_mhz'] == base['nic_mhz'] == 133 and c['nic_mhz'] == 200 and
+          c['kind'] == 'myrinet2000' and c['name'] == 'myrinet2000:PCI64C' and
+          c['link_mbps'] == base['link_mbps'] and c['published']['latency_us'] < b['published']['latency_us']
+          and base['variant_names'] == ['PCI64B', 'PCI64C'],
+          'myrinet2000:PCI64C: its clock and published figures over the set: %s' % c)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'costmodel', 'costmodel.py'),
+                        '--build', build, '--params', 'myrinet2000:PCI99'], capture_output=True, text=True)
+    check(r.returncode == 2 and 'no variant PCI99 (it has: PCI64B, PCI64C)' in r.stderr,
+          'an unknown variant: %s' % r.stderr.strip())
+    nic, rest = validate.clock_split(8.5, 6.7, 133, 200)
+    check(close(nic, 1.8 * 200 / 67) and close(nic + rest, 8.5) and close(nic * 133 / 200 + rest, 6.7),
+          'GM split: %.3f at 133 MHz + %.3f' % (nic, rest))
+    cfg = config()
+    lat = {}
+    for p in (b, c):
+        ex = []
+        lat[p['nic_mhz']] = cm.one_way(cfg, p, CAL, 1, 8, ex)
+        if p is b:
+            want = sum(ns for _, stage, ns in ex if stage in ('tx nic', 'rx nic'))
+    nic, rest = validate.clock_split(lat[133], lat[200], 133, 200)
+    check(want > 0 and close(nic, want, 1e-6),
+          'the model split by the clocks: %.1f ns, its tx/rx nic components %.1f' % (nic, want))
+
+
 def main():
     build = os.path.abspath(sys.argv[1])
     seed002()
@@ -224,6 +255,7 @@ def main():
     rendezvous()
     fit(build)
     cli(build)
+    myrinet_cards(build)
     advisor(build)
     return finish()
 

@@ -37,7 +37,8 @@ clear-to-send first: two 0-byte one-way times.  The routes are commrun's own (`c
 Parameter sets: `emulated` (this machine, build/costmodel/emulated.json, written by
 tools/costmodel/calibrate.py from callgrind instruction counts and measured copy speeds),
 `myrinet2000` (tools/costmodel/myrinet2000.json: the same instruction counts on a LANai 9 and
-a host of its time, PCI and link figures as published), `sci` (tools/costmodel/sci.json: seed
+a host of its time, PCI and link figures as published; variants PCI64B and PCI64C, the two cards
+Myricom measured GM on: myrinet2000:PCI64C), `sci` (tools/costmodel/sci.json: seed
 002's constants, verbatim; hardware only).
 """
 import argparse
@@ -82,7 +83,9 @@ class Config:
 
 
 def load_params(name):
-    """A parameter set by name (emulated, myrinet2000, sci) or a JSON file."""
+    """A parameter set by name (emulated, myrinet2000, sci) or a JSON file; NAME:VARIANT picks
+    one of the set's variants (myrinet2000:PCI64C), its keys over the set's own."""
+    name, _, variant = name.partition(':')
     if name == 'emulated':
         path = CALIBRATION
         if not os.path.isfile(path):
@@ -96,6 +99,15 @@ def load_params(name):
     with open(path) as f:
         p = json.load(f)
     p.setdefault('name', name)
+    variants = p.pop('variants', {})
+    if variant:
+        if variant not in variants:
+            die('parameter set %s has no variant %s (it has: %s)' % (
+                name, variant, ', '.join(sorted(variants)) or 'none'))
+        p.update(variants[variant])
+        p.setdefault('kind', p['name'])     # components() keys on the set, not the variant
+        p['name'] = '%s:%s' % (p['name'], variant)
+    p['variant_names'] = sorted(variants)
     return p
 
 
@@ -132,7 +144,9 @@ def components(cfg, p, cal, hops, size):
                 ('copy_out', 'rx host', 0, 0, pci + mem, False)]
         return out
     ir, _ = instructions(cfg, cal)
-    h, n = p['host_ns_per_ir'], p.get('nic_ns_per_ir', p['host_ns_per_ir'])
+    h = p['host_ns_per_ir']
+    # the NIC's processor: its clock at one instruction a cycle, else as fast as the host
+    n = 1000.0 / p['nic_mhz'] if 'nic_mhz' in p else p.get('nic_ns_per_ir', h)
     if kind == 'emulated':
         local = p['copy_ns_per_byte']
         # the Rx DMA's cross-core read: a frame alone (or a message's first) costs what the
@@ -332,7 +346,8 @@ def parse_sizes(text):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--build', required=True)
-    ap.add_argument('--params', default='emulated')
+    ap.add_argument('--params', default='emulated', help='emulated, myrinet2000[:PCI64B|PCI64C], '
+                    'sci, or a JSON file[:VARIANT]')
     ap.add_argument('-s', '--sizes', default='0:1M')
     ap.add_argument('--src', type=int, default=0)
     ap.add_argument('--dst', type=int, default=1)

@@ -51,31 +51,68 @@ def compare(cells, configs, cal, build_of=lambda c: os.path.join(ROOT, 'build', 
     return out
 
 
-def myrinet_check(cal, build):
-    """(latency us at 8 B, peak stream MB/s, published dict) of baseline under myrinet2000."""
-    p = cm.load_params('myrinet2000')
+def myrinet_check(cal, build, variant=''):
+    """(latency us at 8 B, peak stream MB/s, host CPU us per message, params) of a config under
+    myrinet2000[:variant]; the host's share is its send and receive instructions (the
+    components host_send and host_recv at 8 B)."""
+    p = cm.load_params('myrinet2000' + (':' + variant if variant else ''))
     cfg = cm.Config(build)
-    lat = cm.one_way(cfg, p, cal, 1, 8) / 1000.0
+    ex = []
+    lat = cm.one_way(cfg, p, cal, 1, 8, ex) / 1000.0
     bw = max(cm.stream_bw(cfg, p, cal, 1, s) for s in (1 << 16, 1 << 20, 1 << 22))
-    return lat, bw, p['published']
+    host = sum(ns for name, _, ns in ex if name in ('host_send', 'host_recv')) / 1000.0
+    return lat, bw, host, p
+
+
+def clock_split(lat_slow, lat_fast, mhz_slow, mhz_fast):
+    """A latency measured on two cards that differ only in the NIC's clock, as (the part that
+    runs at the NIC's clock, on the slower card; the rest): lat = nic + rest, nic scaling as
+    1 / clock, so lat_slow - lat_fast = nic (1 - mhz_slow / mhz_fast)."""
+    nic = (lat_slow - lat_fast) / (1.0 - float(mhz_slow) / mhz_fast)
+    return nic, lat_slow - nic
 
 
 def myrinet_lines(cal):
-    """The myrinet2000 set against GM's published figures: baseline, and -- GM delivers
-    reliably and in order -- reliable (checksum + reliability) when it is built and calibrated."""
-    L = []
-    for c, why in (('baseline', ''), ('reliable', ", the like-for-like one: GM's delivery is reliable "
-                                                  "and ordered, as with this config's protocols")):
+    """The myrinet2000 set against GM's published figures on the same two cards (PCI64B,
+    PCI64C): baseline, and -- GM delivers reliably and in order -- reliable (checksum +
+    reliability) when it is built and calibrated; then each latency split by the cards' clocks
+    into the NIC's part and the rest, the model's and GM's, and the host's CPU per message."""
+    L, split = [], []
+    for c, why in (('baseline', ''), ('reliable', " (GM's delivery is reliable and ordered, as "
+                                                  "with this config's protocols)")):
         b = os.path.join(ROOT, 'build', c)
         if not os.path.isfile(os.path.join(b, 'config.json')) or c not in cal.get('ir', {}):
             continue
-        lat, bw, pub = myrinet_check(cal, b)
-        if not L:
-            L += ['', 'Parameter set `myrinet2000` (tools/costmodel/myrinet2000.json: a LANai 9 and a '
-                  'host of its time running these instruction counts) against GM on Myrinet-2000 (%.1f '
-                  'us, %.0f MB/s published):' % (pub['latency_us'], pub['bandwidth_mb_s']), '']
-        L.append('- %s%s: 8 B one-way %.2f us (%+.0f %%); peak stream %.0f MB/s (%+.0f %%).' % (
-            c, why, lat, 100 * (lat / pub['latency_us'] - 1), bw, 100 * (bw / pub['bandwidth_mb_s'] - 1)))
+        cards = {}
+        for v in cm.load_params('myrinet2000')['variant_names']:
+            cards[v] = myrinet_check(cal, b, v)
+            lat, bw, host, p = cards[v]
+            pub = p['published']
+            if not L:
+                L += ['', 'Parameter set `myrinet2000` (tools/costmodel/myrinet2000.json: a LANai 9 and '
+                      'a host of its time running these instruction counts) against GM-1.6.4 on the same '
+                      'two cards (%s):' % p['sources']['checked_against'].split(':')[0], '',
+                      '| config | card | 8 B one-way: model | GM | error | peak stream: model | GM | '
+                      'error |', '|---|---|---|---|---|---|---|---|']
+            L.append('| %s%s | %s (%d MHz) | %.2f us | %.1f us | %+.0f %% | %.0f MB/s | %.0f MB/s | '
+                     '%+.0f %% |' % (c, why, v, p['nic_mhz'], lat, pub['latency_us'],
+                                     100 * (lat / pub['latency_us'] - 1), bw, pub['bandwidth_mb_s'],
+                                     100 * (bw / pub['bandwidth_mb_s'] - 1)))
+        if len(cards) == 2:
+            (_, slow), (_, fast) = sorted(cards.items(), key=lambda kv: kv[1][3]['nic_mhz'])
+            f0, f1 = slow[3]['nic_mhz'], fast[3]['nic_mhz']
+            mn, mr = clock_split(slow[0], fast[0], f0, f1)
+            gn, gr = clock_split(slow[3]['published']['latency_us'], fast[3]['published']['latency_us'],
+                                 f0, f1)
+            gh = slow[3]['published']['host_us_per_msg']
+            split.append('- %s: at the NIC\'s clock %.2f us (GM %.2f), the rest -- host, PCI, link '
+                         '-- %.2f us (GM %.2f); of it the host\'s CPU per message (send and receive '
+                         'instructions) %.2f us (GM %.2f, %+.0f %%).' % (
+                             c, mn, gn, mr, gr, slow[2], gh, 100 * (slow[2] / gh - 1)))
+    if split:
+        L += ['', 'Each 8 B latency split by the two cards\' clocks (a part that runs at the NIC\'s '
+              'clock, scaling as 1 / clock, and the rest: solved from the two cards\' latencies, '
+              'the model\'s as GM\'s; %d MHz card):' % f0, ''] + split
     return L
 
 
