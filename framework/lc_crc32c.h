@@ -27,6 +27,18 @@ uint32_t lc_crc32c_sw(uint32_t crc, const void *buf, size_t len);
 uint32_t lc_crc32c_hw(uint32_t crc, const void *buf, size_t len);
 /* 1 when this CPU has SSE4.2 (probed once, then cached). */
 int lc_crc32c_hw_available(void);
+/*
+ * The implementations of lc_crc32c and lc_crc32c_copy: the table, SSE4.2's
+ * crc32 in three chains, and (buffers of 1 KiB or more) folding by VPCLMULQDQ
+ * over AVX-512 registers.  The fastest the CPU has is used, unless the
+ * environment variable LC_CRC32C names another (table, sse42, fold) when
+ * first probed.  lc_crc32c_select(name): switch to one (0), or -1 when the
+ * name is unknown or the CPU lacks it (nothing changes).
+ */
+enum { LC_CRC32C_IMPL_TABLE = 1, LC_CRC32C_IMPL_SSE42 = 2, LC_CRC32C_IMPL_FOLD = 3 };
+int lc_crc32c_select(const char *name);
+int lc_crc32c_current(void);
+const char *lc_crc32c_name(void);
 
 /*
  * lc_crc32c_inline: the same CRC as lc_crc32c, for the per-frame paths of the

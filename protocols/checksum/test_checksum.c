@@ -98,6 +98,8 @@ Test(checksum, three_chains_and_fused_copy_agree_with_the_table)
 	static const size_t base[] = { 0, SHORT3, 2 * SHORT3, LONG3, LONG3 + SHORT3, 2 * LONG3 + SHORT3 };
 	static unsigned char src[MAX + 8], dst[MAX + 24];
 
+	if (lc_crc32c_select("sse42") != 0)     /* the chains, also where folding is the default */
+		cr_skip_test("this CPU lacks SSE4.2: no crc32 chains to test");
 	for (size_t i = 0; i < sizeof src; i++)
 		src[i] = (unsigned char)lc_test_next();
 	for (size_t b = 0; b < sizeof base / sizeof base[0]; b++) {
@@ -116,6 +118,50 @@ Test(checksum, three_chains_and_fused_copy_agree_with_the_table)
 			cr_assert(dst[doff - 1] == 0xa5 && dst[doff + len] == 0xa5, "len %zu: written past", len);
 		}
 	}
+}
+
+/*
+ * Folding (lc_crc32c.c, LC_CRC32C_IMPL_FOLD: VPCLMULQDQ over AVX-512, for
+ * buffers of 1 KiB or more in whole 256-byte rounds, the rest by the chains):
+ * every length around the threshold and a round's edges, up to several
+ * rounds of the main loop and beyond 64 KiB, every source alignment, a seed
+ * carried in, and the fused copy -- the table's CRC, the bytes copied
+ * exactly, nothing written past them.  A CPU without the instructions skips,
+ * saying so; selecting it there must fail and change nothing.
+ */
+Test(checksum, folding_agrees_with_the_table)
+{
+	static const size_t base[] = { 1024, 1280, 2048, 4096, 8192, 65536 + 256 };
+	static unsigned char src[65536 + 256 + 64 + 8], dst[65536 + 256 + 64 + 32];
+	int before = lc_crc32c_current();
+
+	if (lc_crc32c_select("fold") != 0) {
+		cr_assert_eq(lc_crc32c_current(), before, "a failed select changed the implementation");
+		cr_skip_test("this CPU lacks AVX-512 or VPCLMULQDQ: folding cannot run here");
+	}
+	cr_assert_str_eq(lc_crc32c_name(), "fold");
+	for (size_t i = 0; i < sizeof src; i++)
+		src[i] = (unsigned char)lc_test_next();
+	for (size_t b = 0; b < sizeof base / sizeof base[0]; b++) {
+		for (size_t len = base[b] - 9; len <= base[b] + 66; len++) {
+			size_t off = len % 8, doff = 8 + (len * 5) % 8;
+			uint32_t seed = (uint32_t)lc_test_next();
+			uint32_t a = lc_crc32c_sw(seed, src + off, len);
+			uint32_t h = lc_crc32c(seed, src + off, len);
+			uint32_t c;
+
+			memset(dst, 0xa5, sizeof dst);
+			c = lc_crc32c_copy(seed, dst + doff, src + off, len);
+			cr_assert_eq(h, a, "len %zu off %zu: table %08x, folded %08x", len, off, a, h);
+			cr_assert_eq(c, a, "len %zu off %zu: table %08x, folded copy %08x", len, off, a, c);
+			cr_assert(memcmp(dst + doff, src + off, len) == 0, "len %zu: bytes copied wrong", len);
+			cr_assert(dst[doff - 1] == 0xa5 && dst[doff + len] == 0xa5, "len %zu: written past", len);
+		}
+	}
+	cr_assert_eq(lc_crc32c_select("no such"), -1, "an unknown implementation is refused");
+	cr_assert_str_eq(lc_crc32c_name(), "fold", "and changes nothing");
+	cr_assert_eq(lc_crc32c_select("sse42"), 0, "back to the chains");
+	cr_assert_eq(lc_crc32c(0, "123456789", 9), 0xE3069283u);
 }
 
 /* A frame as the send side fills it: baseline fields set, payload of LC_MTU bytes. */

@@ -145,24 +145,28 @@ def advise_section(outdir, cells, configs, meta):
 
 
 def crc_section(outdir):
-    """CRC32C against memcpy (run.py crc=1, crc.csv): bytes per TSC tick of the protocols' CRC, a
-    memcpy of the same bytes and the two fused, per size."""
+    """CRC32C against memcpy (run.py crc=1, crc.csv): bytes per TSC tick of the protocols' CRC in
+    each implementation the CPU has, fused with a copy or not, beside a memcpy, per size."""
     L = [CRC_SECTION, '']
     rows = stage_rows(outdir, 'crc')
     if rows is None:
         return L + [NOT_MEASURED % 'crc', '']
     val = {(r['size'], r['what']): r for r in rows}
     sizes = sorted({int(r['size']) for r in rows})
+    impls = [w.split(':', 1)[1] for w in dict.fromkeys(r['what'] for r in rows) if w.startswith('crc:')]
     ghz = rows[0]['tsc_ghz'] if rows else '?'
-    L += ['`tools/bench/crc_speed.c`, in cache, the three interleaved in each repetition: bytes per '
-          'TSC tick (the TSC runs at %s GHz, the nominal clock; no other cycle counter is readable '
-          'here), median [min max].  *crc*: `lc_crc32c` (checksum\'s and reliability\'s CRC); '
-          '*memcpy*: the copy the pipeline makes anyway; *fused*: `lc_crc32c_copy`, both in one '
-          'pass (reliability\'s kept copy); *crc+memcpy*: the two one after the other, from the '
-          'medians.  The crc32 instruction retires 8 bytes a cycle at best (three chains hide its '
-          'latency), so a CRC costs at least what 8 B/cycle allows whatever it is fused with.'
-          % ghz, '',
-          '| size | crc | memcpy | fused | crc+memcpy | crc / memcpy time |', '|---|---|---|---|---|---|']
+    default = rows[0].get('default') or '?'
+    L += ['`tools/bench/crc_speed.c`, in cache, every column interleaved in each repetition: bytes '
+          'per TSC tick (the TSC runs at %s GHz, the nominal clock; no other cycle counter is '
+          'readable here), median [min max].  *crc*: `lc_crc32c` (checksum\'s and reliability\'s '
+          'CRC); *fused*: `lc_crc32c_copy`, the CRC and a copy in one pass (reliability\'s kept '
+          'copy); *memcpy*: the copy the pipeline makes anyway; per implementation -- *sse42*: the '
+          'crc32 instruction in three chains (8 bytes a cycle at best), *fold*: carry-less '
+          'multiplication (VPCLMULQDQ over AVX-512, buffers of 1 KiB and more).  The protocols use '
+          '*%s* on this CPU; the last two columns are its figures.' % (ghz, default), '',
+          '| size | memcpy | %s | crc+memcpy | crc / memcpy time |' % ' | '.join(
+              'crc %s | fused %s' % (i, i) for i in impls),
+          '|---|---|%s---|---|' % ('---|---|' * len(impls))]
 
     def cell(s, w):
         r = val.get((str(s), w))
@@ -172,13 +176,14 @@ def crc_section(outdir):
 
     for s in sizes:
         try:
-            c, m = float(val[(str(s), 'crc')]['median']), float(val[(str(s), 'memcpy')]['median'])
+            c, m = float(val[(str(s), 'crc:' + default)]['median']), float(val[(str(s), 'memcpy')]['median'])
             seq, slow = '%.2f' % (1 / (1 / c + 1 / m)), '%.1f×' % (m / c)
         except (KeyError, ValueError, ZeroDivisionError):
             seq = slow = 'n/a'
-        L.append('| %s | %s | %s | %s | %s | %s |' % (bl.fmt_size(s),
-                                                      cell(s, 'crc'), cell(s, 'memcpy'),
-                                                      cell(s, 'fused'), seq, slow))
+        L.append('| %s | %s | %s | %s | %s |' % (
+            bl.fmt_size(s), cell(s, 'memcpy'),
+            ' | '.join('%s | %s' % (cell(s, 'crc:' + i), cell(s, 'fused:' + i)) for i in impls),
+            seq, slow))
     return L + ['']
 
 

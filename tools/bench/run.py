@@ -294,8 +294,9 @@ def active_protocols(cj):
 
 
 def crc_stage(bindir, path, quick):
-    """crc=1: builds and runs crc_speed.c once (its repetitions interleave the three) and writes
-    crc.csv (size, what, median, min, max in bytes per TSC tick, tsc_ghz); returns the note."""
+    """crc=1: builds and runs crc_speed.c once (its repetitions interleave every column) and
+    writes crc.csv (size, what, median, min, max in bytes per TSC tick, tsc_ghz, default: the
+    implementation the protocols use here); returns the note."""
     exe = os.path.join(bindir, 'crc_speed')
     os.makedirs(bindir, exist_ok=True)
     rc, o, e = run_cmd(['gcc'] + CFLAGS + ['-I' + os.path.join(ROOT, 'framework'),
@@ -307,15 +308,18 @@ def crc_stage(bindir, path, quick):
     rc, o, e = run_cmd([exe, '-r', str(200 if quick else CRC_REPS)], timeout=300)
     if rc != 0:
         return 'failed: crc_speed exit %d: %s' % (rc, e.strip()[-300:])
-    ghz, rows = None, []
+    ghz, default, rows = None, None, []
     for line in o.splitlines():
         f = line.split()
         if line.startswith('# tsc_ghz') and len(f) == 3:
             ghz = f[2]
+        elif line.startswith('# default') and len(f) == 3:
+            default = f[2]      # the implementation the protocols use on this CPU
         elif len(f) == 5 and not line.startswith('#'):
-            rows.append(dict(size=f[0], what=f[1], median=f[2], min=f[3], max=f[4], tsc_ghz=ghz))
+            rows.append(dict(size=f[0], what=f[1], median=f[2], min=f[3], max=f[4], tsc_ghz=ghz,
+                             default=default))
     with open(path, 'w', newline='') as fh:
-        w = csv.DictWriter(fh, fieldnames=['size', 'what', 'median', 'min', 'max', 'tsc_ghz'])
+        w = csv.DictWriter(fh, fieldnames=['size', 'what', 'median', 'min', 'max', 'tsc_ghz', 'default'])
         w.writeheader()
         w.writerows(rows)
     return 'measured (%d repetitions per size)' % (200 if quick else CRC_REPS)

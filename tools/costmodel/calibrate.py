@@ -64,7 +64,7 @@ def copy_speed():
         sys.exit('calibrate: crc_speed ' + note)
     with open(path) as f:
         rows = [l.strip().split(',') for l in f][1:]
-    for size, what, median, _, _, ghz in rows:
+    for size, what, median, _, _, ghz, _ in rows:
         if size == '8192' and what == 'memcpy':
             return 1.0 / (float(median) * float(ghz))
     sys.exit('calibrate: crc_speed printed no 8 KiB memcpy')
