@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* CRC32C (Castagnoli) shared by the protocols: SSE4.2 when the CPU has it, a table otherwise. */
+/* CRC32C (Castagnoli) for the protocols: VPCLMULQDQ folding, SSE4.2 chains or a table. */
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* CRC32C (Castagnoli) for protocols: one implementation, SSE4.2 instruction or a table. */
+/* CRC32C (Castagnoli) for protocols: a table, SSE4.2 crc32 chains or VPCLMULQDQ folding. */
 #ifndef LC_CRC32C_H
 #define LC_CRC32C_H
 
