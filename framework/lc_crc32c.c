@@ -299,57 +299,42 @@ __attribute__((target(LC_FOLD_TARGET))) static inline __m128i lc_fold128(__m128i
 	return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
 }
 
+/* The 64 bytes at src + i, stored at dst + i as they were read when COPY. */
+__attribute__((target(LC_FOLD_TARGET), always_inline))
+static inline __m512i lc_fold_take(unsigned char *dst, const unsigned char *src, size_t i, const int copy)
+{
+	__m512i v = _mm512_loadu_si512((const void *)(src + i));
+
+	if (copy)
+		_mm512_storeu_si512((void *)(dst + i), v);
+	return v;
+}
+
 /*
  * The CRC register after the whole 256-byte rounds of len (>= 256) bytes at
  * src, from register c, and when COPY those bytes stored at dst; *done: the
- * bytes taken.  A load is stored as it was read (the register enters the
- * fold only).
+ * bytes taken.  The bytes are stored as read: the register enters the fold
+ * only.
  */
 __attribute__((target(LC_FOLD_TARGET), always_inline))
 static inline uint64_t lc_crc32c_fold_run(uint64_t c, unsigned char *dst, const unsigned char *src,
 					  size_t len, const int copy, size_t *done)
 {
 	size_t n = len & ~(size_t)255;
-	__m512i x0, x1, x2, x3, k;
+	__m512i x0 = lc_fold_take(dst, src, 0, copy), x1 = lc_fold_take(dst, src, 64, copy),
+		x2 = lc_fold_take(dst, src, 128, copy), x3 = lc_fold_take(dst, src, 192, copy),
+		k = lc_fold_k512(LC_FOLD_2048);
 	__m128i r;
 
-#define LC_FOLD_LOAD(i) _mm512_loadu_si512((const void *)(src + 64 * (i)))
-#define LC_FOLD_STORE(i, v)                                                 \
-	do {                                                                 \
-		if (copy)                                                    \
-			_mm512_storeu_si512((void *)(dst + 64 * (i)), (v));  \
-	} while (0)
-	x0 = LC_FOLD_LOAD(0);
-	x1 = LC_FOLD_LOAD(1);
-	x2 = LC_FOLD_LOAD(2);
-	x3 = LC_FOLD_LOAD(3);
-	LC_FOLD_STORE(0, x0);
-	LC_FOLD_STORE(1, x1);
-	LC_FOLD_STORE(2, x2);
-	LC_FOLD_STORE(3, x3);
 	/* the register into the first 4 bytes: a cast leaves the upper lanes undefined, the mask clears them */
 	x0 = _mm512_xor_si512(x0, _mm512_maskz_mov_epi32(1, _mm512_castsi128_si512(
 						     _mm_cvtsi32_si128((int)(uint32_t)c))));
-	k = lc_fold_k512(LC_FOLD_2048);
 	for (size_t i = 256; i < n; i += 256) {
-		__m512i y0 = _mm512_loadu_si512((const void *)(src + i)),
-			y1 = _mm512_loadu_si512((const void *)(src + i + 64)),
-			y2 = _mm512_loadu_si512((const void *)(src + i + 128)),
-			y3 = _mm512_loadu_si512((const void *)(src + i + 192));
-
-		if (copy) {
-			_mm512_storeu_si512((void *)(dst + i), y0);
-			_mm512_storeu_si512((void *)(dst + i + 64), y1);
-			_mm512_storeu_si512((void *)(dst + i + 128), y2);
-			_mm512_storeu_si512((void *)(dst + i + 192), y3);
-		}
-		x0 = lc_fold512(x0, k, y0);
-		x1 = lc_fold512(x1, k, y1);
-		x2 = lc_fold512(x2, k, y2);
-		x3 = lc_fold512(x3, k, y3);
+		x0 = lc_fold512(x0, k, lc_fold_take(dst, src, i, copy));
+		x1 = lc_fold512(x1, k, lc_fold_take(dst, src, i + 64, copy));
+		x2 = lc_fold512(x2, k, lc_fold_take(dst, src, i + 128, copy));
+		x3 = lc_fold512(x3, k, lc_fold_take(dst, src, i + 192, copy));
 	}
-#undef LC_FOLD_LOAD
-#undef LC_FOLD_STORE
 	k = lc_fold_k512(LC_FOLD_512);
 	x1 = lc_fold512(x0, k, x1);
 	x2 = lc_fold512(x1, k, x2);

@@ -23,7 +23,7 @@ uint32_t lc_crc32c(uint32_t crc, const void *buf, size_t len);
 uint32_t lc_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len);
 /* The table-driven version (any CPU). */
 uint32_t lc_crc32c_sw(uint32_t crc, const void *buf, size_t len);
-/* The SSE4.2 version when lc_crc32c_hw_available(), else the table. */
+/* The implementation in use (below: folding or the SSE4.2 chains where the CPU has them), else the table. */
 uint32_t lc_crc32c_hw(uint32_t crc, const void *buf, size_t len);
 /* 1 when this CPU has SSE4.2 (probed once, then cached). */
 int lc_crc32c_hw_available(void);

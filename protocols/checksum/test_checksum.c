@@ -87,6 +87,28 @@ Test(checksum, sse42_and_table_agree_every_length_and_alignment)
 }
 
 /*
+ * The implementation in use (impl names it in a failure) against the table
+ * for len bytes at src + off from a random seed, lc_crc32c and lc_crc32c_copy
+ * into dst + doff (dst: dsize bytes, doff >= 1): the table's CRC, the bytes
+ * copied exactly, nothing written past them.
+ */
+static void lc_check_against_table(const char *impl, const unsigned char *src, size_t off, size_t len,
+				   unsigned char *dst, size_t dsize, size_t doff)
+{
+	uint32_t seed = (uint32_t)lc_test_next();
+	uint32_t a = lc_crc32c_sw(seed, src + off, len);
+	uint32_t h = lc_crc32c(seed, src + off, len);
+	uint32_t c;
+
+	memset(dst, 0xa5, dsize);
+	c = lc_crc32c_copy(seed, dst + doff, src + off, len);
+	cr_assert_eq(h, a, "len %zu off %zu: table %08x, %s %08x", len, off, a, impl, h);
+	cr_assert_eq(c, a, "len %zu off %zu: table %08x, %s copy %08x", len, off, a, impl, c);
+	cr_assert(memcmp(dst + doff, src + off, len) == 0, "len %zu: bytes copied wrong", len);
+	cr_assert(dst[doff - 1] == 0xa5 && dst[doff + len] == 0xa5, "len %zu: written past", len);
+}
+
+/*
  * The three-chain loops (lc_crc32c.c: blocks of 3 x 2048 and 3 x 256 bytes,
  * joined by shift tables) at every length around their edges, each alignment
  * of source and destination, and lc_crc32c_copy: the table's CRC, and the
@@ -103,20 +125,8 @@ Test(checksum, three_chains_and_fused_copy_agree_with_the_table)
 	for (size_t i = 0; i < sizeof src; i++)
 		src[i] = (unsigned char)lc_test_next();
 	for (size_t b = 0; b < sizeof base / sizeof base[0]; b++) {
-		for (size_t len = base[b] ? base[b] - 9 : 0; len <= base[b] + 9; len++) {
-			size_t off = len % 8, doff = 8 + (len * 3) % 8;
-			uint32_t seed = (uint32_t)lc_test_next();
-			uint32_t a = lc_crc32c_sw(seed, src + off, len);
-			uint32_t h = lc_crc32c_hw(seed, src + off, len);
-			uint32_t c;
-
-			memset(dst, 0xa5, sizeof dst);
-			c = lc_crc32c_copy(seed, dst + doff, src + off, len);
-			cr_assert_eq(h, a, "len %zu off %zu: table %08x, hw %08x", len, off, a, h);
-			cr_assert_eq(c, a, "len %zu off %zu: table %08x, copy %08x", len, off, a, c);
-			cr_assert(memcmp(dst + doff, src + off, len) == 0, "len %zu: bytes copied wrong", len);
-			cr_assert(dst[doff - 1] == 0xa5 && dst[doff + len] == 0xa5, "len %zu: written past", len);
-		}
+		for (size_t len = base[b] ? base[b] - 9 : 0; len <= base[b] + 9; len++)
+			lc_check_against_table("chains", src, len % 8, len, dst, sizeof dst, 8 + (len * 3) % 8);
 	}
 }
 
@@ -143,20 +153,8 @@ Test(checksum, folding_agrees_with_the_table)
 	for (size_t i = 0; i < sizeof src; i++)
 		src[i] = (unsigned char)lc_test_next();
 	for (size_t b = 0; b < sizeof base / sizeof base[0]; b++) {
-		for (size_t len = base[b] - 9; len <= base[b] + 66; len++) {
-			size_t off = len % 8, doff = 8 + (len * 5) % 8;
-			uint32_t seed = (uint32_t)lc_test_next();
-			uint32_t a = lc_crc32c_sw(seed, src + off, len);
-			uint32_t h = lc_crc32c(seed, src + off, len);
-			uint32_t c;
-
-			memset(dst, 0xa5, sizeof dst);
-			c = lc_crc32c_copy(seed, dst + doff, src + off, len);
-			cr_assert_eq(h, a, "len %zu off %zu: table %08x, folded %08x", len, off, a, h);
-			cr_assert_eq(c, a, "len %zu off %zu: table %08x, folded copy %08x", len, off, a, c);
-			cr_assert(memcmp(dst + doff, src + off, len) == 0, "len %zu: bytes copied wrong", len);
-			cr_assert(dst[doff - 1] == 0xa5 && dst[doff + len] == 0xa5, "len %zu: written past", len);
-		}
+		for (size_t len = base[b] - 9; len <= base[b] + 66; len++)
+			lc_check_against_table("folded", src, len % 8, len, dst, sizeof dst, 8 + (len * 5) % 8);
 	}
 	cr_assert_eq(lc_crc32c_select("no such"), -1, "an unknown implementation is refused");
 	cr_assert_str_eq(lc_crc32c_name(), "fold", "and changes nothing");
