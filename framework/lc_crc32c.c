@@ -399,9 +399,10 @@ static int lc_crc32c_impl_ok(int impl)
 
 /*
  * Where folding is the default: measured in the pipeline, not alone.  On an
- * AMD EPYC (Zen 5, 2 vCPUs) folding made checksum's 64 KiB ping-pong 10.2-10.9
- * us against 12.3-12.8 with the chains and reliable's 1 MiB stream 6.5-7.0
- * GB/s against 4.3-5.2 (5 interleaved rounds, LC_CRC32C in one binary); on an
+ * AMD EPYC (Zen 5, 2 vCPUs) folding made a 64 KiB ping-pong with a CRC per
+ * frame 10.2-10.9 us against 12.3-12.8 with the chains, and a 1 MiB stream
+ * with a CRC and a kept copy per frame 6.5-7.0 GB/s against 4.3-5.2 (5
+ * interleaved rounds, LC_CRC32C in one binary); on an
  * Intel Xeon it was 2x faster alone but 3-13 % slower in the pipeline (both
  * processes' 512-bit work on two vCPUs, docs/internals.md).  Elsewhere the
  * chains stay the default; LC_CRC32C=fold picks folding on any CPU that has it.

@@ -254,15 +254,20 @@ def main(argv):
                     % (r['config'], ', '.join(want)))
         if meta.get('wall_seconds') is not None:
             c.check('Wall time' in text, 'report.md gives the wall time')
-        # CRC32C against memcpy (crc=1): a positive figure of each of the three at every size
+        # CRC32C against memcpy (crc=1): a positive figure of memcpy and of each implementation's
+        # crc and fused at every size, the protocols' default among the implementations
         cpath = os.path.join(outdir, 'crc.csv')
         if os.path.isfile(cpath):
             with open(cpath, newline='') as f:
                 crows = list(csv.DictReader(f))
             whats = {(r['size'], r['what']) for r in crows if float(r['median'] or 0) > 0}
             sizes = {r['size'] for r in crows}
-            c.check(sizes and len(whats) == 3 * len(sizes),
-                    'crc.csv: crc, memcpy and fused measured at each of %d sizes' % len(sizes))
+            impls = {w.split(':', 1)[1] for _, w in whats if w.startswith('crc:')}
+            default = crows[0].get('default') if crows else None
+            c.check(sizes and impls and default in impls and
+                    len(whats) == (1 + 2 * len(impls)) * len(sizes),
+                    'crc.csv: memcpy, and crc and fused of each implementation (%s; default %s), '
+                    'measured at each of %d sizes' % (', '.join(sorted(impls)), default, len(sizes)))
         # scaling with peers (scale=1): every job has figures, and a message costs node 0 the same
         # instructions whatever the number of nodes and active pairs (idle peers cost nothing)
         spath = os.path.join(outdir, 'scale.csv')
