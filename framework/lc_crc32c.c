@@ -107,10 +107,10 @@ static uint32_t lc_crc32c_mulmod(uint32_t a, uint32_t b)
 	return prod;
 }
 
-/* x^(8 n) mod P, reflected */
-static uint32_t lc_crc32c_x8n(size_t n)
+/* x^n mod P, reflected (bit 31: x^0), by squaring: the shift tables' x^(8 n), the folds' constants */
+static uint32_t lc_crc32c_xn(size_t n)
 {
-	uint32_t r = 1u << 31, sq = 1u << 23;   /* x^0 and x^8 */
+	uint32_t r = 1u << 31, sq = 1u << 30;   /* x^0 and x^1 */
 
 	for (; n; n >>= 1) {
 		if (n & 1)
@@ -148,16 +148,6 @@ struct lc_crc32c_fold_k {
 enum { LC_FOLD_2048, LC_FOLD_512, LC_FOLD_384, LC_FOLD_256, LC_FOLD_128, LC_FOLD_N };
 static const unsigned lc_crc32c_fold_bits[LC_FOLD_N] = { 2048, 512, 384, 256, 128 };
 static struct lc_crc32c_fold_k lc_crc32c_fold_k[LC_FOLD_N];
-
-/* x^n mod P, reflected (bit 31: x^0) */
-static uint32_t lc_crc32c_xn(unsigned n)
-{
-	uint32_t r = 1u << 31;
-
-	while (n--)
-		r = r & 1u ? (r >> 1) ^ LC_CRC32C_POLY : r >> 1;
-	return r;
-}
 #endif
 
 /*
@@ -168,7 +158,7 @@ static uint32_t lc_crc32c_xn(unsigned n)
  */
 static void lc_crc32c_zeros_table(uint32_t t[4][256], size_t n)
 {
-	uint32_t x = lc_crc32c_x8n(n);
+	uint32_t x = lc_crc32c_xn(8 * n);
 
 	for (unsigned k = 0; k < 4; k++) {
 		t[k][0] = 0;
