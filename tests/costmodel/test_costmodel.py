@@ -112,6 +112,58 @@ def pipeline():
         check(close(got, want), 'the Rx DMA of %d B: %.1f ns, by hand %.1f' % (size, got, want))
 
 
+def stream_floor(build):
+    """Frames that follow one another cross at the floor's own stream pace; a stream pays the
+    instructions counted on a stream."""
+    cfg = config()
+    flow_pts = [[8, 50.0], [8192, 450.0], [65536, 2450.0]]
+    cal = dict(CAL, shm_curve=[[8, 100.0], [8192, 1100.0], [65536, 4100.0]], shm_stream_curve=flow_pts)
+    del cal['xcore_ns_per_byte']
+    flow = cm.shm_flow(cal)
+    check(close(flow(8), 50.0) and close(flow(1), 50.0) and close(flow(4100), 50.0 + 400.0 * 4092 / 8184)
+          and close(flow(131072), 2450.0 + 2000.0 * 65536 / 57344),
+          'the floor\'s stream at, between, below and beyond its sizes')
+    # a message's first frame as the floor's ping-pong reads it, each further one at the stream's pace
+    for size in (8192, 65536):
+        ex = []
+        cm.one_way(cfg, cal, cal, 1, size, ex)
+        got = dict((n, t) for n, _, t in ex)['rx_dma']
+        want = cm.shm_read(cal)(8224) + (size // 8192 - 1) * flow(8224)
+        check(close(got, want), 'the Rx DMA of %d B, frames in a row: %.1f ns, by hand %.1f' % (size, got, want))
+    # a stream of 8 B messages by hand: each side's instructions as counted on a stream, the
+    # receiver's frame handed over at the floor's stream pace (no ping-pong hand-off), copies
+    h, c = cal['host_ns_per_ir'], cal['copy_ns_per_byte']
+    sir = dict(tx=900.0, rx=1300.0)
+    cals = dict(cal, stream_ir={'test': sir})
+    tx = sir['tx'] * h + 8 * c + 40 * c
+    rx = sir['rx'] * h + flow(40) + 8 * c
+    got = cm.stream_ns(cfg, cals, cals, 1, 8)
+    check(close(got, max(tx, rx)), 'an 8 B stream: %.1f ns a message, by hand %.1f' % (got, max(tx, rx)))
+    ir = cal['ir']['test']
+    tx2 = (ir['tx_msg'] + ir['tx_frame']) * h + 8 * c + 40 * c
+    rx2 = (ir['rx_msg'] + ir['rx_frame']) * h + flow(40) + 8 * c
+    got = cm.stream_ns(cfg, cal, cal, 1, 8)
+    check(close(got, max(tx2, rx2)), 'without stream counts a stream takes the ping-pong\'s (%.1f, %.1f)'
+          % (got, max(tx2, rx2)))
+    # on the real build: a side counted alone never polls idle, so its count a message does not
+    # depend on how long the stream ran (idle polls or the start and end left in would)
+    import json
+    with open(os.path.join(build, 'config.json')) as f:
+        name = json.load(f)['name']
+    os.makedirs(calibrate.WORK, exist_ok=True)
+    a = calibrate.stream_counts(name)
+    saved = calibrate.STREAM_WINDOWS
+    calibrate.STREAM_WINDOWS = (50, 400)
+    try:
+        b = calibrate.stream_counts(name)
+    finally:
+        calibrate.STREAM_WINDOWS = saved
+    check(all(100 < a[k] < 20000 and abs(a[k] / b[k] - 1) < 0.1 for k in ('tx', 'rx')),
+          'a stream\'s count a message, each side alone, at two lengths: %s, %s' % (
+              ', '.join('%s %.0f' % kv for kv in sorted(a.items())),
+              ', '.join('%s %.0f' % kv for kv in sorted(b.items()))))
+
+
 def rendezvous():
     plain = config()
     rndv = config(protos={'rendezvous'}, rndv=32768)
@@ -253,6 +305,7 @@ def main():
     network()
     pipeline()
     rendezvous()
+    stream_floor(build)
     fit(build)
     cli(build)
     myrinet_cards(build)

@@ -13,6 +13,11 @@ Writes build/costmodel/emulated.json (or --out):
                      read (the Rx DMA's), interpolated between the sizes (costmodel.shm_read):
                      a frame alone or a message's first; its further frames at the curve's slope
                      about the message's size (costmodel.shm_slope), up to 4 MiB
+  shm_stream_curve   tools/bench/shm_pingpong --stream, the least time a message at each size:
+                     frames that follow one another (a stream's, a long message's further
+                     frames) cross at the floor's own stream pace (costmodel.shm_flow)
+  stream_ir[cfg]     callgrind instruction counts of each config's 8 B stream, per message, the
+                     sending side and the receiving side each counted alone (stream_counts)
   ir[cfg]            callgrind instruction counts of each config's 8 B ping-pong, per message,
                      the copies' own instructions taken out (the copy speed times them): the
                      send side (lc_isend_held and the MCP's send step it runs) and the receive
@@ -86,6 +91,58 @@ def shm_floor(rounds):
         for n, us in got.items():
             best[n] = min(best.get(n, float('inf')), us * 1000)
     return sorted(best.items())
+
+
+def shm_stream(rounds):
+    """[(size, ns a message)] of the shm floor's stream (shm_pingpong --stream) at SHM_SIZES, the
+    least over rounds: frames that follow one another, handed over and read pipelined."""
+    best = {}
+    for _ in range(rounds):
+        got, err = bench.run_sweep([os.path.join(WORK, 'shm_pingpong'), '--bind', 'core', '--stream',
+                                    '-s', '8:4194304', '-i', '2000', '-w', '100'], SHM_SIZES, 1, 300,
+                                   lambda s: None)
+        if err:
+            sys.exit('calibrate: shm_pingpong --stream: ' + err)
+        for n, mbs in got.items():
+            if mbs > 0:
+                best[n] = min(best.get(n, float('inf')), n / mbs * 1000.0)
+    return sorted(best.items())
+
+
+# A stream's windows of 8 B messages in the two runs whose difference is counted (stream_counts).
+STREAM_WINDOWS = (100, 300)
+# commrun runs one command on every node: this runs the program under callgrind on one of them
+# only ($1: the node, $2: the output file), natively on the others.
+ONE_NODE = ('if [ "$LC_NODE" = "$1" ]; then o=$2; shift 2; '
+            'exec valgrind --tool=callgrind --callgrind-out-file="$o" "$@"; fi; shift 2; exec "$@"')
+
+
+def stream_counts(cfg):
+    """{tx, rx}: Ir a message of cfg's 8 B stream on the sending and the receiving node.
+
+    Each side is counted while the other runs natively, so the counted side is the slower one
+    and every progress pass of it finds work (no idle poll is counted, as none is in a stream's
+    bottleneck); two runs of STREAM_WINDOWS windows, their difference over the messages between
+    them (the start and the end cancel).  Everything the program does counts: a stream's
+    per-message work is all of it, polls that found a frame, acks and the program's checks."""
+    b = bench.cfg_bin(cfg)
+    out = {}
+    for node, side in ((0, 'tx'), (1, 'rx')):
+        total = []
+        for w in STREAM_WINDOWS:
+            path = os.path.join(WORK, 'stream.%s.%d.%d.out' % (cfg, node, w))
+            if os.path.exists(path):
+                os.remove(path)     # never a stale count
+            rc, o, e = bench.run_cmd([os.path.join(b, 'commrun'), '-n', '2', '--timeout', '600',
+                                      'sh', '-c', ONE_NODE, 'sh', str(node), path,
+                                      os.path.join(b, 'stream'), '-s', '8:8', '-i', str(w),
+                                      '-w', '10'], timeout=900)
+            if rc != 0 or not os.path.isfile(path):
+                sys.exit('calibrate: %s: stream under callgrind (node %d) failed: %s'
+                         % (cfg, node, (e.strip().splitlines() or ['exit %d' % rc])[-1]))
+            total.append(bench.callgrind_file(path)[0])
+        out[side] = (total[1] - total[0]) / ((STREAM_WINDOWS[1] - STREAM_WINDOWS[0]) * 64)
+    return out
 
 
 def latency(cfg, size, rounds):
@@ -178,7 +235,9 @@ def main(argv):
     say('shm floor (shm_pingpong, %d rounds)' % a.rounds)
     bench.build_anchors(WORK, False)
     curve = shm_floor(a.rounds)
-    ir, nic_share = {}, {}
+    say('shm floor stream (shm_pingpong --stream, %d rounds)' % a.rounds)
+    flow = shm_stream(a.rounds)
+    ir, sir, nic_share = {}, {}, {}
     for c in cfgs:
         cj = bench.config_json(c)
         if not cj:
@@ -186,12 +245,15 @@ def main(argv):
         say('callgrind %s: 8 B ping-pong' % c)
         ir[c] = counts(c, 1000)
         nic_share[c] = ir[c].pop('nic_share')
+        say('callgrind %s: 8 B stream, each side alone' % c)
+        sir[c] = stream_counts(c)
     say('baseline 8 B latency (%d rounds)' % a.rounds)
     lat, lo, hi = latency('baseline', 8, a.rounds)
     out = dict(name='emulated', kind='emulated',
                about='calibrated by tools/costmodel/calibrate.py on %s, %s' % (
                    platform.node(), datetime.datetime.now().strftime('%Y-%m-%d %H:%M')),
                copy_ns_per_byte=copy, shm_curve=curve, handoff_ns=curve[0][1],
+               shm_stream_curve=flow, stream_ir=sir,
                fitted_on=dict(config='baseline', size=8, latency_ns=lat, spread_ns=[lo, hi]),
                nic_share=statistics.median(nic_share.values()), ir=ir)
     base = os.path.join(ROOT, 'build', 'baseline')

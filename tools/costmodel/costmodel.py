@@ -122,8 +122,21 @@ def instructions(cfg, cal):
     return dict(tx_msg=0, tx_frame=0, rx_msg=0, rx_frame=0), 'no instruction counts calibrated'
 
 
-def components(cfg, p, cal, hops, size):
-    """[(name, stage, per-message ns, per-frame ns, per-byte ns, bytes include the header)]."""
+def stream_instructions(cfg, cal, ir):
+    """The config's instructions per message of a stream (Ir, {tx, rx}: tools/costmodel/
+    calibrate.py counts the stream program itself, its polls included), as per-message counts
+    beside ir's per-frame ones, so that a one-frame message costs what was counted; None when
+    the calibration has none (the ping-pong's counts then stand for a stream's too)."""
+    counts = (cal or {}).get('stream_ir', {})
+    s = counts.get(cfg.name, counts.get('baseline'))
+    if not s:
+        return None
+    return dict(ir, tx_msg=max(0.0, s['tx'] - ir['tx_frame']), rx_msg=max(0.0, s['rx'] - ir['rx_frame']))
+
+
+def components(cfg, p, cal, hops, size, stream=False):
+    """[(name, stage, per-message ns, per-frame ns, per-byte ns, bytes include the header)];
+    stream: the costs of a message among back-to-back ones (stream_ns)."""
     kind = p.get('kind', p['name'])
     rndv = cfg.rndv is not None and size >= cfg.rndv
     pio = size <= cfg.pio_threshold
@@ -144,6 +157,8 @@ def components(cfg, p, cal, hops, size):
                 ('copy_out', 'rx host', 0, 0, pci + mem, False)]
         return out
     ir, _ = instructions(cfg, cal)
+    if stream and kind == 'emulated':
+        ir = stream_instructions(cfg, cal, ir) or ir
     h = p['host_ns_per_ir']
     # the NIC's processor: its clock at one instruction a cycle, else as fast as the host
     n = 1000.0 / p['nic_mhz'] if 'nic_mhz' in p else p.get('nic_ns_per_ir', h)
@@ -153,9 +168,19 @@ def components(cfg, p, cal, hops, size):
         # shm floor's copy of its size costs; each further frame of the message streams at the
         # floor's marginal rate around the message's size (its slope: prefetched lines, and the
         # cache level a message of that size lives in)
-        xcore, cold = p.get('xcore_ns_per_byte', 0.0), 0.0
-        if 'shm_curve' in p:
-            first = frames_of(cfg, size)[0] + cfg.hdr
+        xcore, cold, handoff = p.get('xcore_ns_per_byte', 0.0), 0.0, p['handoff_ns']
+        first = frames_of(cfg, size)[0] + cfg.hdr
+        if 'shm_stream_curve' in p:
+            # frames that follow one another cross as the floor's own stream does
+            # (shm_pingpong --stream: a frame's bytes handed over and read, pipelined with
+            # the frames about it); a message alone, or a ping-pong's first frame, as the
+            # floor's ping-pong (its hand-off, then its read)
+            xcore = shm_flow(p)
+            if stream:
+                handoff = 0.0
+            else:
+                cold = shm_read(p)(first) - xcore(first)
+        elif 'shm_curve' in p:
             xcore = shm_slope(p, size)
             # may be negative (a first frame cheaper than the slope says): the message's
             # read stays read(first) + slope x the rest, never below 0
@@ -173,7 +198,7 @@ def components(cfg, p, cal, hops, size):
                 # receiver's: a hand-off the receiver waits out, message after message (in a
                 # stream too: it occupies the receiving side); a message's further frames
                 # follow the first while the receiver works, their words already on the way
-                ('handoff', 'rx host', p['handoff_ns'], 0, 0, False),
+                ('handoff', 'rx host', handoff, 0, 0, False),
                 ('rx_dma', 'rx host', cold, 0, xcore, True),
                 ('host_recv', 'rx host', ir['rx_msg'] * h, ir['rx_frame'] * h, 0, False)]
         if not rndv:
@@ -239,6 +264,21 @@ def shm_read(p):
     return read
 
 
+def shm_flow(p):
+    """The cross-core hand-off and read of a frame of n bytes among frames that follow one
+    another (ns, a function of n): the shm floor's stream (calibrate.py: tools/bench/
+    shm_pingpong --stream, the least time a message at each size), linear between the sizes
+    measured, the last slope beyond."""
+    pts = sorted((int(n), float(t)) for n, t in p['shm_stream_curve'])
+
+    def flow(n):
+        if n <= pts[0][0]:
+            return pts[0][1]
+        (n0, t0), (n1, t1) = shm_segment(pts, n)
+        return max(0.0, t0 + (t1 - t0) * (n - n0) / (n1 - n0))
+    return flow
+
+
 def shm_slope(p, n):
     """The cross-core read's marginal ns a byte around n bytes: the shm floor's slope between
     the measured sizes about n (the last slope beyond them), less the floor's local copy in."""
@@ -299,7 +339,7 @@ def stream_bw(cfg, p, cal, hops, size):
 
 def stream_ns(cfg, p, cal, hops, size):
     """Modelled time (ns) of one message in a stream of back-to-back messages: its slowest stage."""
-    comps = components(cfg, p, cal, hops, size)
+    comps = components(cfg, p, cal, hops, size, stream=True)
     busy = {}
     for name, stage, per_msg, _, _, _ in comps:
         s = stage_of(p, stage)
