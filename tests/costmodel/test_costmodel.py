@@ -33,7 +33,7 @@ def close(a, b, rel=1e-9):
 
 def config(**kw):
     c = dict(build='', name='test', mtu=8192, hdr=32, pio_threshold=256, protos=set(), rndv=None,
-             link_mbps=0, hop_ns=0, inline_mcp=True)
+             link_mbps=0, hop_ns=0, inline_mcp=True, staging_slots=1)
     c.update(kw)
     return SimpleNamespace(**c)
 
@@ -145,6 +145,22 @@ def stream_floor(build):
     got = cm.stream_ns(cfg, cal, cal, 1, 8)
     check(close(got, max(tx2, rx2)), 'without stream counts a stream takes the ping-pong\'s (%.1f, %.1f)'
           % (got, max(tx2, rx2)))
+    # copies at the speed of their footprint: the program's buffers (a message; a stream's
+    # window of them) for the copy in, the larger of those and staging's frames for the copy out
+    curve = [[8192, 0.01], [1 << 20, 0.02], [64 << 20, 0.05]]
+    calc = dict(cal, copy_curve=curve)
+    check(close(cm.copy_cost(calc, 4096), 0.01) and close(cm.copy_cost(calc, 1 << 30), 0.05) and
+          close(cm.copy_cost(calc, (1 << 20) + ((64 << 20) - (1 << 20)) // 3), 0.03) and
+          close(cm.copy_cost(cal, 1 << 20), cal['copy_ns_per_byte']),
+          'copy speed below, beyond and between the footprints measured, and without them')
+    big = config(staging_slots=256)
+    for stream, user in ((False, 1 << 20), (True, cm.STREAM_WINDOW << 20)):
+        comps = dict((c[0], c) for c in cm.components(big, calc, calc, 1, 1 << 20, stream))
+        staged = 256 * (8192 + 32)
+        check(close(comps['copy_in'][4], cm.copy_cost(calc, user)) and
+              close(comps['copy_out'][4], cm.copy_cost(calc, max(user, staged))),
+              '1 MiB %s: copy in %.4f ns/B, copy out %.4f' % (
+                  'stream' if stream else 'ping-pong', comps['copy_in'][4], comps['copy_out'][4]))
     # on the real build: a side counted alone never polls idle, so its count a message does not
     # depend on how long the stream ran (idle polls or the start and end left in would)
     import json

@@ -13,6 +13,7 @@
 
 /*
  * Usage: crc_speed [-r reps]
+ *        crc_speed -f footprint... [-r reps]
  *
  * For each size from 64 B to 64 KiB, in cache (the buffers are touched
  * first; a frame's payload is in cache when its CRC is computed), times
@@ -30,6 +31,12 @@
  * (no perf counters).  The first lines give the TSC's frequency against
  * CLOCK_MONOTONIC, "# tsc_ghz F", and the
  * implementation the protocols use here, "# default IMPL".
+ *
+ * With -f (tools/costmodel/calibrate.py): a memcpy of 8 KiB blocks out of
+ * the cache, as the pipeline's copies walk its rings -- for each footprint
+ * F (bytes, K/M suffixes), blocks taken in turn from a source ring of F
+ * bytes into a destination ring of F bytes, the rings walked several times
+ * first; prints "8192 memcpy@F median min max" in bytes per TSC tick.
  */
 enum { MAXB = 65536 };
 
@@ -63,6 +70,53 @@ static double tsc_ghz(void)
 		(double)(n) / (double)(t1_ - t0_ ? t1_ - t0_ : 1);              \
 	})
 
+/* -f: 8 KiB copies walking two rings of fp bytes; reps timed ones.  0, or 1 out of memory. */
+static int footprint_rows(size_t fp, int reps)
+{
+	enum { BLK = 8192 };
+	size_t n = fp / BLK ? fp / BLK : 1, warm = 4 * n;
+	unsigned char *src = malloc(n * BLK), *dst = malloc(n * BLK);
+	double *v = malloc(sizeof(double) * (size_t)reps);
+
+	if (!src || !dst || !v) {
+		free(src);
+		free(dst);
+		free(v);
+		return 1;
+	}
+	memset(src, 1, n * BLK);
+	memset(dst, 2, n * BLK);
+	for (size_t i = 0; i < warm; i++)
+		memcpy(dst + i % n * BLK, src + i % n * BLK, BLK);
+	for (int r = 0; r < reps; r++) {
+		size_t i = (size_t)r % n;
+
+		v[r] = LC_TIMED(memcpy(dst + i * BLK, src + i * BLK, BLK), BLK);
+		__asm__ volatile("" : : "r"(dst) : "memory");   /* the copy is not elided */
+	}
+	qsort(v, (size_t)reps, sizeof(double), cmp_double);
+	printf("%d memcpy@%zu %.3f %.3f %.3f\n", BLK, fp, v[reps / 2], v[0], v[reps - 1]);
+	free(src);
+	free(dst);
+	free(v);
+	return 0;
+}
+
+/* A byte count with an optional K or M suffix; 0 when it is not one. */
+static size_t parse_bytes(const char *t)
+{
+	char *end;
+	unsigned long long v = strtoull(t, &end, 10);
+
+	if (end == t)
+		return 0;
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	return *end ? 0 : (size_t)v;
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 64, 256, 1024, 4096, 8192, 16384, 65536 };
@@ -74,11 +128,30 @@ int main(int argc, char **argv)
 	int reps = 2000, nimpl = 0, ncol;
 	volatile uint32_t sink = 0;
 
-	if (argc == 3 && strcmp(argv[1], "-r") == 0 && atoi(argv[2]) > 0)
-		reps = atoi(argv[2]);
-	else if (argc != 1) {
-		fprintf(stderr, "usage: crc_speed [-r reps]\n");
-		return 2;
+	size_t fps[16];
+	int nfp = 0;
+
+	for (int a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "-r") == 0 && a + 1 < argc && atoi(argv[a + 1]) > 0)
+			reps = atoi(argv[++a]);
+		else if (strcmp(argv[a], "-f") == 0 && a + 1 < argc && nfp < 16 &&
+			 (fps[nfp] = parse_bytes(argv[a + 1])) > 0) {
+			nfp++;
+			a++;
+		} else {
+			fprintf(stderr, "usage: crc_speed [-r reps] | crc_speed -f footprint... [-r reps]\n");
+			return 2;
+		}
+	}
+	if (nfp > 0) {
+		printf("# tsc_ghz %.3f\n", tsc_ghz());
+		printf("# size what median min max (bytes per TSC tick)\n");
+		for (int f = 0; f < nfp; f++)
+			if (footprint_rows(fps[f], reps) != 0) {
+				fprintf(stderr, "crc_speed: out of memory for a footprint of %zu bytes\n", fps[f]);
+				return 1;
+			}
+		return 0;
 	}
 	def = lc_crc32c_name();
 	for (int i = 0; i < 2; i++)

@@ -7,6 +7,9 @@ usage: tools/costmodel/calibrate.py [--configs baseline,checksum,...] [--rounds 
 Writes build/costmodel/emulated.json (or --out):
   copy_ns_per_byte   a memcpy of one frame (8 KiB, in cache): tools/bench/crc_speed.c's memcpy
                      column, bytes per TSC tick at the TSC's frequency
+  copy_curve         the same out of the cache (crc_speed -f): 8 KiB blocks walking a source and
+                     a destination ring of each of COPY_FOOTPRINTS bytes (costmodel.copy_cost:
+                     the copy in at the program's buffers' footprint, the copy out at staging's)
   handoff_ns,        tools/bench/shm_pingpong (the matrix's floor, pinned, busy-polling), the
   shm_curve          least one-way time at each size of SHM_SIZES: at 8 B one cross-core
                      hand-off; what more bytes add, less a local copy in, is their cross-core
@@ -73,6 +76,29 @@ def copy_speed():
         if size == '8192' and what == 'memcpy':
             return 1.0 / (float(median) * float(ghz))
     sys.exit('calibrate: crc_speed printed no 8 KiB memcpy')
+
+
+# Footprints (bytes) the copies' speed is measured over, out of the cache (copy_curve).
+COPY_FOOTPRINTS = [8192, 131072, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
+
+
+def copy_curve():
+    """[(footprint, ns a byte)] of an 8 KiB memcpy whose source and destination walk rings of
+    each of COPY_FOOTPRINTS (crc_speed -f, built by copy_speed)."""
+    rc, o, e = bench.run_cmd([os.path.join(WORK, 'crc_speed'), '-r', '3000'] +
+                             [a for f in COPY_FOOTPRINTS for a in ('-f', str(f))], timeout=300)
+    if rc != 0:
+        sys.exit('calibrate: crc_speed -f: exit %d: %s' % (rc, e.strip()[-300:]))
+    ghz, out = None, []
+    for line in o.splitlines():
+        f = line.split()
+        if line.startswith('# tsc_ghz') and len(f) == 3:
+            ghz = float(f[2])
+        elif len(f) == 5 and f[1].startswith('memcpy@') and ghz and float(f[2]) > 0:
+            out.append((int(f[1].split('@')[1]), 1.0 / (float(f[2]) * ghz)))
+    if len(out) != len(COPY_FOOTPRINTS):
+        sys.exit('calibrate: crc_speed -f printed %d of %d footprints' % (len(out), len(COPY_FOOTPRINTS)))
+    return out
 
 
 SHM_SIZES = [8, 64, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536, 262144, 1048576, 4194304]
@@ -232,6 +258,7 @@ def main(argv):
         cfgs.insert(0, 'baseline')
     say('copy speed (crc_speed)')
     copy = copy_speed()
+    copies = copy_curve()
     say('shm floor (shm_pingpong, %d rounds)' % a.rounds)
     bench.build_anchors(WORK, False)
     curve = shm_floor(a.rounds)
@@ -253,7 +280,7 @@ def main(argv):
                about='calibrated by tools/costmodel/calibrate.py on %s, %s' % (
                    platform.node(), datetime.datetime.now().strftime('%Y-%m-%d %H:%M')),
                copy_ns_per_byte=copy, shm_curve=curve, handoff_ns=curve[0][1],
-               shm_stream_curve=flow, stream_ir=sir,
+               shm_stream_curve=flow, stream_ir=sir, copy_curve=copies,
                fitted_on=dict(config='baseline', size=8, latency_ns=lat, spread_ns=[lo, hi]),
                nic_share=statistics.median(nic_share.values()), ir=ir)
     base = os.path.join(ROOT, 'build', 'baseline')

@@ -80,6 +80,7 @@ class Config:
         net = c.get('network', {})
         self.link_mbps, self.hop_ns = net.get('link_mbps', 0), net.get('hop_ns', 0)
         self.inline_mcp = c['nic']['mcp'] == 'inline'
+        self.staging_slots = cj.get('host', {}).get('staging_slots', 1)
 
 
 def load_params(name):
@@ -134,6 +135,27 @@ def stream_instructions(cfg, cal, ir):
     return dict(ir, tx_msg=max(0.0, s['tx'] - ir['tx_frame']), rx_msg=max(0.0, s['rx'] - ir['rx_frame']))
 
 
+# The messages of a stream in flight at once, each in a buffer of its own (the matrix's stream,
+# msgrate and their MPI twins, OSU convention): the footprint of a stream's user buffers.
+STREAM_WINDOW = 64
+
+
+def copy_cost(p, footprint):
+    """ns a byte of a host copy whose buffers walk footprint bytes: the copy speeds measured
+    out of the cache (calibrate.py: crc_speed -f, 8 KiB blocks walking two rings of each
+    footprint), linear between the footprints measured, the nearest beyond; copy_ns_per_byte
+    (in cache) without them."""
+    pts = sorted((int(f), float(v)) for f, v in p.get('copy_curve', []))
+    if not pts:
+        return p['copy_ns_per_byte']
+    if footprint <= pts[0][0]:
+        return pts[0][1]
+    if footprint >= pts[-1][0]:
+        return pts[-1][1]
+    (f0, v0), (f1, v1) = shm_segment(pts, footprint)
+    return v0 + (v1 - v0) * (footprint - f0) / (f1 - f0)
+
+
 def components(cfg, p, cal, hops, size, stream=False):
     """[(name, stage, per-message ns, per-frame ns, per-byte ns, bytes include the header)];
     stream: the costs of a message among back-to-back ones (stream_ns)."""
@@ -164,6 +186,13 @@ def components(cfg, p, cal, hops, size, stream=False):
     n = 1000.0 / p['nic_mhz'] if 'nic_mhz' in p else p.get('nic_ns_per_ir', h)
     if kind == 'emulated':
         local = p['copy_ns_per_byte']
+        # the copies at the speed of what their buffers walk: the copy in reads the program's
+        # buffers (one message's, a stream's window of them), the copy out reads host staging,
+        # whose slots every frame takes in turn (as many bytes of each as a frame fills)
+        frame = frames_of(cfg, size)[0] + cfg.hdr
+        user = size * (STREAM_WINDOW if stream else 1)
+        copy_in = copy_cost(p, user)
+        copy_out = copy_cost(p, max(user, cfg.staging_slots * frame))
         # the Rx DMA's cross-core read: a frame alone (or a message's first) costs what the
         # shm floor's copy of its size costs; each further frame of the message streams at the
         # floor's marginal rate around the message's size (its slope: prefetched lines, and the
@@ -191,7 +220,7 @@ def components(cfg, p, cal, hops, size, stream=False):
         # fitted (calibrate.py)
         out += [('host_send', 'tx host', ir['tx_msg'] * h, ir['tx_frame'] * h, 0, False),
                 ('dma_start', 'wire', 0.0 if pio else p.get('dma_ns', 0.0), 0, 0, False),
-                ('copy_in', 'tx host', 0, 0, local, False),
+                ('copy_in', 'tx host', 0, 0, copy_in, False),
                 ('net_send', 'tx host', 0, 0, local, True),
                 ('wire', 'wire', hops * cfg.hop_ns, 0, link, True),
                 # a message's first Receive Ring word crosses from the sender's core to the
@@ -202,7 +231,7 @@ def components(cfg, p, cal, hops, size, stream=False):
                 ('rx_dma', 'rx host', cold, 0, xcore, True),
                 ('host_recv', 'rx host', ir['rx_msg'] * h, ir['rx_frame'] * h, 0, False)]
         if not rndv:
-            out.append(('copy_out', 'rx host', 0, 0, local, False))
+            out.append(('copy_out', 'rx host', 0, 0, copy_out, False))
         return out
     # a NIC of its own (myrinet2000): the host runs the framework's instructions, the LANai
     # the MCP's, PIO and DMA cross the PCI bus
