@@ -145,6 +145,13 @@ def stream_floor(build):
     got = cm.stream_ns(cfg, cal, cal, 1, 8)
     check(close(got, max(tx2, rx2)), 'without stream counts a stream takes the ping-pong\'s (%.1f, %.1f)'
           % (got, max(tx2, rx2)))
+    # a frame past its slot's first line (word 8 + header 32 + payload > 64 B) fetches one more
+    # line across: half a hand-off where the floor's read of that size shows less
+    flat = dict(cal, shm_curve=[[8, 100.0], [512, 100.0 + 504 * cal['copy_ns_per_byte']], [8192, 1100.0]])
+    step = cm.one_way(cfg, flat, flat, 1, 25) - cm.one_way(cfg, flat, flat, 1, 24)
+    small = cm.one_way(cfg, flat, flat, 1, 24) - cm.one_way(cfg, flat, flat, 1, 23)
+    check(close(step - small, flat['handoff_ns'] / 2, 1e-6),
+          'a frame one byte past the first line: +%.1f ns against +%.1f for the byte before' % (step, small))
     # copies at the speed of their footprint: the program's buffers (a message; a stream's
     # window of them) for the copy in, the larger of those and staging's frames for the copy out
     curve = [[8192, 0.01], [1 << 20, 0.02], [64 << 20, 0.05]]
@@ -211,6 +218,23 @@ def fit(build):
     below = cm.one_way(cfg, dict(calh, dma_ns=0.0), calh, 1, 1024) * 0.9
     check(calibrate.fit(calh, build, 1024, below, 'dma_ns') == 0.0,
           'dma_ns fitted below the other terms is 0')
+    # a stream's ns per instruction: the model's stream bandwidth at 8 B comes out as measured
+    cals = dict(calh, stream_ir={name: dict(tx=900.0, rx=1000.0)})
+    hs = calibrate.fit_stream(cals, build, 8, 10.0)
+    got = cm.stream_bw(cfg, dict(cals, stream_ns_per_ir=hs), cals, 1, 8)
+    check(close(got, 10.0, 1e-6) and hs > 0, 'the stream fit reproduces its bandwidth (%.4f MB/s, '
+          '%.4f ns/Ir)' % (got, hs))
+    # the run's own floors and medians (validate.in_run): the floors of the same rounds, the
+    # fitted figures fitted again on the run's medians
+    cells = {('shm', 'pingpong', 8): dict(median=0.2), ('shm', 'pingpong', 4096): dict(median=1.0),
+             ('shm', 'stream', 8): dict(median=100.0), ('shm', 'stream', 4096): dict(median=8000.0),
+             ('baseline', 'pingpong', 8): dict(median=0.9), ('baseline', 'stream', 8): dict(median=25.0)}
+    r = validate.in_run(cells, cals, build_of=lambda c: build)
+    lat = cm.one_way(cfg, r, r, 1, 8)
+    bw = cm.stream_bw(cfg, r, r, 1, 8)
+    check(r['handoff_ns'] == 200.0 and close(r['shm_stream_curve'][0][1], 80.0) and close(lat, 900.0, 1e-6)
+          and close(bw, 25.0, 1e-6), 'the run\'s floors and medians: hand-off %.0f ns, 8 B %.1f ns, '
+          '%.3f MB/s' % (r['handoff_ns'], lat, bw))
 
 
 def cli(build):

@@ -28,9 +28,10 @@ Writes build/costmodel/emulated.json (or --out):
                      plus the calls that loop makes once per frame); per frame what the
                      functions that run once a frame take (lc_tx_frame, lc_net_put, ...;
                      lc_rx_frame, the Rx DMA's completion, ...), per message the rest
-  host_ns_per_ir     the two fitted figures: ns per instruction from baseline's measured 8 B
-  dma_ns             one-way latency (median of --rounds runs, pinned), and a Tx DMA request's
-                     start-up from its latency at one frame above pio_threshold (1 KiB), each
+  host_ns_per_ir     the three fitted figures: ns per instruction from baseline's measured 8 B
+  dma_ns             one-way latency (median of --rounds runs, pinned), a Tx DMA request's
+  stream_ns_per_ir   start-up from its latency at one frame above pio_threshold (1 KiB), and
+                     ns per instruction in a stream from its 8 B stream's bandwidth, each
                      solved through the model -- every other size and config is a prediction
 """
 import argparse
@@ -221,6 +222,38 @@ def counts(cfg, iters):
                 nic_share=v['nic'] / (v['tx'] + v['rx']))
 
 
+def stream_rate(cfg, size, rounds):
+    """Median MB/s of cfg's stream at size, pinned."""
+    b = bench.cfg_bin(cfg)
+    vals = []
+    for _ in range(rounds):
+        got, err = bench.run_sweep([os.path.join(b, 'commrun'), '-n', '2', '--bind', 'core',
+                                    os.path.join(b, 'stream'), '-s', '%d:%d' % (size, size)],
+                                   [size], 1, 120, lambda s: None)
+        if err:
+            sys.exit('calibrate: %s stream: %s' % (cfg, err))
+        vals.append(got[size])
+    return statistics.median(vals), min(vals), max(vals)
+
+
+def fit_stream(cal, build, size, measured_mbs):
+    """The stream_ns_per_ir that makes the model's stream bandwidth of build's config at size
+    the measured one: the model's own formula solved (a message's time is its slowest stage,
+    rising with ns per instruction: bisection), never a second copy of it."""
+    cfg = cm.Config(build)
+    at = lambda v: cm.stream_bw(cfg, dict(cal, stream_ns_per_ir=v), cal, 1, size)  # noqa: E731
+    lo, hi = 0.0, 1.0
+    if at(lo) < measured_mbs:
+        sys.exit('calibrate: cannot fit stream_ns_per_ir at %d B: %.1f MB/s measured, %.1f without '
+                 'instructions' % (size, measured_mbs, at(lo)))
+    while at(hi) > measured_mbs and hi < 1e3:
+        hi *= 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if at(mid) > measured_mbs else (lo, mid)
+    return (lo + hi) / 2
+
+
 # fitted parameters whose least value is 0 (a DMA request's start-up); ns per instruction is not
 FLOOR_ZERO = ('dma_ns',)
 
@@ -293,6 +326,10 @@ def main(argv):
     dlat, dlo, dhi = latency('baseline', dsize, a.rounds)
     out['fitted_on']['dma'] = dict(size=dsize, latency_ns=dlat, spread_ns=[dlo, dhi])
     out['dma_ns'] = fit(out, base, dsize, dlat, 'dma_ns')
+    say('baseline 8 B stream (%d rounds)' % a.rounds)
+    rate, rlo, rhi = stream_rate('baseline', 8, a.rounds)
+    out['fitted_on']['stream'] = dict(size=8, mb_s=rate, spread_mb_s=[rlo, rhi])
+    out['stream_ns_per_ir'] = fit_stream(out, base, 8, rate)
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, 'w') as f:
         json.dump(out, f, indent=2, sort_keys=True)
