@@ -130,17 +130,22 @@ def stream_floor(build):
         got = dict((n, t) for n, _, t in ex)['rx_dma']
         want = cm.shm_read(cal)(8224) + (size // 8192 - 1) * flow(8224)
         check(close(got, want), 'the Rx DMA of %d B, frames in a row: %.1f ns, by hand %.1f' % (size, got, want))
+        got = dict((n, t) for n, _, t in ex)['net_send']
+        want = cal['copy_ns_per_byte'] * 8224 + (size // 8192 - 1) * flow(8224)
+        check(close(got, want), 'Net-Send of %d B: the first frame local, the rest at the stream\'s pace '
+              '(%.1f ns, by hand %.1f)' % (size, got, want))
     # a stream of 8 B messages by hand: each side's instructions as counted on a stream, the
     # receiver's frame handed over at the floor's stream pace (no ping-pong hand-off), copies
     h, c = cal['host_ns_per_ir'], cal['copy_ns_per_byte']
     sir = dict(tx=900.0, rx=1300.0)
     cals = dict(cal, stream_ir={'test': sir})
-    tx = sir['tx'] * h + 8 * c + 40 * c
+    # (Net-Send's write into the receiver's ring at the floor's stream pace, as the floor's writer)
+    tx = sir['tx'] * h + 8 * c + flow(40)
     rx = sir['rx'] * h + flow(40) + 8 * c
     got = cm.stream_ns(cfg, cals, cals, 1, 8)
     check(close(got, max(tx, rx)), 'an 8 B stream: %.1f ns a message, by hand %.1f' % (got, max(tx, rx)))
     ir = cal['ir']['test']
-    tx2 = (ir['tx_msg'] + ir['tx_frame']) * h + 8 * c + 40 * c
+    tx2 = (ir['tx_msg'] + ir['tx_frame']) * h + 8 * c + flow(40)
     rx2 = (ir['rx_msg'] + ir['rx_frame']) * h + flow(40) + 8 * c
     got = cm.stream_ns(cfg, cal, cal, 1, 8)
     check(close(got, max(tx2, rx2)), 'without stream counts a stream takes the ping-pong\'s (%.1f, %.1f)'

@@ -227,6 +227,11 @@ def components(cfg, p, cal, hops, size, stream=False):
             # may be negative (a first frame cheaper than the slope says): the message's
             # read stays read(first) + slope x the rest, never below 0
             cold = shm_read(p)(first) - xcore * first
+        ns_first, ns_byte = 0.0, local
+        if callable(xcore):
+            ns_byte = xcore
+            if not stream:
+                ns_first = local * first - xcore(first)
         link = 8.0 / cfg.link_mbps * 1000 if cfg.link_mbps else 0.0
         # a message by Tx DMA (above pio_threshold) waits for the request's start-up once: a
         # delay, not work of a stage (a stream overlaps it), the one figure of the DMA path
@@ -234,7 +239,11 @@ def components(cfg, p, cal, hops, size, stream=False):
         out += [('host_send', 'tx host', ir['tx_msg'] * h, ir['tx_frame'] * h, 0, False),
                 ('dma_start', 'wire', 0.0 if pio else p.get('dma_ns', 0.0), 0, 0, False),
                 ('copy_in', 'tx host', 0, 0, copy_in, False),
-                ('net_send', 'tx host', 0, 0, local, True),
+                # Net-Send writes a frame into lines its receiver read last time round the ring:
+                # a message's first frame as a local copy (its crossing is the hand-off), the
+                # frames after it -- a long message's, a stream's -- at the floor's stream pace,
+                # whose writer does the same
+                ('net_send', 'tx host', ns_first, 0, ns_byte, True),
                 ('wire', 'wire', hops * cfg.hop_ns, 0, link, True),
                 # a message's first Receive Ring word crosses from the sender's core to the
                 # receiver's: a hand-off the receiver waits out, message after message (in a
