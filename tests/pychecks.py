@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The checks of the Python test scripts (tests/placement, tests/costmodel): each counts what
-passed and what failed, prints a failure as it happens and, at the end, the line
-tools/run_tests.py reads: "N passed, M failed"."""
+passed and what failed, prints a failure as it happens (and a check it cannot run, "SKIP:
+reason", which tools/run_tests.py counts skipped) and, at the end, the line tools/run_tests.py
+reads: "N passed, M failed"."""
 
 passed = failed = 0
 
@@ -13,6 +14,11 @@ def check(ok, what):
     else:
         failed += 1
         print('FAIL: %s' % what)
+
+
+def skip(why):
+    """A check this build cannot run: tools/run_tests.py counts it skipped, with why."""
+    print('SKIP: %s' % why)
 
 
 def finish():

@@ -51,6 +51,8 @@ import threading
 import time
 
 PLAIN = re.compile(r'(\d+) passed, (\d+) failed\s*$', re.M)
+# a check a plain suite cannot run in this build (tests/pychecks.py skip): counted, with its reason
+PLAIN_SKIP = re.compile(r'^SKIP: (.*)$', re.M)
 SUITE_TIMEOUT = 300     # seconds for one suite; the tests set their own .timeout too
 # --mode: how many times more time a suite gets (LC_T_SLOWDOWN, tests/pipeline/lc_run.h)
 SLOWDOWN = {'release': 1, 'debug': 3, 'tsan': 10}
@@ -140,11 +142,12 @@ def plain_suite(t, name, rc, out, err, timed_out, secs=None, timeout=None):
         t.add(name, 0, 1, 'no "N passed, M failed" line, exit %d' % rc, secs, tail_of(out + err))
     else:
         p, f = int(m[-1][0]), int(m[-1][1])
+        skips = PLAIN_SKIP.findall(out)
         if rc != 0 and f == 0:
             f, note = 1, 'exit %d' % rc
         else:
-            note = ''
-        t.add(name, p, f, note, secs, tail_of(out + err) if f else None)
+            note = '; '.join('skipped: ' + why for why in skips)
+        t.add(name, p, f, note, secs, tail_of(out + err) if f else None, skipped=len(skips))
 
 
 def replay_suite(t, name, rc, out, err, timed_out, secs):

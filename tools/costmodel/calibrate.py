@@ -144,15 +144,16 @@ ONE_NODE = ('if [ "$LC_NODE" = "$1" ]; then o=$2; shift 2; '
             'exec valgrind --tool=callgrind --callgrind-out-file="$o" "$@"; fi; shift 2; exec "$@"')
 
 
-def stream_counts(cfg):
+def stream_counts(cfg, bindir=None):
     """{tx, rx}: Ir a message of cfg's 8 B stream on the sending and the receiving node.
 
     Each side is counted while the other runs natively, so the counted side is the slower one
     and every progress pass of it finds work (no idle poll is counted, as none is in a stream's
     bottleneck); two runs of STREAM_WINDOWS windows, their difference over the messages between
     them (the start and the end cancel).  Everything the program does counts: a stream's
-    per-message work is all of it, polls that found a frame, acks and the program's checks."""
-    b = bench.cfg_bin(cfg)
+    per-message work is all of it, polls that found a frame, acks and the program's checks.
+    bindir: the build's bin (default the config's release build, bench.cfg_bin)."""
+    b = bindir or bench.cfg_bin(cfg)
     out = {}
     for node, side in ((0, 'tx'), (1, 'rx')):
         total = []
