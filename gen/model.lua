@@ -300,7 +300,7 @@ function M.describe(m)
     config = cfg,
     active_protocols = protos,
     sram = { layout = sram, used_bytes = m.sram_used, size_bytes = c["nic.sram_bytes"],
-      free_bytes = c["nic.sram_bytes"] - m.sram_used },
+      free_bytes = c["nic.sram_bytes"] - m.sram_used, recv_word_bytes = m.recv_word_bytes },
     frame_header = { fields = hdr, bytes = m.hdr_bytes },
     host = { staging_slots = m.staging_slots },
   }

@@ -33,7 +33,7 @@ def close(a, b, rel=1e-9):
 
 def config(**kw):
     c = dict(build='', name='test', mtu=8192, hdr=32, pio_threshold=256, protos=set(), rndv=None,
-             link_mbps=0, hop_ns=0, inline_mcp=True, staging_slots=1)
+             link_mbps=0, hop_ns=0, inline_mcp=True, staging_slots=1, recv_word=8)
     c.update(kw)
     return SimpleNamespace(**c)
 

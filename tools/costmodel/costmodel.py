@@ -81,6 +81,8 @@ class Config:
         self.link_mbps, self.hop_ns = net.get('link_mbps', 0), net.get('hop_ns', 0)
         self.inline_mcp = c['nic']['mcp'] == 'inline'
         self.staging_slots = cj.get('host', {}).get('staging_slots', 1)
+        # a Receive Ring slot: its publication word (LC_NIC_RECV_WORD_BYTES), then the frame
+        self.recv_word = cj.get('sram', {}).get('recv_word_bytes', 8)
 
 
 def load_params(name):
@@ -124,8 +126,8 @@ def instructions(cfg, cal):
 
 
 def stream_instructions(cfg, cal, ir):
-    """The config's instructions per message of a stream (Ir, {tx, rx}: tools/costmodel/
-    calibrate.py counts the stream program itself, its polls included), as per-message counts
+    """The config's instructions per message of a stream (Ir, {tx, rx}: calibrate.py counts
+    the stream program itself, each side alone: stream_counts), as per-message counts
     beside ir's per-frame ones, so that a one-frame message costs what was counted; None when
     the calibration has none (the ping-pong's counts then stand for a stream's too)."""
     counts = (cal or {}).get('stream_ir', {})
@@ -135,9 +137,8 @@ def stream_instructions(cfg, cal, ir):
     return dict(ir, tx_msg=max(0.0, s['tx'] - ir['tx_frame']), rx_msg=max(0.0, s['rx'] - ir['rx_frame']))
 
 
-# A Receive Ring slot: its publication word (LC_NIC_RECV_WORD_BYTES, untimed network), then the
-# frame, in cache lines of LINE bytes.
-LC_RECV_WORD, LINE = 8, 64
+# A cache line (LC_LINE): a Receive Ring slot's word and frame cross in lines of it.
+LINE = 64
 # The messages of a stream in flight at once, each in a buffer of its own (the matrix's stream,
 # msgrate and their MPI twins, OSU convention): the footprint of a stream's user buffers.
 STREAM_WINDOW = 64
@@ -151,12 +152,7 @@ def copy_cost(p, footprint):
     pts = sorted((int(f), float(v)) for f, v in p.get('copy_curve', []))
     if not pts:
         return p['copy_ns_per_byte']
-    if footprint <= pts[0][0]:
-        return pts[0][1]
-    if footprint >= pts[-1][0]:
-        return pts[-1][1]
-    (f0, v0), (f1, v1) = shm_segment(pts, footprint)
-    return v0 + (v1 - v0) * (footprint - f0) / (f1 - f0)
+    return piecewise(pts, min(max(footprint, pts[0][0]), pts[-1][0]))
 
 
 def components(cfg, p, cal, hops, size, stream=False):
@@ -197,16 +193,15 @@ def components(cfg, p, cal, hops, size, stream=False):
         # the copies at the speed of what their buffers walk: the copy in reads the program's
         # buffers (one message's, a stream's window of them), the copy out reads host staging,
         # whose slots every frame takes in turn (as many bytes of each as a frame fills)
-        frame = frames_of(cfg, size)[0] + cfg.hdr
+        first = frames_of(cfg, size)[0] + cfg.hdr
         user = size * (STREAM_WINDOW if stream else 1)
         copy_in = copy_cost(p, user)
-        copy_out = copy_cost(p, max(user, cfg.staging_slots * frame))
+        copy_out = copy_cost(p, max(user, cfg.staging_slots * first))
         # the Rx DMA's cross-core read: a frame alone (or a message's first) costs what the
-        # shm floor's copy of its size costs; each further frame of the message streams at the
-        # floor's marginal rate around the message's size (its slope: prefetched lines, and the
-        # cache level a message of that size lives in)
+        # shm floor's copy of its size costs; each further frame at the floor's stream pace,
+        # or, with only the floor's ping-pong calibrated, at that curve's slope about the
+        # message's size
         xcore, cold, handoff = p.get('xcore_ns_per_byte', 0.0), 0.0, p['handoff_ns']
-        first = frames_of(cfg, size)[0] + cfg.hdr
         if 'shm_stream_curve' in p:
             # frames that follow one another cross as the floor's own stream does
             # (shm_pingpong --stream: a frame's bytes handed over and read, pipelined with
@@ -220,7 +215,7 @@ def components(cfg, p, cal, hops, size, stream=False):
                 # one more line fetched across after the word (half a hand-off: the writer
                 # took the lines before the word), where the floor, whose data shares the
                 # word's 128-byte pair, shows none: 16 -> 32 B measured +0.07-0.10 us
-                further = handoff / 2 if LC_RECV_WORD + first > LINE else 0.0
+                further = handoff / 2 if cfg.recv_word + first > LINE else 0.0
                 cold = max(shm_read(p)(first), further) - xcore(first)
         elif 'shm_curve' in p:
             xcore = shm_slope(p, size)
@@ -301,6 +296,13 @@ def shm_segment(pts, n):
     return pts[i - 1], pts[i]
 
 
+def piecewise(pts, x):
+    """The curve through the sorted points pts [(x, y)] at x: linear between the two about it,
+    the end segments' lines beyond them."""
+    (x0, y0), (x1, y1) = shm_segment(pts, x)
+    return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+
+
 def shm_read(p):
     """The cross-core read of n bytes (ns) from the measured shm floor: what n bytes add to its
     8 B time, less its own local copy in; linear between the sizes measured, the last slope
@@ -309,9 +311,7 @@ def shm_read(p):
     base, local = pts[0][1], p['copy_ns_per_byte']
 
     def read(n):
-        (n0, t0), (n1, t1) = shm_segment(pts, n)
-        t = t0 + (t1 - t0) * (n - n0) / (n1 - n0)
-        return max(0.0, t - base - local * n)
+        return max(0.0, piecewise(pts, n) - base - local * n)
     return read
 
 
@@ -323,10 +323,7 @@ def shm_flow(p):
     pts = sorted((int(n), float(t)) for n, t in p['shm_stream_curve'])
 
     def flow(n):
-        if n <= pts[0][0]:
-            return pts[0][1]
-        (n0, t0), (n1, t1) = shm_segment(pts, n)
-        return max(0.0, t0 + (t1 - t0) * (n - n0) / (n1 - n0))
+        return pts[0][1] if n <= pts[0][0] else max(0.0, piecewise(pts, n))
     return flow
 
 
