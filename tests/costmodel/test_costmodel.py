@@ -173,13 +173,25 @@ def stream_floor(build):
               close(comps['copy_out'][4], cm.copy_cost(calc, max(user, staged))),
               '1 MiB %s: copy in %.4f ns/B, copy out %.4f' % (
                   'stream' if stream else 'ping-pong', comps['copy_in'][4], comps['copy_out'][4]))
-    # on the real build: a side counted alone never polls idle, so its count a message does not
-    # depend on how long the stream ran (idle polls or the start and end left in would)
+    # the wrapper commrun runs on every node: callgrind on the named node only, the program
+    # itself on the others (the counted side must be the slower one)
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, 'cg.out')
+        runs = {}
+        for node in ('0', '1'):
+            r = subprocess.run(['sh', '-c', calibrate.ONE_NODE, 'sh', '1', out, 'sh', '-c', 'echo ran $0', 'x'],
+                               capture_output=True, text=True, env=dict(os.environ, LC_NODE=node))
+            runs[node] = (r.returncode, r.stdout.strip(), os.path.isfile(out))
+        check(runs['0'] == (0, 'ran x', False) and runs['1'][:2] == (0, 'ran x') and runs['1'][2],
+              'the one-node wrapper: node 0 runs the program natively, node 1 under callgrind (%s)' % runs)
+    # on the real build (a release one: callgrind cannot run a sanitized build), a count a
+    # message of each side; the machine's load can only add idle polls to it (scons test runs
+    # suites side by side: counts of 943 and 3524 Ir for the same sender), so only its floor is
+    # checked here -- calibrate runs on the bench's quiet machine
     import json
     with open(os.path.join(build, 'config.json')) as f:
         name = json.load(f)['name']
-    # callgrind runs a release build (a sanitized one, mode=debug or tsan, it cannot): this
-    # config's, beside the mode's build dir
     rel = os.path.join(os.path.dirname(build), name)
     if not os.path.isfile(os.path.join(rel, 'bin', 'stream')):
         skip('a stream\'s count a message: no release build of %s (%s; callgrind cannot run a '
@@ -187,16 +199,8 @@ def stream_floor(build):
         return
     os.makedirs(calibrate.WORK, exist_ok=True)
     a = calibrate.stream_counts(name, os.path.join(rel, 'bin'))
-    saved = calibrate.STREAM_WINDOWS
-    calibrate.STREAM_WINDOWS = (50, 400)
-    try:
-        b = calibrate.stream_counts(name, os.path.join(rel, 'bin'))
-    finally:
-        calibrate.STREAM_WINDOWS = saved
-    check(all(100 < a[k] < 20000 and abs(a[k] / b[k] - 1) < 0.1 for k in ('tx', 'rx')),
-          'a stream\'s count a message, each side alone, at two lengths: %s, %s' % (
-              ', '.join('%s %.0f' % kv for kv in sorted(a.items())),
-              ', '.join('%s %.0f' % kv for kv in sorted(b.items()))))
+    check(all(300 < a[k] < 1e5 for k in ('tx', 'rx')),
+          'a stream\'s count a message, each side alone: %s' % ', '.join('%s %.0f' % kv for kv in sorted(a.items())))
 
 
 def rendezvous():
