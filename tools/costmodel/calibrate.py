@@ -223,6 +223,12 @@ def counts(cfg, iters):
                 nic_share=v['nic'] / (v['tx'] + v['rx']))
 
 
+def dma_fit_size(cfg):
+    """The size the DMA start-up is fitted at: one frame above pio_threshold (at least 1 KiB,
+    at most a frame).  cfg: a costmodel.Config."""
+    return min(cfg.mtu, max(1024, 4 * cfg.pio_threshold))
+
+
 def stream_rate(cfg, size, rounds):
     """Median MB/s of cfg's stream at size, pinned."""
     b = bench.cfg_bin(cfg)
@@ -321,8 +327,7 @@ def main(argv):
     out['host_ns_per_ir'] = fit(out, base, 8, lat)
     # the DMA path's start-up: one frame above pio_threshold (the instructions are the PIO
     # path's, measured at 8 B; what a Tx DMA request adds is fitted here)
-    cj = bench.config_json('baseline')['config']
-    dsize = min(cj['mtu'], max(1024, 4 * cj['pio_threshold']))
+    dsize = dma_fit_size(cm.Config(base))
     say('baseline %d B latency (%d rounds)' % (dsize, a.rounds))
     dlat, dlo, dhi = latency('baseline', dsize, a.rounds)
     out['fitted_on']['dma'] = dict(size=dsize, latency_ns=dlat, spread_ns=[dlo, dhi])

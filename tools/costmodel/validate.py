@@ -35,10 +35,10 @@ def predict(cfg, p, cal, bench, size):
 def in_run(cells, cal, build_of=lambda c: os.path.join(ROOT, 'build', c)):
     """The calibration as the run's own rounds saw the machine: the shm floor's ping-pong and
     stream curves (and the hand-off, its 8 B one-way) from the run's shm anchor medians, and
-    the two fitted figures fitted again on the run's baseline medians (8 B, and one frame above
-    pio_threshold), so that floors and cells come from the same interleaved rounds.  This
+    the three fitted figures fitted again on the run's baseline medians (8 B, one frame above
+    pio_threshold, the 8 B stream), so that floors and cells come from the same interleaved rounds.  This
     machine's phases move the floor by up to 2x within minutes: a calibration taken before the
-    rounds predicted the same code 59 or 22 of 93 cells within 15 %, by the phase it fell in.
+    rounds predicted the same code 59 or 29 of 93 cells within 15 %, by the phase it fell in.
     The calibration unchanged when the run has no shm anchor or no baseline cells."""
     pp = sorted((s, v['median'] * 1000.0) for (t, b, s), v in cells.items()
                 if t == 'shm' and b == 'pingpong' and s > 0 and v['median'] > 0)
@@ -55,8 +55,7 @@ def in_run(cells, cal, build_of=lambda c: os.path.join(ROOT, 'build', c)):
     if lat:
         out['host_ns_per_ir'] = calibrate.fit(out, base, 8, lat['median'] * 1000.0)
         out['fitted_on'] = dict(out.get('fitted_on', {}), latency_ns=lat['median'] * 1000.0, run=True)
-    cfg = cm.Config(base)
-    dsize = min(cfg.mtu, max(1024, 4 * cfg.pio_threshold))
+    dsize = calibrate.dma_fit_size(cm.Config(base))
     dlat = cells.get(('baseline', 'pingpong', dsize))
     if lat and dlat:
         out['dma_ns'] = calibrate.fit(out, base, dsize, dlat['median'] * 1000.0, 'dma_ns')
