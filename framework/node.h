@@ -405,6 +405,24 @@ static inline void lc_reqq_unlink(struct lc_reqq *q, struct lc_req *prev, struct
 LC_INTERNAL void lc_send_done(struct lc_node *node, struct lc_req *r, int err);
 
 /*
+ * 1 when the NIC dropped frames to dst since lc_check_peers last looked:
+ * checked as a send completes, so that one whose frames were dropped while it
+ * was being posted (a stopped receiver) fails even when no idle poll ran
+ * lc_check_peers meanwhile.  With a protocol that provides exactly_once
+ * (lc_coop.h) a dropped frame is sent again.
+ */
+static inline int lc_tx_dropped(const struct lc_node *node, uint32_t dst)
+{
+#if !LC_PC_EXACTLY_ONCE
+	return dst < node->size && lc_nic_dst_drops(node->nic, dst) != node->tx_drops_seen[dst];
+#else
+	(void)node;
+	(void)dst;
+	return 0;
+#endif
+}
+
+/*
  * Send request r, every frame posted, leaves the head of the send queue:
  * complete with err, or wait in the in-flight list for its last Tx DMA block.
  */
@@ -565,6 +583,8 @@ LC_INTERNAL void lc_send_done(struct lc_node *node, struct lc_req *r, int err);
 LC_INTERNAL int lc_progress_locked(struct lc_node *node);
 /* Read peers' liveness and drop counters; fail the pending sends they doom. Lock held. */
 LC_INTERNAL void lc_check_peers(struct lc_node *node);
+/* The verdict of the network about dst: 0, LC_ERR_PEER_DEAD or LC_ERR_LOST. */
+LC_INTERNAL int lc_peer_state(struct lc_node *node, uint32_t dst);
 
 /* ---- helpers of the public calls, for API files beside comm.c (framework/comm.c) ---- */
 

@@ -595,24 +595,6 @@ void lc_send_done(struct lc_node *node, struct lc_req *r, int err)
 	r->done = 1;
 }
 
-/*
- * 1 when the NIC dropped frames to dst since lc_check_peers last looked:
- * checked as a send completes, so that one whose frames were dropped while it
- * was being posted (a stopped receiver) fails even when no idle poll ran
- * lc_check_peers meanwhile.  With a protocol that provides exactly_once
- * (lc_coop.h) a dropped frame is sent again.
- */
-static inline int lc_tx_dropped(const struct lc_node *node, uint32_t dst)
-{
-#if !LC_PC_EXACTLY_ONCE
-	return dst < node->size && lc_nic_dst_drops(node->nic, dst) != node->tx_drops_seen[dst];
-#else
-	(void)node;
-	(void)dst;
-	return 0;
-#endif
-}
-
 int lc_tx_push(struct lc_node *node)
 {
 	struct lc_req *r;
@@ -674,8 +656,7 @@ static int lc_tx_reap(struct lc_node *node)
 	return work;
 }
 
-/* The verdict of the network about dst: 0, LC_ERR_PEER_DEAD or LC_ERR_LOST. */
-static int lc_peer_state(struct lc_node *node, uint32_t dst)
+int lc_peer_state(struct lc_node *node, uint32_t dst)
 {
 	/* a destination that is no node (a protocol's group send) has no peer state of its own */
 	if (dst >= node->size)

@@ -779,6 +779,66 @@ LC_T_SKIPPED(pipe, dropped_frames_fail_the_pending_sends,
 	     "(!LC_PROTO_RELIABILITY)")
 #endif
 
+/*
+ * A blocking send of one PIO frame behind an empty send queue leaves without
+ * a request of the pool (comm.c, lc_send_blocking).  It must not overtake a
+ * queued send, must queue itself when the Send Ring has no slot, and fails as
+ * a queued send does when the NIC dropped its frame.
+ */
+Test(pipe, blocking_send_keeps_the_order_of_queued_sends)
+{
+	uint8_t a[8] = { 1 }, b[8] = { 2 };
+	lc_req *r;
+
+	lc_fake_wire_clear();
+	lc_fake_set_ring(0);
+	cr_assert_eq(lc_isend(nd, 1, a, 8, &r), 0);
+	lc_fake_set_ring(LC_NIC_SEND_RING);
+	cr_assert_eq(lc_send(nd, 1, b, 8), 0, "%s", lc_last_error(nd));
+	cr_expect_eq(lc_wait(nd, r, NULL), 0);
+	cr_assert_eq(lc_fake_wire_count(), 2);
+	cr_expect_eq(lc_fake_wire(0)->payload[0], 1, "the queued send leaves first");
+	cr_expect_eq(lc_fake_wire(1)->payload[0], 2);
+	cr_expect_eq(lc_fake_wire(1)->hdr.seq, lc_fake_wire(0)->hdr.seq + 1);
+}
+
+Test(pipe, blocking_send_without_a_slot_queues)
+{
+	uint8_t a[8] = { 3 };
+
+	lc_fake_wire_clear();
+	lc_fake_set_ring(0);
+	cr_expect_eq(lc_send(nd, 1, a, 8), LC_ERR_TIMEOUT);
+	cr_expect_not_null(strstr(lc_last_error(nd), "node 1"), "%s", lc_last_error(nd));
+	cr_expect_eq(lc_fake_wire_count(), 0);
+	lc_fake_set_ring(LC_NIC_SEND_RING);
+	cr_assert_eq(lc_send(nd, 1, a, 8), 0, "%s", lc_last_error(nd));
+	cr_assert_eq(lc_send(nd, 1, a, 8), 0, "%s", lc_last_error(nd));
+	cr_assert_eq(lc_fake_wire_count(), 2);
+	cr_expect_eq(lc_fake_wire(1)->hdr.seq, lc_fake_wire(0)->hdr.seq + 1);
+	cr_expect_eq(lc_fake_wire(1)->payload[0], 3);
+}
+
+#if !LC_PROTO_RELIABILITY
+Test(pipe, blocking_send_whose_frame_was_dropped_fails)
+{
+	uint8_t a[8] = { 0 };
+
+	lc_fake_add_drops(3, 1);
+	cr_expect_eq(lc_send(nd, 3, a, 8), LC_ERR_LOST);
+	cr_expect_not_null(strstr(lc_last_error(nd), "send of 8 bytes to node 3"), "%s",
+			   lc_last_error(nd));
+	cr_expect_eq(lc_send(nd, 3, a, 8), 0, "the drop was counted once: %s", lc_last_error(nd));
+	lc_fake_set_alive(2, 0);
+	lc_fake_add_drops(2, 1);
+	cr_expect_eq(lc_send(nd, 2, a, 8), LC_ERR_PEER_DEAD);
+}
+#else
+LC_T_SKIPPED(pipe, blocking_send_whose_frame_was_dropped_fails,
+	     "without reliability only: with it a frame the NIC dropped is sent again, not lost "
+	     "(!LC_PROTO_RELIABILITY)")
+#endif
+
 Test(pipe, receive_from_dead_peer_fails)
 {
 	uint8_t b[8];
