@@ -785,18 +785,28 @@ LC_T_SKIPPED(pipe, dropped_frames_fail_the_pending_sends,
  * queued send, must queue itself when the Send Ring has no slot, and fails as
  * a queued send does when the NIC dropped its frame.
  */
+/* Frames on the fake wire once the NIC moved them (an MCP thread moves them after the call). */
+static uint32_t wire_count_after_progress(uint32_t want)
+{
+	for (int i = 0; i < 100000 && lc_fake_wire_count() < want; i++)
+		cr_assert_geq(lc_progress(nd), 0, "%s", lc_last_error(nd));
+	return lc_fake_wire_count();
+}
+
 Test(pipe, blocking_send_keeps_the_order_of_queued_sends)
 {
 	uint8_t a[8] = { 1 }, b[8] = { 2 };
 	lc_req *r;
 
+	if (LC_T_SAW)
+		cr_skip_test("%s", LC_T_SAW_WHY);
 	lc_fake_wire_clear();
 	lc_fake_set_ring(0);
 	cr_assert_eq(lc_isend(nd, 1, a, 8, &r), 0);
 	lc_fake_set_ring(LC_NIC_SEND_RING);
 	cr_assert_eq(lc_send(nd, 1, b, 8), 0, "%s", lc_last_error(nd));
 	cr_expect_eq(lc_wait(nd, r, NULL), 0);
-	cr_assert_eq(lc_fake_wire_count(), 2);
+	cr_assert_eq(wire_count_after_progress(2), 2);
 	cr_expect_eq(lc_fake_wire(0)->payload[0], 1, "the queued send leaves first");
 	cr_expect_eq(lc_fake_wire(1)->payload[0], 2);
 	cr_expect_eq(lc_fake_wire(1)->hdr.seq, lc_fake_wire(0)->hdr.seq + 1);
@@ -806,6 +816,8 @@ Test(pipe, blocking_send_without_a_slot_queues)
 {
 	uint8_t a[8] = { 3 };
 
+	if (LC_T_SAW)
+		cr_skip_test("%s", LC_T_SAW_WHY);
 	lc_fake_wire_clear();
 	lc_fake_set_ring(0);
 	cr_expect_eq(lc_send(nd, 1, a, 8), LC_ERR_TIMEOUT);
@@ -814,7 +826,7 @@ Test(pipe, blocking_send_without_a_slot_queues)
 	lc_fake_set_ring(LC_NIC_SEND_RING);
 	cr_assert_eq(lc_send(nd, 1, a, 8), 0, "%s", lc_last_error(nd));
 	cr_assert_eq(lc_send(nd, 1, a, 8), 0, "%s", lc_last_error(nd));
-	cr_assert_eq(lc_fake_wire_count(), 2);
+	cr_assert_eq(wire_count_after_progress(2), 2);
 	cr_expect_eq(lc_fake_wire(1)->hdr.seq, lc_fake_wire(0)->hdr.seq + 1);
 	cr_expect_eq(lc_fake_wire(1)->payload[0], 3);
 }
