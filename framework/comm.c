@@ -416,41 +416,39 @@ static int lc_send_blocking(lc_node *node, int dst, uint64_t match, uint8_t sync
 
 		if ((rc = lc_lock_open(node, fn)))
 			return rc;
-		if (!node->sendq.head) {
-			now.s = (struct lc_sreq){ .admitted = 1 };
-			now.held = 0;
-			lc_sreq_init(node, &now, dst, match, 0, buf, len);
-			LC_STAT_ADD(node, tx_msgs, 1);
-			if (lc_tx_frame(node, &now) > 0) {
-				/* a frame the NIC dropped (a stopped or dead peer) fails it, as lc_tx_push does */
-				rc = lc_tx_dropped(node, (uint32_t)dst) ? lc_peer_state(node, (uint32_t)dst) : 0;
-				if (rc)
-					lc_check_peers(node);
-				lc_unlock(node);
-				return rc ? lc_send_failed(rc, "lc_wait", len, dst) : 0;
-			}
-			/* no Send Ring slot (or a protocol held the frame back): it waits in the queue */
-		}
-		if (!(r = lc_req_alloc(node))) {
-			lc_unlock(node);
-			return lc_fail(LC_ERR_AGAIN, "%s: all %d requests in use: complete some "
-				       "with lc_test/lc_wait (config host.max_requests)", fn,
-				       LC_HOST_MAX_REQUESTS);
-		}
 		if (node->sendq.head) {
+			if (!(r = lc_req_alloc(node)))
+				return lc_no_request(node, fn);
 			lc_sreq_init(node, r, dst, match, 0, buf, len);
-		} else {
-			r->kind = LC_REQ_SEND;
-			r->s = now.s;
-			r->held = now.held;
+			goto queue;
 		}
-		lc_send_queue(node, r);
-		return lc_wait_held(node, r, NULL);
+		now.s = (struct lc_sreq){ .admitted = 1 };
+		now.held = 0;
+		lc_sreq_init(node, &now, dst, match, 0, buf, len);
+		LC_STAT_ADD(node, tx_msgs, 1);
+		if (lc_tx_frame(node, &now) > 0) {
+			/* a frame the NIC dropped (a stopped or dead peer) fails it, as lc_tx_push does */
+			rc = lc_tx_dropped(node, (uint32_t)dst) ? lc_peer_state(node, (uint32_t)dst) : 0;
+			if (rc)
+				lc_check_peers(node);
+			lc_unlock(node);
+			return rc ? lc_send_failed(rc, "lc_wait", len, dst) : 0;
+		}
+		/* no Send Ring slot (or a protocol held the frame back): it waits in the queue */
+		if (!(r = lc_req_alloc(node)))
+			return lc_no_request(node, fn);
+		r->kind = LC_REQ_SEND;
+		r->s = now.s;
+		r->held = now.held;
+		goto queue;
 	}
 #endif
 	if ((rc = lc_lock_req_new(node, fn, &r)))
 		return rc;
 	lc_sreq_init(node, r, dst, match, sync, buf, len);
+#if !LC_PC_USED_send_msg
+queue:
+#endif
 	lc_send_queue(node, r);
 	return lc_wait_held(node, r, NULL);
 }

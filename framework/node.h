@@ -651,6 +651,14 @@ static inline int lc_peer_args(const struct lc_node *node, int peer, const char 
 	return 0;
 }
 
+/* Every request of the pool is in use: release the lock, return the error with its text. */
+static inline int lc_no_request(struct lc_node *node, const char *fn)
+{
+	lc_unlock(node);
+	return lc_fail(LC_ERR_AGAIN, "%s: all %d requests in use: complete some "
+		       "with lc_test/lc_wait (config host.max_requests)", fn, LC_HOST_MAX_REQUESTS);
+}
+
 /* lc_isend/lc_irecv/lc_iput: take the lock and a free request; on failure the lock is not held. */
 static inline int lc_lock_req_new(struct lc_node *node, const char *fn, struct lc_req **r)
 {
@@ -659,13 +667,7 @@ static inline int lc_lock_req_new(struct lc_node *node, const char *fn, struct l
 	if (rc)
 		return rc;
 	*r = lc_req_alloc(node);
-	if (!*r) {
-		lc_unlock(node);
-		return lc_fail(LC_ERR_AGAIN, "%s: all %d requests in use: complete some "
-			       "with lc_test/lc_wait (config host.max_requests)", fn,
-			       LC_HOST_MAX_REQUESTS);
-	}
-	return 0;
+	return *r ? 0 : lc_no_request(node, fn);
 }
 
 #endif /* LC_NODE_H */
