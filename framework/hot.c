@@ -43,7 +43,7 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 	if (v == LC_CONTINUE) {
 		memcpy(slot, &hdr, sizeof(hdr));
 		if (len <= LC_PIO_THRESHOLD) {
-			memcpy(slot + sizeof(hdr), payload, len);
+			lc_copy_payload(slot + sizeof(hdr), payload, len);
 			lc_nic_tx_post_pio(node->nic);
 #if !LC_NIC_MCP_THREAD
 			/*
@@ -77,8 +77,7 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
  * The data part of a frame that recv_frame accepted: sequence, assembly,
  * deliver_msg.  off is the frame's offset (0 on a first frame, whose `off`
  * field holds match_lo), len its payload bytes, checked <= LC_MTU by the
- * caller (passed, not read again: the compiler then knows the bound and
- * copies a short payload inline).  1 taken, 0 dropped, 2 parked (lc_rx_nomsg).
+ * caller (passed, not read again from the frame).  1 taken, 0 dropped, 2 parked (lc_rx_nomsg).
  */
 __attribute__((always_inline)) static inline int lc_rx_data(struct lc_node *node,
 							     struct lc_frame_hdr *hdr,
@@ -129,7 +128,7 @@ __attribute__((always_inline)) static inline int lc_rx_data(struct lc_node *node
 			goto bad;
 	}
 	if (off < m->cap) {
-		memcpy(m->data + off, payload, m->cap - off < len ? m->cap - off : len);
+		lc_copy_payload(m->data + off, payload, m->cap - off < len ? m->cap - off : len);
 		LC_STAT_ADD(node, host_copy_bytes, m->cap - off < len ? m->cap - off : len);
 	}
 	rs->off = off + len;

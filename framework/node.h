@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "comm.h"
 #include "lc_config.h"
@@ -451,6 +452,21 @@ static inline void lc_tx_frame_moved(struct lc_node *node, const struct lc_req *
 	(void)node;
 	(void)r;
 #endif
+}
+
+/*
+ * Copy a frame's payload through the C library's memcpy.  Where the compiler
+ * knows the length's bound (a payload of at most LC_MTU or LC_PIO_THRESHOLD
+ * bytes) GCC 12 at -O2 copies inline with `rep movsq`, microcoded: 27-59 TSC
+ * ticks at 8-512 B on the AMD EPYC (Zen 5) we measure on, against 3.5-10 for
+ * glibc's vector copy (one process, in cache, best of 7 x 200000 copies).
+ * The empty asm hides the bound, so the copy is a call (about 15 Ir more in
+ * callgrind, which counts a `rep movsq` as one instruction per word).
+ */
+static inline void lc_copy_payload(void *dst, const void *src, size_t len)
+{
+	__asm__("" : "+r"(len));
+	memcpy(dst, src, len);
 }
 
 /* ---- the baseline frame header ---- */

@@ -44,6 +44,14 @@ void lc_node_reset(struct lc_node *node)
 	node->reqs_used = 0;
 }
 
+/*
+ * A request is zeroed by a copy of this one: GCC 12 at -O2 zeroes the 208
+ * bytes of `(struct lc_req){ 0 }` with `rep stosq`, 30-42 TSC ticks on the
+ * AMD EPYC (Zen 5) we measure on, against 6-7 for the copy's 13 vector loads
+ * and stores (one process, in cache, 5 x 1000000 requests).
+ */
+static const struct lc_req lc_req_zero;
+
 struct lc_req *lc_req_alloc(struct lc_node *node)
 {
 	struct lc_req *r = node->free;
@@ -51,7 +59,7 @@ struct lc_req *lc_req_alloc(struct lc_node *node)
 	if (!r)
 		return NULL;
 	node->free = r->next;
-	*r = (struct lc_req){ 0 };
+	*r = lc_req_zero;
 	node->reqs_used++;
 	return r;
 }
