@@ -408,20 +408,12 @@ static int lc_send_blocking(lc_node *node, int dst, uint64_t match, uint8_t sync
 	struct lc_req *r;
 	int rc = lc_send_check(node, dst, buf, len, &r, fn);
 
-	if (rc)
+	if (rc || (rc = lc_lock_open(node, fn)))
 		return rc;
 #if !LC_PC_USED_send_msg
-	if (!sync && len <= LC_SEND_NOW_MAX) {
+	if (!sync && len <= LC_SEND_NOW_MAX && !node->sendq.head) {
 		struct lc_req now;
 
-		if ((rc = lc_lock_open(node, fn)))
-			return rc;
-		if (node->sendq.head) {
-			if (!(r = lc_req_alloc(node)))
-				return lc_no_request(node, fn);
-			lc_sreq_init(node, r, dst, match, 0, buf, len);
-			goto queue;
-		}
 		now.s = (struct lc_sreq){ .admitted = 1 };
 		now.held = 0;
 		lc_sreq_init(node, &now, dst, match, 0, buf, len);
@@ -443,8 +435,8 @@ static int lc_send_blocking(lc_node *node, int dst, uint64_t match, uint8_t sync
 		goto queue;
 	}
 #endif
-	if ((rc = lc_lock_req_new(node, fn, &r)))
-		return rc;
+	if (!(r = lc_req_alloc(node)))
+		return lc_no_request(node, fn);
 	lc_sreq_init(node, r, dst, match, sync, buf, len);
 #if !LC_PC_USED_send_msg
 queue:
