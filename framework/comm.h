@@ -139,6 +139,17 @@ int lc_irecv(lc_node *node, int src, void *buf, size_t cap, lc_req **req);
  */
 int lc_isend_match(lc_node *node, int dst, uint64_t match, const void *buf, size_t len,
 		   lc_req **req);
+/*
+ * lc_isend_match for a program that posts many small sends: a message that
+ * can leave at once (one PIO frame, no send queued before it, a Send Ring
+ * slot free, no composed protocol that takes every send over) is sent
+ * without a request -- *req is NULL, the send is complete and buf is the
+ * caller's again, as lc_isend's request would be complete at once.  Any
+ * other message gets a request as from lc_isend_match (*req non-NULL, to
+ * lc_test / lc_wait).  Errors as lc_isend_match's; a frame the NIC dropped at
+ * once fails the call as it would fail lc_wait.
+ */
+int lc_isend_now(lc_node *node, int dst, uint64_t match, const void *buf, size_t len, lc_req **req);
 int lc_irecv_match(lc_node *node, int src, uint64_t match, uint64_t mask, void *buf, size_t cap,
 		   lc_req **req);
 int lc_send_match(lc_node *node, int dst, uint64_t match, const void *buf, size_t len);

@@ -10,6 +10,7 @@
 #include "../pipeline/lc_skip.h"
 #include "comm.h"
 #include "fake_nic.h"
+#include "lc_composite_host.h"
 #include "lc_composite_nic.h"
 #include "lc_proto.h"
 #include "node.h"
@@ -849,6 +850,102 @@ Test(pipe, blocking_send_whose_frame_was_dropped_fails)
 LC_T_SKIPPED(pipe, blocking_send_whose_frame_was_dropped_fails,
 	     "without reliability only: with it a frame the NIC dropped is sent again, not lost "
 	     "(!LC_PROTO_RELIABILITY)")
+#endif
+
+/* lc_isend_now leaves without a request exactly where lc_send's fast path would (comm.c) */
+#define LC_T_NOW_MAX (LC_PIO_THRESHOLD < LC_MTU ? LC_PIO_THRESHOLD : LC_MTU)
+
+Test(pipe, isend_now_at_its_size_boundary)
+{
+	static uint8_t a[LC_T_NOW_MAX + 1];
+	lc_req *r = (lc_req *)&r;
+	uint32_t w;
+
+	if (LC_T_SAW)
+		cr_skip_test("%s", LC_T_SAW_WHY);
+	lc_fake_wire_clear();
+	a[0] = 7;
+	cr_assert_eq(lc_isend_now(nd, 1, 42, a, LC_T_NOW_MAX, &r), 0, "%s", lc_last_error(nd));
+	if (LC_PC_USED_send_msg) {
+		/* a protocol that takes sends over must see this one: it has a request */
+		cr_assert_not_null(r);
+		cr_expect_eq(lc_wait(nd, r, NULL), 0);
+	} else {
+		cr_expect_null(r, "one PIO frame behind an empty queue leaves without a request");
+	}
+	cr_assert_eq(wire_count_after_progress(1), 1);
+	cr_expect_eq(lc_fake_wire(0)->payload[0], 7);
+	cr_expect_eq(lc_fake_wire(0)->hdr.match_lo, 42);
+	cr_expect_eq(lc_fake_wire(0)->hdr.len, LC_T_NOW_MAX);
+	w = lc_fake_wire_count();
+	cr_assert_eq(lc_isend_now(nd, 1, 43, a, LC_T_NOW_MAX + 1, &r), 0, "%s", lc_last_error(nd));
+	cr_assert_not_null(r, "a message of more than one PIO frame gets a request");
+	cr_expect_eq(lc_wait(nd, r, NULL), 0, "%s", lc_last_error(nd));
+	cr_assert_gt(wire_count_after_progress(w + 1), w);
+	cr_expect_eq(lc_fake_wire(w)->hdr.seq, lc_fake_wire(0)->hdr.seq + 1, "one sequence for both");
+}
+
+Test(pipe, isend_now_behind_a_queued_send_gets_a_request)
+{
+	uint8_t a[8] = { 1 }, b[8] = { 2 };
+	lc_req *r, *q;
+
+	if (LC_T_SAW)
+		cr_skip_test("%s", LC_T_SAW_WHY);
+	lc_fake_wire_clear();
+	lc_fake_set_ring(0);
+	cr_assert_eq(lc_isend(nd, 1, a, 8, &r), 0);
+	lc_fake_set_ring(LC_NIC_SEND_RING);
+	cr_assert_eq(lc_isend_now(nd, 1, 0, b, 8, &q), 0, "%s", lc_last_error(nd));
+	cr_assert_not_null(q, "a send queued before it: it waits its turn in a request");
+	cr_expect_eq(lc_wait(nd, r, NULL), 0);
+	cr_expect_eq(lc_wait(nd, q, NULL), 0);
+	cr_assert_eq(wire_count_after_progress(2), 2);
+	cr_expect_eq(lc_fake_wire(0)->payload[0], 1, "the queued send leaves first");
+	cr_expect_eq(lc_fake_wire(1)->payload[0], 2);
+	/* no Send Ring slot: a request too, and the message leaves once there is one */
+	lc_fake_set_ring(0);
+	cr_assert_eq(lc_isend_now(nd, 1, 0, a, 8, &q), 0, "%s", lc_last_error(nd));
+	cr_assert_not_null(q, "no Send Ring slot: it waits in a request");
+	lc_fake_set_ring(LC_NIC_SEND_RING);
+	cr_expect_eq(lc_wait(nd, q, NULL), 0, "%s", lc_last_error(nd));
+	cr_assert_eq(wire_count_after_progress(3), 3);
+	cr_expect_eq(lc_fake_wire(2)->hdr.seq, lc_fake_wire(1)->hdr.seq + 1);
+}
+
+Test(pipe, isend_now_rejects_bad_arguments)
+{
+	uint8_t a[8] = { 0 };
+	lc_req *r = (lc_req *)&r;
+
+	cr_expect_eq(lc_isend_now(nd, 99, 0, a, 8, &r), LC_ERR_RANGE);
+	cr_expect_null(r);
+	cr_expect_eq(lc_isend_now(nd, 1, 0, NULL, 8, &r), LC_ERR_INVAL);
+	cr_expect_eq(lc_isend_now(nd, 1, 0, a, 8, NULL), LC_ERR_INVAL);
+	cr_expect_eq(lc_isend_now(NULL, 1, 0, a, 8, &r), LC_ERR_INVAL);
+	cr_expect_eq(lc_fake_wire_count(), 0, "nothing left for a call that failed");
+}
+
+#if !LC_PROTO_RELIABILITY && !LC_PC_USED_send_msg
+Test(pipe, isend_now_whose_frame_was_dropped_fails)
+{
+	uint8_t a[8] = { 0 };
+	lc_req *r;
+
+	lc_fake_add_drops(3, 1);
+	cr_expect_eq(lc_isend_now(nd, 3, 0, a, 8, &r), LC_ERR_LOST);
+	cr_expect_null(r);
+	cr_expect_not_null(strstr(lc_last_error(nd), "lc_isend_now: send of 8 bytes to node 3"), "%s",
+			   lc_last_error(nd));
+	cr_expect_eq(lc_isend_now(nd, 3, 0, a, 8, &r), 0, "the drop was counted once: %s",
+		     lc_last_error(nd));
+	cr_expect_null(r);
+}
+#else
+LC_T_SKIPPED(pipe, isend_now_whose_frame_was_dropped_fails,
+	     "where a message leaves without a request and a dropped frame is lost: with "
+	     "reliability it is sent again, with a protocol on send_msg it has a request "
+	     "(!LC_PROTO_RELIABILITY && !LC_PC_USED_send_msg)")
 #endif
 
 Test(pipe, receive_from_dead_peer_fails)
