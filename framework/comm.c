@@ -737,30 +737,52 @@ void lc_req_check(struct lc_node *node, struct lc_req *r)
 	r->done = 1;
 }
 
-int lc_test(lc_node *node, lc_req *req, int *done, struct lc_status *st)
+/*
+ * lc_test and lc_test_steps: up to steps progress steps while req is not
+ * complete (none when it is), the lock left between them as lc_wait_held
+ * leaves it between rounds.
+ */
+static int lc_test_common(lc_node *node, lc_req *req, unsigned steps, int *done,
+			  struct lc_status *st, const char *fn)
 {
-	int rc = lc_check(node, "lc_test");
+	int rc = lc_check(node, fn);
 
 	if (rc)
 		return rc;
 	if (!done)
-		return lc_fail(LC_ERR_INVAL, "lc_test: done is NULL");
+		return lc_fail(LC_ERR_INVAL, "%s: done is NULL", fn);
 	*done = 0;
 	if (!req)
-		return lc_fail(LC_ERR_INVAL, "lc_test: req is NULL");
-	if ((rc = lc_lock_req_pending(node, req, "lc_test")))
+		return lc_fail(LC_ERR_INVAL, "%s: req is NULL", fn);
+	if ((rc = lc_lock_req_pending(node, req, fn)))
 		return rc;
-	if (!req->done) {
-		lc_progress_locked(node);
-		if (!req->done && (++req->polls & 1023) == 0)
-			lc_req_check(node, req);
-	}
-	if (!req->done) {
+	for (;;) {
+		if (!req->done) {
+			lc_progress_locked(node);
+			if (!req->done && (++req->polls & 1023) == 0)
+				lc_req_check(node, req);
+		}
+		if (req->done) {
+			*done = 1;
+			return lc_finish(node, req, st, fn);
+		}
 		lc_unlock(node);
-		return 0;
+		if (steps <= 1)
+			return 0;
+		steps--;
+		if ((rc = lc_lock_open(node, fn)))
+			return rc;
 	}
-	*done = 1;
-	return lc_finish(node, req, st, "lc_test");
+}
+
+int lc_test(lc_node *node, lc_req *req, int *done, struct lc_status *st)
+{
+	return lc_test_common(node, req, 1, done, st, "lc_test");
+}
+
+int lc_test_steps(lc_node *node, lc_req *req, unsigned steps, int *done, struct lc_status *st)
+{
+	return lc_test_common(node, req, steps, done, st, "lc_test_steps");
 }
 
 /*

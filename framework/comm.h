@@ -199,6 +199,15 @@ int lc_cancel(lc_node *node, lc_req *req);
  * and st, which may be NULL, filled). Returns 0 or the request's error.
  */
 int lc_test(lc_node *node, lc_req *req, int *done, struct lc_status *st);
+/*
+ * lc_test with up to `steps` progress steps (one when steps is 0 or 1),
+ * ending after the first step that completed req: a bounded lc_wait for a
+ * caller that polls something else between calls (a personality's
+ * completion queue).  Cheaper than steps lc_test calls: req is checked
+ * once, and completed in the step's own holding of the lock.  *done, st
+ * and the result as lc_test's.
+ */
+int lc_test_steps(lc_node *node, lc_req *req, unsigned steps, int *done, struct lc_status *st);
 /* Wait for req, then free it. Returns 0 or the request's error (st->err too). */
 int lc_wait(lc_node *node, lc_req *req, struct lc_status *st);
 /*

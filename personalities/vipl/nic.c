@@ -10,6 +10,13 @@
 
 #include "vipl_impl.h"
 
+#if defined(__has_include)
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define LCVIPL_SINGLE_THREADED() (__libc_single_threaded != 0)
+#endif
+#endif
+
 /*
  * One NIC per process, "nic0": the libcomm node of the job (lc_open once;
  * VipOpenNic again returns the same handle and counts).  Every call takes
@@ -37,8 +44,23 @@ static __attribute__((noinline)) void lcvipl_lock_slow(void)
 	} while (atomic_exchange_explicit(&lcvipl_nic.lock, true, memory_order_acquire));
 }
 
+/*
+ * A process that never started a thread (glibc's __libc_single_threaded)
+ * cannot contend for the lock: a plain load and store take it, not a
+ * locked exchange (about 20 cycles, and every VIPL call takes the lock:
+ * five a ping-pong iteration).  The flag is cleared for good before a
+ * process's first thread runs (the provider thread of the Notify calls, a
+ * program's own), so from then on every take is the exchange; a lock held
+ * across that moment is released as always (a release store).
+ */
 void lcvipl_lock(void)
 {
+#ifdef LCVIPL_SINGLE_THREADED
+	if (LCVIPL_SINGLE_THREADED() && !atomic_load_explicit(&lcvipl_nic.lock, memory_order_relaxed)) {
+		atomic_store_explicit(&lcvipl_nic.lock, true, memory_order_relaxed);
+		return;
+	}
+#endif
 	if (__builtin_expect(atomic_exchange_explicit(&lcvipl_nic.lock, true, memory_order_acquire), 0))
 		lcvipl_lock_slow();
 }

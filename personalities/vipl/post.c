@@ -210,22 +210,13 @@ static inline struct lcvipl_wqe *lcvipl_oldest(struct lcvipl_wq *q)
 }
 
 /*
- * Test req, and while it is not complete, poll up to spin - 1 more steps:
- * lc_progress, a step at the price of a native wait's round, testing req
- * again (lc_test, which makes a step of its own when req is still not
- * complete) only after a step that did work, and at the last.  Returns
- * lc_test's code; *done, *st as lc_test's.
+ * Test req, and while it is not complete, poll up to spin - 1 more steps,
+ * as a native wait polls: lc_test_steps, which completes req in the step
+ * that completed it.  Returns lc_test's code; *done, *st as lc_test's.
  */
 static int lcvipl_test_spin(lc_req *req, unsigned spin, int *done, struct lc_status *st)
 {
-	int rc = lc_test(lcvipl_nic.node, req, done, st);
-
-	while (!*done && rc == 0 && spin-- > 1) {
-		int work = lc_progress(lcvipl_nic.node);
-		if (work != 0 || spin == 1)
-			rc = lc_test(lcvipl_nic.node, req, done, st);
-	}
-	return rc;
+	return lc_test_steps(lcvipl_nic.node, req, spin, done, st);
 }
 
 /*

@@ -264,6 +264,35 @@ Test(pipe, unexpected_still_arriving_when_received)
 LC_T_SKIPPED(pipe, unexpected_still_arriving_when_received, LC_T_BASELINE_WHY)
 #endif
 
+#if !LC_PROTO_ANY_ACTIVE
+Test(pipe, test_steps_is_a_bounded_wait)
+{
+	uint8_t a[40], b[40];
+	struct lc_status st;
+	lc_req *r;
+	int done = 1;
+
+	fill(a, sizeof a, 9);
+	cr_assert_eq(lc_irecv(nd, 2, b, sizeof b, &r), 0);
+	cr_expect_eq(lc_test_steps(nd, r, 1000, NULL, NULL), LC_ERR_INVAL);
+	cr_expect_not_null(strstr(lc_last_error(nd), "lc_test_steps"), "%s", lc_last_error(nd));
+	/* nothing arrives: it returns after its steps, the request still pending */
+	cr_assert_eq(lc_test_steps(nd, r, 1000, &done, &st), 0, "%s", lc_last_error(nd));
+	cr_expect_eq(done, 0);
+	cr_assert_eq(lc_test_steps(nd, r, 0, &done, &st), 0, "0 steps is one");
+	cr_expect_eq(done, 0);
+	inject_msg(2, 0, a, sizeof a, 0, 1);
+	cr_assert_eq(lc_test_steps(nd, r, 1000, &done, &st), 0, "%s", lc_last_error(nd));
+	cr_expect_eq(done, 1, "completed in the step that brought its frame");
+	cr_expect_eq(st.len, sizeof a);
+	cr_expect_eq(st.src, 2);
+	cr_expect_eq(memcmp(a, b, sizeof a), 0);
+	cr_expect_eq(lc_test_steps(nd, r, 5, &done, &st), LC_ERR_INVAL, "freed once completed");
+}
+#else
+LC_T_SKIPPED(pipe, test_steps_is_a_bounded_wait, LC_T_BASELINE_WHY)
+#endif
+
 /*
  * Close with unexpected messages half arrived, one of them matched by a
  * receive (it left the queue, its request assembles it) and one not (it is
