@@ -552,8 +552,20 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 	/* the slot's publication word (A7): the wire byte count, not the header's len (a fault may have flipped it) */
 	int64_t w = lc_recv_wire(nic->sram, &nic->g, next);
 
-	if (w < 0)
+	if (w < 0) {
+		/*
+		 * Waiting for the next frame: when the last one took two lines (17-80
+		 * payload bytes), ask for the slot's second line along with the word's,
+		 * so that both cross together once the frame is there, not one after
+		 * the other (32-64 B ping-pong new/old 0.86).  Not for longer frames: a
+		 * line asked for while the sender is still copying into it goes back
+		 * and forth between the cores (512 B ping-pong 1.29 when the second
+		 * line was asked for always, 1.35 at 256 B for four lines).
+		 */
+		if (nic->rx_two_lines)
+			__builtin_prefetch((const uint8_t *)lc_recv_word(nic->sram, &nic->g, next) + LC_LINE);
 		return 0;
+	}
 #if LC_NET_TIMED
 	/* the timed network: the frame is still on the wire until its modelled arrival */
 	if (lc_nic_now_ns() < atomic_load_explicit(lc_recv_arrival(nic->sram, &nic->g, next), memory_order_relaxed))
@@ -561,6 +573,16 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 #endif
 	wire = (uint32_t)w;
 	hdr = (struct lc_frame_hdr *)recv_slot(nic->sram, &nic->g, next);
+	/*
+	 * the word says how long the frame is: start each further line of it (up to
+	 * 4 KiB) on its way from the sender's cache now, together, rather than one
+	 * after the other as the checks and the Rx DMA block's copy reach them (8
+	 * B frames fit the word's line: nothing to fetch).  Ping-pong new/old, 9
+	 * interleaved rounds: 128-256 B 0.98, 512 B 0.95, 4 KiB 0.97.
+	 */
+	for (uint32_t o = LC_LINE - LC_NIC_RECV_WORD_BYTES; o < wire && o < 4096; o += LC_LINE)
+		__builtin_prefetch((const uint8_t *)hdr + o);
+	nic->rx_two_lines = wire + LC_NIC_RECV_WORD_BYTES - 1 - LC_LINE < LC_LINE;
 	if (wire < nic->g.hdr_bytes || wire > nic->g.slot_bytes - LC_NIC_RECV_WORD_BYTES ||
 	    hdr->magic != LC_FRAME_MAGIC ||
 	    hdr->dst != nic->node || hdr->src >= nic->g.nodes || hdr->len != wire - nic->g.hdr_bytes) {

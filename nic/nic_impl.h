@@ -490,6 +490,7 @@ struct lc_nic {
 	struct lc_nic_stall mc_stall;       /* a member's Receive Ring is full */
 	/* Net-Recv */
 	alignas(LC_LINE) int rx_waiting;    /* Net-Recv waits for Rx DMA / Rx FIFO / staging room */
+	int rx_two_lines;                   /* the last frame took two lines of its slot (net_recv_step) */
 	/* who steps the engines: thread mode one lock per engine, inline mode step_lock for all */
 	struct lc_nic_engine_lock eng[LC_NIC_ENGINES];
 	alignas(LC_LINE) _Atomic int step_lock;  /* inline mode; R11/A11 */
