@@ -150,13 +150,20 @@ def stream_floor(build):
     got = cm.stream_ns(cfg, cal, cal, 1, 8)
     check(close(got, max(tx2, rx2)), 'without stream counts a stream takes the ping-pong\'s (%.1f, %.1f)'
           % (got, max(tx2, rx2)))
-    # a frame past its slot's first line (word 8 + header 32 + payload > 64 B) fetches one more
-    # line across: half a hand-off where the floor's read of that size shows less
+    # a frame past its slot's second line (word 8 + header 32 + payload > 128 B) fetches one more
+    # line across after the word: half a hand-off where the floor's read of that size shows
+    # less; a two-line frame's second line crosses with the word's (Net-Recv asks for it)
     flat = dict(cal, shm_curve=[[8, 100.0], [512, 100.0 + 504 * cal['copy_ns_per_byte']], [8192, 1100.0]])
-    step = cm.one_way(cfg, flat, flat, 1, 25) - cm.one_way(cfg, flat, flat, 1, 24)
-    small = cm.one_way(cfg, flat, flat, 1, 24) - cm.one_way(cfg, flat, flat, 1, 23)
-    check(close(step - small, flat['handoff_ns'] / 2, 1e-6),
-          'a frame one byte past the first line: +%.1f ns against +%.1f for the byte before' % (step, small))
+
+    def step_at(n):
+        return cm.one_way(cfg, flat, flat, 1, n + 1) - cm.one_way(cfg, flat, flat, 1, n)
+    small = step_at(87)
+    check(close(step_at(88) - small, flat['handoff_ns'] / 2, 1e-6),
+          'a frame one byte past the second line: +%.1f ns against +%.1f for the byte before'
+          % (step_at(88), small))
+    check(close(step_at(24), step_at(23), 1e-6),
+          'a frame one byte past the first line: no further line (+%.1f ns against +%.1f)'
+          % (step_at(24), step_at(23)))
     # copies at the speed of their footprint: the program's buffers (a message; a stream's
     # window of them) for the copy in, the larger of those and staging's frames for the copy out
     curve = [[8192, 0.01], [1 << 20, 0.02], [64 << 20, 0.05]]

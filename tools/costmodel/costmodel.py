@@ -211,11 +211,14 @@ def components(cfg, p, cal, hops, size, stream=False):
             if stream:
                 handoff = 0.0
             else:
-                # a frame that reaches past its slot's first line (the word's) costs at least
-                # one more line fetched across after the word (half a hand-off: the writer
-                # took the lines before the word), where the floor, whose data shares the
-                # word's 128-byte pair, shows none: 16 -> 32 B measured +0.07-0.10 us
-                further = handoff / 2 if cfg.recv_word + first > LINE else 0.0
+                # a frame that reaches past its slot's second line costs at least one more
+                # line fetched across after the word (half a hand-off: the writer took the
+                # lines before the word), where the floor, whose data shares the word's
+                # 128-byte pair, shows none.  A two-line frame's second line crosses with
+                # the word's: Net-Recv asks for it while it waits when the last frame took
+                # two lines, as every frame of a ping-pong of one size does (nic/nic.c;
+                # 16 -> 32 B measured +0.07-0.10 us before it, 0.00-0.01 after)
+                further = handoff / 2 if cfg.recv_word + first > 2 * LINE else 0.0
                 cold = max(shm_read(p)(first), further) - xcore(first)
         elif 'shm_curve' in p:
             xcore = shm_slope(p, size)
