@@ -738,6 +738,23 @@ void lc_req_check(struct lc_node *node, struct lc_req *r)
 }
 
 /*
+ * One round of a wait or test on pending req (lock held): a progress step
+ * unless req is complete, and every 1024 rounds its liveness and
+ * backpressure check (lc_req_check).  The step's work.
+ */
+static inline int lc_wait_round(lc_node *node, lc_req *req)
+{
+	int work = 0;
+
+	if (!req->done) {
+		work = lc_progress_locked(node);
+		if (!req->done && (++req->polls & 1023) == 0)
+			lc_req_check(node, req);
+	}
+	return work;
+}
+
+/*
  * lc_test and lc_test_steps: up to steps progress steps while req is not
  * complete (none when it is), the lock left between them as lc_wait_held
  * leaves it between rounds.
@@ -757,11 +774,7 @@ static int lc_test_common(lc_node *node, lc_req *req, unsigned steps, int *done,
 	if ((rc = lc_lock_req_pending(node, req, fn)))
 		return rc;
 	for (;;) {
-		if (!req->done) {
-			lc_progress_locked(node);
-			if (!req->done && (++req->polls & 1023) == 0)
-				lc_req_check(node, req);
-		}
+		lc_wait_round(node, req);
 		if (req->done) {
 			*done = 1;
 			return lc_finish(node, req, st, fn);
@@ -796,13 +809,9 @@ static __attribute__((noinline)) int lc_wait_held(lc_node *node, lc_req *req, st
 	int rc;
 
 	for (;;) {
-		if (!req->done) {
-			/* yield only after a run of idle rounds, never while work flows */
-			if (lc_progress_locked(node))
-				spins = 0;
-			if (!req->done && (++req->polls & 1023) == 0)
-				lc_req_check(node, req);
-		}
+		/* yield only after a run of idle rounds, never while work flows */
+		if (lc_wait_round(node, req))
+			spins = 0;
 		if (req->done)
 			return lc_finish(node, req, st, "lc_wait");
 		lc_unlock(node);

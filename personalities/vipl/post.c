@@ -210,16 +210,6 @@ static inline struct lcvipl_wqe *lcvipl_oldest(struct lcvipl_wq *q)
 }
 
 /*
- * Test req, and while it is not complete, poll up to spin - 1 more steps,
- * as a native wait polls: lc_test_steps, which completes req in the step
- * that completed it.  Returns lc_test's code; *done, *st as lc_test's.
- */
-static int lcvipl_test_spin(lc_req *req, unsigned spin, int *done, struct lc_status *st)
-{
-	return lc_test_steps(lcvipl_nic.node, req, spin, done, st);
-}
-
-/*
  * The requests a pass tests: the standing control receive first, then the
  * oldest incomplete descriptor of every queue (lock held: one pass at a time).
  */
@@ -341,11 +331,11 @@ void lcvipl_pass(struct lcvipl_vi *want_vi, struct lcvipl_wq *want_q, const stru
 			break;
 		}
 		if (live == 1) {
-			/* one request: lc_test, the same single step at a lower price, spin times at most */
+			/* one request: lc_test_steps, up to spin steps at the price of a native wait's rounds */
 			int last = 0;
 			while (reqs[last] == NULL)
 				last++;
-			rc = lcvipl_test_spin(reqs[last], spin, &done, &st);
+			rc = lc_test_steps(lcvipl_nic.node, reqs[last], spin, &done, &st);
 			if (done) {
 				idx = last;
 				reqs[last] = NULL;
@@ -413,7 +403,7 @@ int lcvipl_poll_head(struct lcvipl_vi *vi, struct lcvipl_wq *q, unsigned spin)
 		return -1;              /* receives to start first: a pass */
 	if (e->req == NULL || lcvipl_nic.node == NULL)
 		return -1;
-	rc = lcvipl_test_spin(e->req, spin, &done, &st);
+	rc = lc_test_steps(lcvipl_nic.node, e->req, spin, &done, &st);
 	if (!done) {
 		if (rc == 0)
 			return 0;
