@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "geom.h"
 #include "lc_pc.h"
@@ -64,8 +65,64 @@ void lc_lock_contended(struct lc_node *node)
 	unsigned spins = 0;
 
 	while (!lc_trylock(node))
-		if (++spins > LC_SPIN_LIMIT)
-			sched_yield();
+		lc_idle_round(node, &spins);
+}
+
+/* Context switches of the calling thread so far (voluntary and not), or -1. */
+static long lc_switches(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+/* The calling thread's switch count at its last look, and its yields at the least limit. */
+static _Thread_local long lc_switches_seen = -1;
+static _Thread_local unsigned lc_least_yields;
+
+void lc_yield(struct lc_node *node, unsigned *spins)
+{
+	struct lc_spin *sp = &node->spin;
+	unsigned limit = atomic_load_explicit(&sp->limit, memory_order_relaxed);
+	long was = lc_switches_seen, now;
+
+	sched_yield();
+	/*
+	 * at the least limit -- the CPU shared, or not known yet to be free -- a
+	 * look at the switch count (a getrusage, about as dear as the yield) comes
+	 * only every LC_YIELD_LOOK-th yield; meanwhile every round past the limit yields
+	 */
+	if (limit <= LC_SPIN_LIMIT && ++lc_least_yields % LC_YIELD_LOOK != 0)
+		return;
+	lc_switches_seen = now = lc_switches();
+	if (was < 0 || now < 0)
+		return;
+	if (now != was) {
+		/* another thread ran on this CPU since the last look: it is shared, yield after the short spin */
+		atomic_store_explicit(&sp->quick, 0, memory_order_relaxed);
+		atomic_store_explicit(&sp->limit, LC_SPIN_LIMIT, memory_order_relaxed);
+		return;
+	}
+	/* nobody else wanted the CPU: spin the limit again before the next yield */
+	*spins = 0;
+	if (limit < LC_SPIN_MAX &&
+	    atomic_fetch_add_explicit(&sp->quick, 1, memory_order_relaxed) + 1 >= LC_SPIN_QUICK) {
+		atomic_store_explicit(&sp->quick, 0, memory_order_relaxed);
+		atomic_store_explicit(&sp->limit, 2 * limit, memory_order_relaxed);
+	}
+}
+
+int lc_idle(lc_node *node, unsigned *spins, unsigned rounds)
+{
+	int rc = lc_check(node, "lc_idle");
+
+	if (rc)
+		return rc;
+	if (!spins)
+		return lc_fail(LC_ERR_INVAL, "lc_idle: spins is NULL");
+	*spins += rounds ? rounds - 1 : 0;
+	lc_idle_round(node, spins);
+	return 0;
 }
 
 /* Take the lock of a node that lc_check found open; fails if it was closed meanwhile. */
@@ -258,8 +315,8 @@ int lc_close(lc_node *node)
 				break;
 			}
 		}
-		if (idle > LC_SPIN_LIMIT)
-			sched_yield();
+		if (idle > atomic_load_explicit(&node->spin.limit, memory_order_relaxed))
+			lc_yield(node, &idle);
 	}
 	LC_PC(fini, node);
 	/*
@@ -815,8 +872,7 @@ static __attribute__((noinline)) int lc_wait_held(lc_node *node, lc_req *req, st
 		if (req->done)
 			return lc_finish(node, req, st, "lc_wait");
 		lc_unlock(node);
-		if (++spins > LC_SPIN_LIMIT)
-			sched_yield();
+		lc_idle_round(node, &spins);
 		if ((rc = lc_lock_open(node, "lc_wait")))
 			return rc;
 	}

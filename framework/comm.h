@@ -70,7 +70,8 @@ typedef struct lc_req lc_req;
  * LC_ERR_CLOSED once it has started.  Error texts (lc_last_error) are kept
  * per thread.
  *
- * Waiting never sleeps: lc_wait / lc_send / lc_recv spin, then sched_yield().
+ * Waiting never sleeps: lc_wait / lc_send / lc_recv spin, then sched_yield();
+ * how long they spin adapts to whether a yield runs another process (lc_idle).
  */
 
 /* What a completed receive (or send) reports. */
@@ -208,6 +209,18 @@ int lc_test(lc_node *node, lc_req *req, int *done, struct lc_status *st);
  * and the result as lc_test's.
  */
 int lc_test_steps(lc_node *node, lc_req *req, unsigned steps, int *done, struct lc_status *st);
+/*
+ * An idle round of a wait loop of the caller's own (a personality's
+ * completion queue polled with lc_test_steps): *spins counts the progress
+ * steps since the wait last did work (rounds of them made since the last
+ * call; the caller sets *spins = 0 when a step did work), and past the
+ * node's spin limit the CPU is yielded, as libcomm's own waits do.  The
+ * limit is short (64 steps) while yields run other processes, so a peer
+ * sharing this core runs soon, and grows (to 16384) while yields find the
+ * CPU free, since such a yield is a system call that only delays the next
+ * look at the ring.  Returns 0, or LC_ERR_INVAL / LC_ERR_CLOSED.
+ */
+int lc_idle(lc_node *node, unsigned *spins, unsigned rounds);
 /* Wait for req, then free it. Returns 0 or the request's error (st->err too). */
 int lc_wait(lc_node *node, lc_req *req, struct lc_status *st);
 /*

@@ -115,8 +115,7 @@ int lc_probe(lc_node *node, int src, uint64_t match, uint64_t mask, struct lc_st
 			}
 		}
 		lc_unlock(node);
-		if (++spins > LC_SPIN_LIMIT)
-			sched_yield();
+		lc_idle_round(node, &spins);
 		if ((rc = lc_lock_open(node, "lc_probe")))
 			return rc;
 	}
@@ -256,8 +255,7 @@ static int lc_anyof(lc_node *node, int n, lc_req **reqs, int *index, int *done,
 		lc_unlock(node);
 		if (!wait)
 			return 0;
-		if (++spins > LC_SPIN_LIMIT)
-			sched_yield();
+		lc_idle_round(node, &spins);
 		if ((rc = lc_lock_open(node, fn)))
 			return rc;
 	}
@@ -308,8 +306,7 @@ static int lc_allof(lc_node *node, int n, lc_req **reqs, int *done, struct lc_st
 		lc_unlock(node);
 		if (!wait)
 			return 0;
-		if (++spins > LC_SPIN_LIMIT)
-			sched_yield();
+		lc_idle_round(node, &spins);
 		if ((rc = lc_lock_open(node, fn)))
 			return rc;
 	}

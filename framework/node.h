@@ -262,6 +262,12 @@ struct lc_put_rx {
 	uint32_t bytes;           /* of it placed so far */
 };
 
+/* The waits' spin limit (lc_idle_round); atomics: threads of one node share it. */
+struct lc_spin {
+	atomic_uint limit;                  /* idle rounds before a wait yields */
+	atomic_uint quick;                  /* looks in a row that found nobody else ran */
+};
+
 struct lc_node {
 	atomic_uchar lock;                  /* the progress lock (lc_trylock, lc_unlock) */
 	atomic_int open;                    /* 1 between lc_open and lc_close */
@@ -269,6 +275,7 @@ struct lc_node {
 	_Atomic uint64_t *stats;            /* host counter area in the segment, by enum lc_stat */
 	uint32_t rank, size;
 	uint32_t idle;                      /* progress calls in a row without work */
+	struct lc_spin spin;                /* the waits' spin limit, adapted (lc_idle_round) */
 	uint32_t multi_polls;               /* rounds of waits on several requests (lc_reqs_round) */
 #if LC_PROTO_ANY_ACTIVE
 	int32_t poll_left;                  /* idle steps before the poll clock is read again */
@@ -605,17 +612,44 @@ LC_INTERNAL int lc_peer_state(struct lc_node *node, uint32_t dst);
 /* ---- helpers of the public calls, for API files beside comm.c (framework/comm.c) ---- */
 
 /*
- * Idle rounds before waiting loops start to sched_yield().  Short: when the
- * peer process shares this core (2 cores, other load), every handoff costs
- * the whole spin before the peer may run -- 2000 rounds made 8 B pingpong
- * 180 us one-way and msgrate 35 K msgs/s with both nodes on one core (the
- * slow mode of the bimodal rates); 64 rounds: 4.5 us and 500 K msgs/s.  A
- * yield with nobody else runnable returns at once.
+ * Idle rounds before waiting loops start to sched_yield(): LC_SPIN_LIMIT
+ * while the CPU is shared, growing to LC_SPIN_MAX while it is not.  Short
+ * when the peer process shares this core (2 cores, other load): every
+ * handoff costs the whole spin before the peer may run -- 2000 rounds made
+ * 8 B pingpong 180 us one-way and msgrate 35 K msgs/s with both nodes on one
+ * core (the slow mode of the bimodal rates); 64 rounds: 4.5 us and 500 K
+ * msgs/s.  But a yield with nobody else runnable is a system call that
+ * returns without running anyone, 1.4 us on this machine's guest kernel,
+ * and a frame that lands during it waits for it: with 64 rounds a ping-pong
+ * whose round trip outlasts them (512 B and up) yielded on every message,
+ * 1 KiB one-way 1.64-1.80 us against 0.84-0.91 without yields.  So a yield
+ * looks at the thread's context switches (getrusage; lc_yield): when none
+ * happened since the last look nobody else wanted the CPU, and after
+ * LC_SPIN_QUICK such looks in a row the limit doubles (up to LC_SPIN_MAX
+ * rounds, a few hundred us); a switch brings it back to LC_SPIN_LIMIT at
+ * once.  (The yield's duration does not tell: on a CPU shared by two waiting
+ * processes every yield runs the other, and the quickest of them passed for
+ * "alone": 8 B ping-pong 70-110 us one-way against 6.6.)  At the least limit
+ * only every LC_YIELD_LOOK-th yield looks (a getrusage costs about as much
+ * as the yield).
  */
 #define LC_SPIN_LIMIT 64
+#define LC_SPIN_MAX 1024u
+#define LC_SPIN_QUICK 4
+#define LC_YIELD_LOOK 32
 
 /* The lock is held: spin, then yield, until lc_trylock takes it. */
 LC_INTERNAL void lc_lock_contended(struct lc_node *node);
+
+/* Yield the CPU once, timed, and adapt the spin limit (above); *spins restarts after a quick one. */
+LC_INTERNAL void lc_yield(struct lc_node *node, unsigned *spins);
+
+/* One idle round of a wait: past the spin limit, yield (lc_yield). */
+static inline void lc_idle_round(struct lc_node *node, unsigned *spins)
+{
+	if (++*spins > atomic_load_explicit(&node->spin.limit, memory_order_relaxed))
+		lc_yield(node, spins);
+}
 
 /*
  * Take the progress lock, spinning then yielding.  The free lock's case

@@ -19,6 +19,8 @@ void lc_node_reset(struct lc_node *node)
 	node->stats = NULL;
 	node->rank = node->size = 0;
 	node->idle = 0;
+	atomic_store_explicit(&node->spin.limit, LC_SPIN_LIMIT, memory_order_relaxed);
+	atomic_store_explicit(&node->spin.quick, 0, memory_order_relaxed);
 #if LC_PROTO_ANY_ACTIVE
 	node->poll_left = 0;                    /* the first step reads the clock, */
 	node->poll_busy = LC_POLL_CLOCK_BURST;  /* busy or idle */

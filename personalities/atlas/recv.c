@@ -25,11 +25,12 @@ int atlas_recv_check(atlas_factory *f, const char *fn)
 	return 0;
 }
 
-void atlas_idle(unsigned *spins)
+void atlas_idle(atlas_factory *f, unsigned *spins)
 {
-	if (++*spins >= 64) {
+	/* libcomm's idle round: past its spin limit, which adapts to a shared CPU, a yield */
+	if (lc_idle(f->lc, spins, 1) != 0 && ++*spins >= 64) {
 		*spins = 0;
-		sched_yield();
+		sched_yield();          /* the node closed under us: the least limit, a plain yield */
 	}
 }
 
@@ -83,6 +84,6 @@ int atlas_node_recv(atlas_node *n, atlas_buffer **out)
 	unsigned spins = 0;
 	int rc;
 	while ((rc = atlas_node_try_recv(n, out)) == 0)
-		atlas_idle(&spins);
+		atlas_idle(n->f, &spins);
 	return rc < 0 ? rc : 0;
 }

@@ -201,7 +201,7 @@ int atlas_drain_all(atlas_factory *f)
 				err = rc;
 			continue;
 		}
-		atlas_idle(&spins);
+		atlas_idle(f, &spins);
 	}
 }
 

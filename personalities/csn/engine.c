@@ -16,8 +16,16 @@
  * waiter.  Nothing is reported twice: csn_test unlinks what it returns.
  */
 
-/* Empty polls before a wait starts to yield the processor between polls. */
-#define CSN_SPIN_POLLS 64
+/*
+ * An empty poll of a wait: libcomm's idle round (lc_idle: past its spin
+ * limit, which adapts to whether the CPU is shared, a yield); a plain yield
+ * after 64 when the node is closed under the wait.
+ */
+static void csn_idle(unsigned *spins)
+{
+	if (lc_idle(csn_node, spins, 1) != 0 && ++*spins > 64)
+		sched_yield();
+}
 
 struct csn_desc *csn_desc_new(struct csn_tr *tr)
 {
@@ -142,14 +150,14 @@ static uint64_t csn_now_us(void)
 
 csn_status csn_wait_desc(struct csn_tr *tr, struct csn_desc *d, netid *peer, unsigned int *actual)
 {
-	for (unsigned spins = 0; !d->done; spins++) {
+	for (unsigned spins = 0; !d->done;) {
 		int rc = csn_poll(tr);
 		if (rc != 0) {
 			/* the layer below failed: the request stays with it, the descriptor too */
 			return csn_fail(CsnFailed, "csn wait: %s", lc_last_error(csn_node));
 		}
-		if (!d->done && spins >= CSN_SPIN_POLLS)
-			sched_yield();
+		if (!d->done)
+			csn_idle(&spins);
 	}
 	csn_status s = d->status;
 	if (peer)
@@ -193,7 +201,7 @@ struct csn_desc *csn_take_done(struct csn_tr *tr, csn_flags flags, unsigned time
 	uint64_t deadline = 0;
 	if (timeout_us != 0 && timeout_us != CSN_WAIT_FOREVER)
 		deadline = csn_now_us() + timeout_us;
-	for (unsigned spins = 0;; spins++) {
+	for (unsigned spins = 0;;) {
 		struct csn_desc *d = csn_dq_take(tr, flags);
 		if (d)
 			return d;
@@ -211,8 +219,7 @@ struct csn_desc *csn_take_done(struct csn_tr *tr, csn_flags flags, unsigned time
 			*st = csn_fail(CsnTimeout, "csn_test: nothing completed within %u us", timeout_us);
 			return NULL;
 		}
-		if (spins >= CSN_SPIN_POLLS)
-			sched_yield();
+		csn_idle(&spins);
 	}
 }
 
@@ -221,11 +228,11 @@ void csn_tr_drain(struct csn_tr *tr)
 	for (int i = 0; i < tr->npend; i++)
 		if (tr->pend[i]->kind == CsnRxReady)
 			lc_cancel(csn_node, tr->reqs[i]);
-	for (unsigned spins = 0; tr->npend > 0; spins++) {
+	for (unsigned spins = 0; tr->npend > 0;) {
 		if (csn_poll(tr) != 0)
 			break;          /* the node failed: the requests go with it */
-		if (tr->npend > 0 && spins >= CSN_SPIN_POLLS)
-			sched_yield();
+		if (tr->npend > 0)
+			csn_idle(&spins);
 	}
 	for (struct csn_desc *d; (d = tr->dq_head) != NULL;) {
 		tr->dq_head = d->next;

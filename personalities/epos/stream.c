@@ -241,12 +241,11 @@ int epos_stream_receive(epos_comm *c, void *buf, size_t cap, size_t *len, struct
 		 * another thread receiving reports nothing (EPOS_ERR_AGAIN).
 		 */
 		if (block) {
-			for (unsigned spin = 0;; spin++) {
+			for (unsigned spin = 0;;) {
 				rc = epos_stream_receive(c, buf, cap, len, from, false);
 				if (rc != EPOS_ERR_AGAIN)
 					return rc;
-				if (spin > 64)
-					sched_yield();
+				epos_idle(c->node, &spin);
 			}
 		}
 		if (pthread_mutex_trylock(&s->rx_lock) != 0)

@@ -125,14 +125,18 @@ bool lcvipl_expired(double deadline_us)
 
 /*
  * Between two progress passes of a wait: release the lock (another thread
- * may call in), and after LCVIPL_SPINS passes also yield the CPU, as
- * libcomm's own waits do (spin, then sched_yield).
+ * may call in) and count the pass's steps; past libcomm's spin limit also
+ * yield the CPU, as libcomm's own waits do (lc_idle).
  */
 void lcvipl_pause(unsigned *spins)
 {
 	lcvipl_unlock();
-	if (++*spins > LCVIPL_SPINS)
-		sched_yield();
+	if (lcvipl_nic.node == NULL || lc_idle(lcvipl_nic.node, spins, LCVIPL_PASS_SPIN) != 0) {
+		/* no node (closed): the least limit, a plain yield past it */
+		*spins += LCVIPL_PASS_SPIN;
+		if (*spins > LCVIPL_SPINS)
+			sched_yield();
+	}
 	lcvipl_lock();
 }
 

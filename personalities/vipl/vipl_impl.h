@@ -332,11 +332,11 @@ static inline void lcvipl_poll_queue(struct lcvipl_vi *vi, struct lcvipl_wq *q, 
 /* ... and look at the clock every LCVIPL_CLOCK_POLLS (a timeout is counted in ms). */
 #define LCVIPL_CLOCK_POLLS 32u
 /*
- * A wait's idle passes before it yields the CPU between them: about the 64
- * idle steps after which libcomm's own waits yield (LC_SPIN_LIMIT), a wait's
- * pass being up to LCVIPL_PASS_SPIN steps.
+ * A wait counts its idle progress steps (LCVIPL_PASS_SPIN a pass) and
+ * lc_idle yields the CPU past libcomm's spin limit, which adapts; past
+ * LCVIPL_SPINS steps, the least limit, a wait may be yielding at every pass.
  */
-#define LCVIPL_SPINS       (64u / LCVIPL_PASS_SPIN)
+#define LCVIPL_SPINS       64u
 /* a wait looks at the clock now: every LCVIPL_CLOCK_POLLS passes, and at every pass once it yields */
 #define LCVIPL_CLOCK_DUE(polls, spins) ((polls) % LCVIPL_CLOCK_POLLS == 0 || (spins) > LCVIPL_SPINS)
 LCVIPL_FUNC void lcvipl_arm_recvs(struct lcvipl_vi *vi);

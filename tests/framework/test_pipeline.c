@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the pipeline over a fake in-process NIC: frames, matching, queues, faults, threads. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE     /* sched_setaffinity, sched_getcpu */
 
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../pipeline/lc_skip.h"
 #include "comm.h"
@@ -292,6 +296,58 @@ Test(pipe, test_steps_is_a_bounded_wait)
 #else
 LC_T_SKIPPED(pipe, test_steps_is_a_bounded_wait, LC_T_BASELINE_WHY)
 #endif
+
+/* Idle rounds (lc_idle) until the node's spin limit is want; 0 if it is not within 10 s. */
+static int idle_until(unsigned want)
+{
+	uint64_t end = lc_now_ns() + 10000000000ull;
+	unsigned spins = 0;
+
+	while (lc_now_ns() < end) {
+		for (int i = 0; i < 1000; i++)
+			cr_assert_eq(lc_idle(nd, &spins, 1), 0, "%s", lc_last_error(nd));
+		if (atomic_load(&nd->spin.limit) == want)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The waits' spin limit (node.h, LC_SPIN_LIMIT): on a CPU of its own a
+ * wait's yields run nobody and the limit grows to its most, never past it;
+ * with a busy process on the same CPU a yield runs it and the limit is the
+ * least again.  Runs under every config (no frames).
+ */
+Test(pipe, idle_spin_adapts_to_a_shared_cpu)
+{
+	cpu_set_t one, was;
+	unsigned spins = 0;
+	pid_t busy;
+	int status;
+
+	cr_expect_eq(lc_idle(nd, NULL, 1), LC_ERR_INVAL);
+	cr_expect_eq(lc_idle(NULL, &spins, 1), LC_ERR_INVAL);
+	cr_assert_eq(atomic_load(&nd->spin.limit), LC_SPIN_LIMIT, "the least limit at open");
+	cr_assert_eq(sched_getaffinity(0, sizeof was, &was), 0);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
+	cr_assert(idle_until(LC_SPIN_MAX), "the limit never reached %u on one CPU (it is %u)", LC_SPIN_MAX,
+		  atomic_load(&nd->spin.limit));
+	for (int i = 0; i < 100000; i++)
+		cr_assert_eq(lc_idle(nd, &spins, 1), 0);
+	cr_assert_leq(atomic_load(&nd->spin.limit), LC_SPIN_MAX, "past its most");
+	busy = fork();
+	cr_assert_geq(busy, 0);
+	if (busy == 0)
+		for (volatile unsigned x = 0;; x++)
+			;       /* the same CPU (inherited affinity), never yielding */
+	cr_expect(idle_until(LC_SPIN_LIMIT), "the limit stayed %u with a busy process on the CPU",
+		  atomic_load(&nd->spin.limit));
+	kill(busy, SIGKILL);
+	waitpid(busy, &status, 0);
+	sched_setaffinity(0, sizeof was, &was);
+}
 
 /*
  * Close with unexpected messages half arrived, one of them matched by a
