@@ -241,6 +241,19 @@ def fit(build):
     below = cm.one_way(cfg, dict(calh, dma_ns=0.0), calh, 1, 1024) * 0.9
     check(calibrate.fit(calh, build, 1024, below, 'dma_ns') == 0.0,
           'dma_ns fitted below the other terms is 0')
+    # the further frames' cost: fitted at 8 frames it reproduces that latency, adds
+    # (frames - 1) x further_ns to a longer ping-pong, nothing to one frame, nothing to a stream
+    fs = calibrate.further_fit_size(cfg)
+    want8 = cm.one_way(cfg, calh, calh, 1, fs) + 7 * 300.0
+    fn = calibrate.fit(calh, build, fs, want8, 'further_ns')
+    calf = dict(calh, further_ns=fn)
+    check(close(fn, 300.0, 1e-6) and close(cm.one_way(cfg, calf, calf, 1, fs), want8, 1e-9),
+          'further_ns fitted at %d B: %.3f ns a frame (300)' % (fs, fn))
+    n16 = 16 * cfg.mtu
+    check(close(cm.one_way(cfg, calf, calf, 1, n16) - cm.one_way(cfg, calh, calh, 1, n16), 15 * 300.0, 1e-9)
+          and cm.one_way(cfg, calf, calf, 1, cfg.mtu) == cm.one_way(cfg, calh, calh, 1, cfg.mtu)
+          and cm.stream_bw(cfg, calf, calf, 1, n16) == cm.stream_bw(cfg, calh, calh, 1, n16),
+          'further_ns: 15 x 300 ns more at 16 frames, none at one frame or in a stream')
     # a stream's ns per instruction: the model's stream bandwidth at 8 B comes out as measured
     cals = dict(calh, stream_ir={name: dict(tx=900.0, rx=1000.0)})
     hs = calibrate.fit_stream(cals, build, 8, 10.0)

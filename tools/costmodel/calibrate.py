@@ -28,11 +28,13 @@ Writes build/costmodel/emulated.json (or --out):
                      plus the calls that loop makes once per frame); per frame what the
                      functions that run once a frame take (lc_tx_frame, lc_net_put, ...;
                      lc_rx_frame, the Rx DMA's completion, ...), per message the rest
-  host_ns_per_ir     the three fitted figures: ns per instruction from baseline's measured 8 B
+  host_ns_per_ir     the four fitted figures: ns per instruction from baseline's measured 8 B
   dma_ns             one-way latency (median of --rounds runs, pinned), a Tx DMA request's
-  stream_ns_per_ir   start-up from its latency at one frame above pio_threshold (1 KiB), and
-                     ns per instruction in a stream from its 8 B stream's bandwidth, each
-                     solved through the model -- every other size and config is a prediction
+  further_ns         start-up from its latency at one frame above pio_threshold (1 KiB), what
+  stream_ns_per_ir   each frame after a message's first costs over the stages' overlap from
+                     its latency at 8 frames (64 KiB), and ns per instruction in a stream from
+                     its 8 B stream's bandwidth, each solved through the model -- every other
+                     size and config is a prediction
 """
 import argparse
 import datetime
@@ -229,6 +231,12 @@ def dma_fit_size(cfg):
     return min(cfg.mtu, max(1024, 4 * cfg.pio_threshold))
 
 
+def further_fit_size(cfg):
+    """The size the further frames' cost is fitted at: 8 frames (64 KiB with 8 KiB frames).
+    cfg: a costmodel.Config."""
+    return 8 * cfg.mtu
+
+
 def stream_rate(cfg, size, rounds):
     """Median MB/s of cfg's stream at size, pinned."""
     b = bench.cfg_bin(cfg)
@@ -262,7 +270,7 @@ def fit_stream(cal, build, size, measured_mbs):
 
 
 # fitted parameters whose least value is 0 (a DMA request's start-up); ns per instruction is not
-FLOOR_ZERO = ('dma_ns',)
+FLOOR_ZERO = ('dma_ns', 'further_ns')
 
 
 def fit(cal, build, size, measured_ns, key='host_ns_per_ir'):
@@ -332,6 +340,12 @@ def main(argv):
     dlat, dlo, dhi = latency('baseline', dsize, a.rounds)
     out['fitted_on']['dma'] = dict(size=dsize, latency_ns=dlat, spread_ns=[dlo, dhi])
     out['dma_ns'] = fit(out, base, dsize, dlat, 'dma_ns')
+    # a long message's further frames in a ping-pong: what they cost over the stages' overlap
+    fsize = further_fit_size(cm.Config(base))
+    say('baseline %d B latency (%d rounds)' % (fsize, a.rounds))
+    flat, flo, fhi = latency('baseline', fsize, a.rounds)
+    out['fitted_on']['further'] = dict(size=fsize, latency_ns=flat, spread_ns=[flo, fhi])
+    out['further_ns'] = fit(out, base, fsize, flat, 'further_ns')
     say('baseline 8 B stream (%d rounds)' % a.rounds)
     rate, rlo, rhi = stream_rate('baseline', 8, a.rounds)
     out['fitted_on']['stream'] = dict(size=8, mb_s=rate, spread_mb_s=[rlo, rhi])

@@ -234,8 +234,15 @@ def components(cfg, p, cal, hops, size, stream=False):
         # a message by Tx DMA (above pio_threshold) waits for the request's start-up once: a
         # delay, not work of a stage (a stream overlaps it), the one figure of the DMA path
         # fitted (calibrate.py)
+        # a ping-pong's long message: each frame after the first costs further_ns more than
+        # its stages' overlap gives (fitted on baseline's 8-frame ping-pong, calibrate.py): the
+        # copies inside the pipeline run slower than alone (the sender's Tx DMA and Net-Send
+        # stamped at 380-400 and 410-490 ns an 8 KiB frame against 160 and 540 modelled); a
+        # delay, not a stage's work, and not in a stream, whose pace the model gets already
+        further = 0.0 if stream else (len(frames_of(cfg, size)) - 1) * p.get('further_ns', 0.0)
         out += [('host_send', 'tx host', ir['tx_msg'] * h, ir['tx_frame'] * h, 0, False),
                 ('dma_start', 'wire', 0.0 if pio else p.get('dma_ns', 0.0), 0, 0, False),
+                ('further_frames', 'wire', further, 0, 0, False),
                 ('copy_in', 'tx host', 0, 0, copy_in, False),
                 # Net-Send writes a frame into lines its receiver read last time round the ring:
                 # a message's first frame as a local copy (its crossing is the hand-off), the

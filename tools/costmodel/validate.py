@@ -35,8 +35,8 @@ def predict(cfg, p, cal, bench, size):
 def in_run(cells, cal, build_of=lambda c: os.path.join(ROOT, 'build', c)):
     """The calibration as the run's own rounds saw the machine: the shm floor's ping-pong and
     stream curves (and the hand-off, its 8 B one-way) from the run's shm anchor medians, and
-    the three fitted figures fitted again on the run's baseline medians (8 B, one frame above
-    pio_threshold, the 8 B stream), so that floors and cells come from the same interleaved rounds.  This
+    the four fitted figures fitted again on the run's baseline medians (8 B, one frame above
+    pio_threshold, 8 frames, the 8 B stream), so that floors and cells come from the same interleaved rounds.  This
     machine's phases move the floor by up to 2x within minutes: a calibration taken before the
     rounds predicted the same code 59 or 29 of 93 cells within 15 %, by the phase it fell in.
     The calibration unchanged when the run has no shm anchor or no baseline cells."""
@@ -59,6 +59,10 @@ def in_run(cells, cal, build_of=lambda c: os.path.join(ROOT, 'build', c)):
     dlat = cells.get(('baseline', 'pingpong', dsize))
     if lat and dlat:
         out['dma_ns'] = calibrate.fit(out, base, dsize, dlat['median'] * 1000.0, 'dma_ns')
+    fsize = calibrate.further_fit_size(cm.Config(base))
+    flat = cells.get(('baseline', 'pingpong', fsize))
+    if lat and flat:
+        out['further_ns'] = calibrate.fit(out, base, fsize, flat['median'] * 1000.0, 'further_ns')
     srate = cells.get(('baseline', 'stream', 8))
     if srate and srate['median'] > 0:
         out['stream_ns_per_ir'] = calibrate.fit_stream(out, base, 8, srate['median'])
@@ -153,8 +157,9 @@ def myrinet_lines(cal):
 def section(cells, configs, cal, tolerance=TOLERANCE):
     """The report's lines."""
     L = ['The model (`tools/costmodel/costmodel.py`, parameter set `emulated`, calibrated by '
-         '`tools/costmodel/calibrate.py` on %s: three fitted figures, ns per instruction from '
-         "baseline's 8 B latency, a Tx DMA request's start-up from its 1 KiB latency and ns per "
+         '`tools/costmodel/calibrate.py` on %s: four fitted figures, ns per instruction from '
+         "baseline's 8 B latency, a Tx DMA request's start-up from its 1 KiB latency, what a "
+         "long message's further frames cost from its 64 KiB latency and ns per "
          "instruction in a stream from its 8 B stream, all fitted again on this run's medians, and the shm floor's curves taken from this run's "
          'shm anchor (`validate.in_run`: the floors of the same rounds as the cells); the rest '
          'measured copy speeds and callgrind counts) predicts every cell below; error = model / '
