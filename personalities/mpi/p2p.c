@@ -125,9 +125,14 @@ static void lcmpi_rdv_taken(struct lcmpi_request *r, int src, uint64_t match, ui
 
 /*
  * Post the libcomm requests of r's current step, all or none: 0,
- * LC_ERR_AGAIN (no room: nothing posted), or another libcomm error.
+ * LC_ERR_AGAIN (no room: nothing posted), or another libcomm error.  now:
+ * a first post from the MPI call itself (lcmpi_post_first), whose eager
+ * standard-mode send may leave at once without a libcomm request
+ * (lc_isend_now): then r->lr[0] stays NULL, r->st is the send's, and the
+ * caller completes r (a queued step's caller would still hold r on the wait
+ * queue, so it never asks for that).
  */
-static int lcmpi_start(struct lcmpi_request *r)
+static int lcmpi_start(struct lcmpi_request *r, int now)
 {
 	int lrc;
 	if (!r->started && r->kind == LCMPI_REQ_RECV && lcmpi.pulled) {
@@ -147,7 +152,14 @@ static int lcmpi_start(struct lcmpi_request *r)
 	if (r->kind == LCMPI_REQ_SEND) {
 		switch (r->step) {
 		case LCMPI_ST_EAGER:
-			lrc = lcmpi_lc_send(r, 0, r->match, r->buf, r->cap, r->sync);
+			if (now && !r->sync) {
+				lrc = lc_isend_now(lcmpi.node, r->peer, r->match, r->buf, r->cap, &r->lr[0]);
+				lcmpi.held += lrc == 0 && r->lr[0] != NULL;
+				if (lrc == 0 && r->lr[0] == NULL)
+					r->st = (struct lc_status){ .src = lc_rank(lcmpi.node), .len = r->cap,
+								    .match = r->match };
+			} else
+				lrc = lcmpi_lc_send(r, 0, r->match, r->buf, r->cap, r->sync);
 			break;
 		case LCMPI_ST_RTS:      /* the CTS receive first, so the answer always meets it */
 			r->rdv = lcmpi.cookie[r->peer]++;
@@ -216,7 +228,7 @@ static int lcmpi_first_waiting(enum lcmpi_req_kind kind)
 /* The next step of a started request r: posted, waiting for room, or r ends with the error. */
 static void lcmpi_continue(struct lcmpi_request *r)
 {
-	int lrc = lcmpi_start(r);
+	int lrc = lcmpi_start(r, 0);
 	if (lrc == LC_ERR_AGAIN && lcmpi.held > 0) {
 		lcmpi_enqueue(r);
 	} else if (lrc != 0) {
@@ -237,7 +249,7 @@ static void lcmpi_drain(void)
 				pp = &r->qnext;
 				continue;
 			}
-			int lrc = lcmpi_start(r);
+			int lrc = lcmpi_start(r, 0);
 			if (lrc == LC_ERR_AGAIN && (lcmpi.held > 0 || r->started)) {
 				if (pass && !r->started)
 					blocked[r->kind] = 1;
@@ -397,13 +409,16 @@ static int lcmpi_post_begin(struct lcmpi_request *r, void *buf, size_t len)
 static int lcmpi_post_first(struct lcmpi_request *r)
 {
 	int waiting = lcmpi_first_waiting(r->kind);
-	int lrc = waiting ? LC_ERR_AGAIN : lcmpi_start(r);
+	int lrc = waiting ? LC_ERR_AGAIN : lcmpi_start(r, 1);
 	if (lrc == LC_ERR_AGAIN && (waiting || lcmpi.held > 0)) {
 		lcmpi_enqueue(r);
 		return MPI_SUCCESS;
 	}
-	if (lrc == 0)
+	if (lrc == 0) {
+		if (r->kind == LCMPI_REQ_SEND && r->step == LCMPI_ST_EAGER && !r->lr[0])
+			lcmpi_done(r);  /* it left at once (lc_isend_now): complete */
 		return MPI_SUCCESS;
+	}
 	lcmpi_done(r);
 	lcmpi_req_free(r);
 	return lcmpi_err_of_lc(lrc);

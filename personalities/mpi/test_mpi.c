@@ -27,6 +27,12 @@ Test(mpi, pingpong_0B_to_16MiB_every_byte_checked)
 	lc_t_out_free(&o);
 }
 
+/* small MPI_Isends that leave at once (lc_isend_now) complete, their messages whole and in order */
+Test(mpi, isend_that_leaves_at_once_completes)
+{
+	lc_t_mpi(2, "mpi_p2p", "now", 2);
+}
+
 Test(mpi, tags_received_out_of_send_order)
 {
 	lc_t_mpi(2, "mpi_p2p", "tags", 2);

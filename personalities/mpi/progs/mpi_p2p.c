@@ -180,6 +180,57 @@ static void probe(void)
  * CLOCK_MONOTONIC, one clock for the machine): the two processes do not
  * start at the same moment.
  */
+/*
+ * Small nonblocking sends, the kind that leaves at once (an empty Send Ring,
+ * no send queued before it): each MPI_Isend's request completes -- MPI_Test
+ * at once, MPI_Wait and MPI_Waitall with MPI_SUCCESS and the send's status --
+ * and the messages arrive whole and in order, with a receive posted before
+ * them and without.
+ */
+static void now(void)
+{
+	enum { N = 6 };
+	char m[N][8];
+	for (int k = 0; k < N; k++)
+		memcpy(m[k], "isnow#0", 8), m[k][6] = (char)('0' + k);
+	if (me == 0) {
+		MPI_Request r[N];
+		MPI_Status st;
+		int flag = 0;
+		int ready;
+		MPI_Recv(&ready, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		CHECK(MPI_Isend(m[0], 8, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &r[0]) == MPI_SUCCESS, "isend 0");
+		CHECK(MPI_Test(&r[0], &flag, &st) == MPI_SUCCESS && flag, "isend 0 not complete at its first test");
+		if (!flag)
+			MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+		CHECK(r[0] == MPI_REQUEST_NULL, "isend 0's request not freed by the test that completed it");
+		CHECK(MPI_Isend(m[1], 8, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &r[1]) == MPI_SUCCESS, "isend 1");
+		CHECK(MPI_Wait(&r[1], &st) == MPI_SUCCESS && st.MPI_ERROR == MPI_SUCCESS, "wait of isend 1");
+		for (int k = 2; k < N; k++)
+			CHECK(MPI_Isend(m[k], 8, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &r[k]) == MPI_SUCCESS, "isend %d", k);
+		CHECK(MPI_Waitall(N - 2, r + 2, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "waitall of isends 2..%d", N - 1);
+	} else {
+		MPI_Request r0;
+		char got[N][8];
+		int n, ready = 1;
+		memset(got, 0, sizeof got);
+		/* the first receive is posted before its message, the others find theirs unexpected */
+		MPI_Irecv(got[0], 8, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &r0);
+		MPI_Send(&ready, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+		MPI_Wait(&r0, MPI_STATUS_IGNORE);
+		sleep_ms(20);
+		for (int k = 1; k < N; k++) {
+			MPI_Status st;
+			MPI_Recv(got[k], 8, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &st);
+			MPI_Get_count(&st, MPI_BYTE, &n);
+			CHECK(n == 8 && st.MPI_SOURCE == 0 && st.MPI_TAG == 7, "message %d: %d bytes from %d tag %d",
+			      k, n, st.MPI_SOURCE, st.MPI_TAG);
+		}
+		for (int k = 0; k < N; k++)
+			CHECK(!memcmp(got[k], m[k], 8), "message %d out of order or wrong: \"%.8s\"", k, got[k]);
+	}
+}
+
 static void ssend(void)
 {
 	int v = 42;
@@ -563,6 +614,8 @@ int main(int argc, char **argv)
 		probe();
 	else if (!strcmp(mode, "ssend"))
 		ssend();
+	else if (!strcmp(mode, "now") && np == 2)
+		now();
 	else if (!strcmp(mode, "cancel"))
 		cancel();
 	else if (!strcmp(mode, "waitany"))
