@@ -116,10 +116,15 @@ int lc_idle(lc_node *node, unsigned *spins, unsigned rounds)
 {
 	int rc = lc_check(node, "lc_idle");
 
-	if (rc)
-		return rc;
 	if (!spins)
 		return lc_fail(LC_ERR_INVAL, "lc_idle: spins is NULL");
+	if (rc) {
+		/* no open node (closed under the caller's wait): the least limit, a plain yield past it */
+		*spins += rounds ? rounds : 1;
+		if (*spins > LC_SPIN_LIMIT)
+			sched_yield();
+		return rc;
+	}
 	*spins += rounds ? rounds - 1 : 0;
 	lc_idle_round(node, spins);
 	return 0;
@@ -293,7 +298,8 @@ int lc_close(lc_node *node)
 	 */
 	while (node->sendq.head || node->inflight.head || node->acks_n ||
 	       !lc_nic_tx_idle(node->nic)) {
-		idle = lc_progress_locked(node) ? 0 : idle + 1;
+		if (lc_progress_locked(node))
+			idle = 0;
 		if ((++rounds & 1023) == 0) {
 			struct lc_req *h;
 			int held;
@@ -315,8 +321,7 @@ int lc_close(lc_node *node)
 				break;
 			}
 		}
-		if (idle > atomic_load_explicit(&node->spin.limit, memory_order_relaxed))
-			lc_yield(node, &idle);
+		lc_idle_round(node, &idle);
 	}
 	LC_PC(fini, node);
 	/*

@@ -218,7 +218,8 @@ int lc_test_steps(lc_node *node, lc_req *req, unsigned steps, int *done, struct 
  * limit is short (64 steps) while yields run other processes, so a peer
  * sharing this core runs soon, and grows (to 16384) while yields find the
  * CPU free, since such a yield is a system call that only delays the next
- * look at the ring.  Returns 0, or LC_ERR_INVAL / LC_ERR_CLOSED.
+ * look at the ring.  Returns 0, or LC_ERR_INVAL / LC_ERR_CLOSED (a node that
+ * is not open: the round still counts, and past 64 steps it yields).
  */
 int lc_idle(lc_node *node, unsigned *spins, unsigned rounds);
 /* Wait for req, then free it. Returns 0 or the request's error (st->err too). */

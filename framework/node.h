@@ -641,7 +641,7 @@ LC_INTERNAL int lc_peer_state(struct lc_node *node, uint32_t dst);
 /* The lock is held: spin, then yield, until lc_trylock takes it. */
 LC_INTERNAL void lc_lock_contended(struct lc_node *node);
 
-/* Yield the CPU once, timed, and adapt the spin limit (above); *spins restarts after a quick one. */
+/* Yield the CPU once and adapt the spin limit (above); *spins restarts after a look that saw no switch. */
 LC_INTERNAL void lc_yield(struct lc_node *node, unsigned *spins);
 
 /* One idle round of a wait: past the spin limit, yield (lc_yield). */

@@ -118,7 +118,6 @@ ATLAS_FUNC int atlas_recv_check(atlas_factory *f, const char *fn);
 /* recv.c: one non-blocking receive from n (the receiver's checks done): 1, 0 or negative. */
 ATLAS_FUNC int atlas_recv_one(atlas_node *n, atlas_buffer **out);
 /* recv.c: the waiting loop's pause after idle rounds. */
-ATLAS_FUNC void atlas_idle(atlas_factory *f, unsigned *spins);
 /* group.c */
 ATLAS_FUNC void atlas_group_free(atlas_group *g);
 

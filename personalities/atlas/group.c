@@ -93,7 +93,7 @@ static int atlas_group_send_one(atlas_node *n, atlas_buffer *b)
 	unsigned spins = 0;
 	int rc;
 	while ((rc = atlas_node_send(n, b)) == ATLAS_ERR_AGAIN)
-		atlas_idle(n->f, &spins);
+		(void)lc_idle(n->f->lc, &spins, 1);
 	return rc;
 }
 
@@ -176,7 +176,7 @@ int atlas_group_recv(atlas_group *g, atlas_buffer **out, atlas_node **from)
 	unsigned spins = 0;
 	int rc;
 	while ((rc = atlas_group_try_recv(g, out, from)) == 0)
-		atlas_idle(g->f, &spins);
+		(void)lc_idle(g->f->lc, &spins, 1);
 	return rc < 0 ? rc : 0;
 }
 

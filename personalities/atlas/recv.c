@@ -25,15 +25,6 @@ int atlas_recv_check(atlas_factory *f, const char *fn)
 	return 0;
 }
 
-void atlas_idle(atlas_factory *f, unsigned *spins)
-{
-	/* libcomm's idle round: past its spin limit, which adapts to a shared CPU, a yield */
-	if (lc_idle(f->lc, spins, 1) != 0 && ++*spins >= 64) {
-		*spins = 0;
-		sched_yield();          /* the node closed under us: the least limit, a plain yield */
-	}
-}
-
 /*
  * Steps 2-4 for one node: has a message from it arrived (lc_iprobe, one
  * progress step)?  Then a buffer of its size takes it.  Only the receiving
@@ -84,6 +75,6 @@ int atlas_node_recv(atlas_node *n, atlas_buffer **out)
 	unsigned spins = 0;
 	int rc;
 	while ((rc = atlas_node_try_recv(n, out)) == 0)
-		atlas_idle(n->f, &spins);
+		(void)lc_idle(n->f->lc, &spins, 1);
 	return rc < 0 ? rc : 0;
 }

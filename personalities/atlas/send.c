@@ -201,7 +201,7 @@ int atlas_drain_all(atlas_factory *f)
 				err = rc;
 			continue;
 		}
-		atlas_idle(f, &spins);
+		(void)lc_idle(f->lc, &spins, 1);
 	}
 }
 

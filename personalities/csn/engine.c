@@ -16,17 +16,6 @@
  * waiter.  Nothing is reported twice: csn_test unlinks what it returns.
  */
 
-/*
- * An empty poll of a wait: libcomm's idle round (lc_idle: past its spin
- * limit, which adapts to whether the CPU is shared, a yield); a plain yield
- * after 64 when the node is closed under the wait.
- */
-static void csn_idle(unsigned *spins)
-{
-	if (lc_idle(csn_node, spins, 1) != 0 && ++*spins > 64)
-		sched_yield();
-}
-
 struct csn_desc *csn_desc_new(struct csn_tr *tr)
 {
 	struct csn_desc *d = tr->free;
@@ -157,7 +146,7 @@ csn_status csn_wait_desc(struct csn_tr *tr, struct csn_desc *d, netid *peer, uns
 			return csn_fail(CsnFailed, "csn wait: %s", lc_last_error(csn_node));
 		}
 		if (!d->done)
-			csn_idle(&spins);
+			(void)lc_idle(csn_node, &spins, 1);   /* an empty poll */
 	}
 	csn_status s = d->status;
 	if (peer)
@@ -219,7 +208,7 @@ struct csn_desc *csn_take_done(struct csn_tr *tr, csn_flags flags, unsigned time
 			*st = csn_fail(CsnTimeout, "csn_test: nothing completed within %u us", timeout_us);
 			return NULL;
 		}
-		csn_idle(&spins);
+		(void)lc_idle(csn_node, &spins, 1);   /* an empty poll */
 	}
 }
 
@@ -232,7 +221,7 @@ void csn_tr_drain(struct csn_tr *tr)
 		if (csn_poll(tr) != 0)
 			break;          /* the node failed: the requests go with it */
 		if (tr->npend > 0)
-			csn_idle(&spins);
+			(void)lc_idle(csn_node, &spins, 1);   /* an empty poll */
 	}
 	for (struct csn_desc *d; (d = tr->dq_head) != NULL;) {
 		tr->dq_head = d->next;

@@ -239,12 +239,6 @@ int epos_comm_try_receive(epos_comm *c, void *buf, size_t cap, size_t *len,
 	return epos_receive(c, buf, cap, len, from, false, "epos_comm_try_receive");
 }
 
-void epos_idle(lc_node *node, unsigned *spin)
-{
-	if (lc_idle(node, spin, 1) != 0 && ++*spin > 64)
-		sched_yield();
-}
-
 static double epos_now_us(void)
 {
 	struct timespec ts;
@@ -267,7 +261,7 @@ int epos_comm_wait(epos_comm *c, int64_t timeout_us)
 		if (timeout_us >= 0 && epos_now_us() >= end)
 			return epos_fail(EPOS_ERR_TIMEOUT, "epos_comm_wait: \"%s\": nothing in %lld us",
 					 c->name, (long long)timeout_us);
-		epos_idle(c->node, &spin);
+		(void)lc_idle(c->node, &spin, 1);
 	}
 }
 

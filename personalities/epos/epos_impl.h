@@ -100,8 +100,6 @@ struct epos_comm {
 /* errors.c */
 EPOS_FUNC int epos_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 EPOS_FUNC int epos_fail_lc(int lrc, const char *what);
-/* An empty poll of a blocking call: libcomm's idle round (lc_idle), a plain yield past 64 without a node. */
-EPOS_FUNC void epos_idle(lc_node *node, unsigned *spin);
 
 /* comm.c: look a name up (cached per end-point), waiting until it is registered. */
 EPOS_FUNC int epos_resolve(epos_comm *c, const char *name, struct epos_addr *out);

@@ -245,7 +245,7 @@ int epos_stream_receive(epos_comm *c, void *buf, size_t cap, size_t *len, struct
 				rc = epos_stream_receive(c, buf, cap, len, from, false);
 				if (rc != EPOS_ERR_AGAIN)
 					return rc;
-				epos_idle(c->node, &spin);
+				(void)lc_idle(c->node, &spin, 1);
 			}
 		}
 		if (pthread_mutex_trylock(&s->rx_lock) != 0)

@@ -131,12 +131,7 @@ bool lcvipl_expired(double deadline_us)
 void lcvipl_pause(unsigned *spins)
 {
 	lcvipl_unlock();
-	if (lcvipl_nic.node == NULL || lc_idle(lcvipl_nic.node, spins, LCVIPL_PASS_SPIN) != 0) {
-		/* no node (closed): the least limit, a plain yield past it */
-		*spins += LCVIPL_PASS_SPIN;
-		if (*spins > LCVIPL_SPINS)
-			sched_yield();
-	}
+	(void)lc_idle(lcvipl_nic.node, spins, LCVIPL_PASS_SPIN);
 	lcvipl_lock();
 }
 
