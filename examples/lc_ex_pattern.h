@@ -327,7 +327,7 @@ static inline int lc_ex_parse(int argc, char **argv, const char *prog, unsigned 
 /* One row of the table (node 0): the size and one figure. */
 static inline void lc_ex_row(size_t size, double v)
 {
-	printf("%-12zu%16.2f\n", size, v);
+	printf("%-12zu%16.3f\n", size, v);
 	fflush(stdout);
 }
 

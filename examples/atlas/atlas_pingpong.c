@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 			}
 		}
 		if (me == 0)
-			printf("%-8zu%.2f\n", size, (atlas_bench_now_us() - t0) / (2.0 * o.iters));
+			printf("%-8zu%.3f\n", size, (atlas_bench_now_us() - t0) / (2.0 * o.iters));
 		fflush(stdout);
 	}
 	return (rc = atlas_factory_release(f)) ? atlas_bench_fail("atlas_pingpong", "release", rc) : 0;

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 				CSN_EX_OK(csn_tx(t, peer, buf, n));
 		}
 		if (me == 0)
-			printf("%-8u %.2f\n", n, (csn_ex_now() - t0) * 1e6 / its / 2);
+			printf("%-8u %.3f\n", n, (csn_ex_now() - t0) * 1e6 / its / 2);
 		fflush(stdout);
 		if (n == 0 || n > hi / 2)
 			break;

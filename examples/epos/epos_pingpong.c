@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 			}
 		}
 		if (me == 0)
-			printf("%zu %.2f\n", size, (epos_ex_now_us() - t0) / (2.0 * iters));
+			printf("%zu %.3f\n", size, (epos_ex_now_us() - t0) / (2.0 * iters));
 		fflush(stdout);
 		if (size == hi)
 			break;

@@ -182,7 +182,7 @@ static int pp_run(struct pp *s, const struct vex_cfg *c)
 			}
 		}
 		if (vex_me == 0) {
-			printf("%-12zu%16.2f\n", size, (vex_now_us() - t0) / (2.0 * (double)timed));
+			printf("%-12zu%16.3f\n", size, (vex_now_us() - t0) / (2.0 * (double)timed));
 			fflush(stdout);
 		}
 		if (size == c->hi)
