@@ -49,35 +49,37 @@ static void lcvipl_complete(struct lcvipl_wqe *e, VIP_UINT32 st)
 	e->req = NULL;
 }
 
-/* The VI's queues' completed descriptors, in order, to their CQs (lcvipl_report: when due). */
-void lcvipl_report_all(struct lcvipl_vi *vi)
+/* Double full CQ cq (of vi's queue) rather than lose a completion: false when out of memory (reported). */
+static __attribute__((noinline, cold)) bool lcvipl_cq_grow(struct lcvipl_vi *vi, struct lcvipl_cq *cq)
 {
-	for (int r = 0; r < 2; r++) {
-		struct lcvipl_wq *q = r ? &vi->rq : &vi->sq;
-		while (q->rep != q->tail && q->e[q->rep & (LCVIPL_MAX_QUEUE - 1)].done) {
-			q->e[q->rep & (LCVIPL_MAX_QUEUE - 1)].reported = true;
-			q->rep++;
-			if (q->cq < 0)
-				continue;
-			struct lcvipl_cq *cq = &lcvipl_nic.cqs[q->cq];
-			if (cq->tail - cq->head == cq->cap) {
-				/* full: grow rather than lose a completion */
-				struct lcvipl_cqe *ne = calloc(2u * cq->cap, sizeof *ne);
-				if (ne == NULL) {
-					lcvipl_async_error(vi, VIP_ERROR_CATASTROPHIC, VIP_RESOURCE_CQ);
-					continue;
-				}
-				for (uint32_t k = 0; k < cq->cap; k++)
-					ne[k] = cq->e[(cq->head + k) & (cq->cap - 1)];
-				free(cq->e);
-				cq->e = ne;
-				cq->tail = cq->cap;
-				cq->head = 0;
-				cq->cap *= 2;
-			}
-			cq->e[cq->tail++ & (cq->cap - 1)] = (struct lcvipl_cqe){
-				.vi = (uint16_t)LCVIPL_VI_SLOT(vi->num), .gen = vi->gen, .recvq = r == 1 };
-		}
+	struct lcvipl_cqe *ne = calloc(2u * cq->cap, sizeof *ne);
+	if (ne == NULL) {
+		lcvipl_async_error(vi, VIP_ERROR_CATASTROPHIC, VIP_RESOURCE_CQ);
+		return false;
+	}
+	for (uint32_t k = 0; k < cq->cap; k++)
+		ne[k] = cq->e[(cq->head + k) & (cq->cap - 1)];
+	free(cq->e);
+	cq->e = ne;
+	cq->tail = cq->cap;
+	cq->head = 0;
+	cq->cap *= 2;
+	return true;
+}
+
+/* Queue q's (of vi; recvq: the receive queue) completed descriptors, in order, to its CQ (lcvipl_report: when due). */
+void lcvipl_report_q(struct lcvipl_vi *vi, struct lcvipl_wq *q, bool recvq)
+{
+	while (q->rep != q->tail && q->e[q->rep & (LCVIPL_MAX_QUEUE - 1)].done) {
+		q->e[q->rep & (LCVIPL_MAX_QUEUE - 1)].reported = true;
+		q->rep++;
+		if (q->cq < 0)
+			continue;
+		struct lcvipl_cq *cq = &lcvipl_nic.cqs[q->cq];
+		if (cq->tail - cq->head == cq->cap && !lcvipl_cq_grow(vi, cq))
+			continue;
+		cq->e[cq->tail++ & (cq->cap - 1)] = (struct lcvipl_cqe){
+			.vi = (uint16_t)LCVIPL_VI_SLOT(vi->num), .gen = vi->gen, .recvq = recvq };
 	}
 }
 
@@ -467,6 +469,41 @@ void lcvipl_arm_recvs(struct lcvipl_vi *vi)
 	}
 }
 
+/*
+ * Start send queue entry e of the connected VI (a free request checked):
+ * an RDMA write, or a send by lc_isend_now -- one that leaves at once
+ * completes now, with no lc request to test (8 B ping-pong: no pool
+ * request, no lc_test of it, no pass over the send queue).  -1: libcomm
+ * has no room now (e stays unstarted); 0: started or completed.
+ */
+static inline int lcvipl_start_send(struct lcvipl_vi *vi, struct lcvipl_wqe *e)
+{
+	VIP_DESCRIPTOR *d = e->d;
+	VIP_UINT32 sop = d->CS.Status & VIP_STATUS_OP_MASK;
+	int rc;
+
+	if (sop == VIP_STATUS_OP_RDMA_WRITE) {
+		if ((rc = lcvipl_post_rdma(vi, e, e->buf, e->cap)) < 0)
+			return -1;
+	} else {
+		uint64_t m = LCVIPL_MAGIC | LCVIPL_KIND_DATA | ((uint64_t)vi->peer_vi << LCVIPL_VI_SHIFT);
+		if (d->CS.Control & VIP_CONTROL_IMMEDIATE)
+			m |= LCVIPL_IMM_BIT | d->CS.ImmediateData;
+		rc = lc_isend_now(lcvipl_nic.node, vi->peer_node, m, e->buf, e->cap, &e->req);
+		if (rc == LC_ERR_AGAIN)
+			return -1;
+		if (rc != 0 || e->req == NULL) {
+			lcvipl_send_done(vi, e, rc);
+			return 0;
+		}
+	}
+	if (rc != 0)
+		lcvipl_complete(e, sop | (VIP_UINT32)rc);
+	else
+		lcvipl_nic.reqs++;
+	return 0;
+}
+
 /* Start the connected VI's sends and RDMA writes not started yet, in order, while requests are free. */
 void lcvipl_start_sends(struct lcvipl_vi *vi)
 {
@@ -476,37 +513,10 @@ void lcvipl_start_sends(struct lcvipl_vi *vi)
 		return;
 	for (; q->armed != q->tail; q->armed++) {
 		struct lcvipl_wqe *e = &q->e[q->armed & (LCVIPL_MAX_QUEUE - 1)];
-		VIP_DESCRIPTOR *d = e->d;
-		VIP_UINT32 sop = d->CS.Status & VIP_STATUS_OP_MASK;
-		int rc;
 		if (e->done)
 			continue;
-		if (lcvipl_nic.reqs >= LCVIPL_REQ_DATA)
+		if (lcvipl_nic.reqs >= LCVIPL_REQ_DATA || lcvipl_start_send(vi, e) < 0)
 			return;
-		if (sop == VIP_STATUS_OP_RDMA_WRITE) {
-			if ((rc = lcvipl_post_rdma(vi, e, e->buf, e->cap)) < 0)
-				return;
-		} else {
-			uint64_t m = LCVIPL_MAGIC | LCVIPL_KIND_DATA | ((uint64_t)vi->peer_vi << LCVIPL_VI_SHIFT);
-			if (d->CS.Control & VIP_CONTROL_IMMEDIATE)
-				m |= LCVIPL_IMM_BIT | d->CS.ImmediateData;
-			/*
-			 * a send that leaves at once completes now, with no lc request to
-			 * test (8 B ping-pong: no pool request, no lc_test of it, no pass
-			 * over the send queue)
-			 */
-			rc = lc_isend_now(lcvipl_nic.node, vi->peer_node, m, e->buf, e->cap, &e->req);
-			if (rc == LC_ERR_AGAIN)
-				return;
-			if (rc != 0 || e->req == NULL) {
-				lcvipl_send_done(vi, e, rc);
-				continue;
-			}
-		}
-		if (rc != 0)
-			lcvipl_complete(e, sop | (VIP_UINT32)rc);
-		else
-			lcvipl_nic.reqs++;
 	}
 }
 
@@ -553,7 +563,7 @@ void lcvipl_flush(struct lcvipl_vi *vi)
  * or one outside the registered region mh; VIP_INVALID_STATE in the Error
  * state; VIP_ERROR_RESOURCE when the queue is full.
  */
-static VIP_RETURN lcvipl_post_check(struct lcvipl_vi *vi, struct lcvipl_wq *q, VIP_DESCRIPTOR *d,
+static inline VIP_RETURN lcvipl_post_check(struct lcvipl_vi *vi, struct lcvipl_wq *q, VIP_DESCRIPTOR *d,
 				    VIP_MEM_HANDLE mh, struct lcvipl_region **dr)
 {
 	if (vi == NULL || d == NULL || ((uintptr_t)d & (VIP_DESCRIPTOR_ALIGNMENT - 1)) != 0)
@@ -574,7 +584,7 @@ static VIP_RETURN lcvipl_post_check(struct lcvipl_vi *vi, struct lcvipl_wq *q, V
  * and the descriptor within its region dr, the one lcvipl_post_check found
  * (VIP_STATUS_FORMAT_ERROR).  *total: the bytes.  Returns 0 or the error bit.
  */
-static VIP_UINT32 lcvipl_segments(const struct lcvipl_vi *vi, VIP_DESCRIPTOR *d, const struct lcvipl_region *dr,
+static inline VIP_UINT32 lcvipl_segments(const struct lcvipl_vi *vi, VIP_DESCRIPTOR *d, const struct lcvipl_region *dr,
 				  unsigned first, size_t *total)
 {
 	unsigned n = d->CS.SegCount;
@@ -656,7 +666,16 @@ VIP_RETURN VipPostSend(VIP_VI_HANDLE ViHandle, VIP_DESCRIPTOR *DescriptorPtr, VI
 	}
 	e->buf = buf;
 	e->cap = total;
-	lcvipl_start_sends(vi);
+	/*
+	 * the checks passed and the VI is connected: when no earlier descriptor
+	 * waits to start, this one starts at once (lcvipl_start_sends' loop, for
+	 * one entry, without walking it)
+	 */
+	if (vi->sq.armed + 1 == vi->sq.tail && lcvipl_nic.reqs < LCVIPL_REQ_DATA) {
+		if (lcvipl_start_send(vi, e) == 0)
+			vi->sq.armed++;
+	} else
+		lcvipl_start_sends(vi);
 	lcvipl_report(vi);
 	lcvipl_unlock();
 	return VIP_SUCCESS;

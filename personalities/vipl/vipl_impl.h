@@ -345,18 +345,19 @@ LCVIPL_FUNC void lcvipl_arm_due_all(void);
 #define lcvipl_arm_due() do { if (lcvipl_nic.arm_due) lcvipl_arm_due_all(); } while (0)
 LCVIPL_FUNC void lcvipl_start_sends(struct lcvipl_vi *vi);
 LCVIPL_FUNC void lcvipl_flush(struct lcvipl_vi *vi);
-LCVIPL_FUNC void lcvipl_report_all(struct lcvipl_vi *vi);
-/* Something of vi's queues completed that is not reported yet. */
-static inline bool lcvipl_report_due(const struct lcvipl_vi *vi)
+LCVIPL_FUNC void lcvipl_report_q(struct lcvipl_vi *vi, struct lcvipl_wq *q, bool recvq);
+/* Something of queue q completed that is not reported yet. */
+static inline bool lcvipl_report_due(const struct lcvipl_wq *q)
 {
-	return (vi->sq.rep != vi->sq.tail && vi->sq.e[vi->sq.rep & (LCVIPL_MAX_QUEUE - 1)].done) ||
-	       (vi->rq.rep != vi->rq.tail && vi->rq.e[vi->rq.rep & (LCVIPL_MAX_QUEUE - 1)].done);
+	return q->rep != q->tail && q->e[q->rep & (LCVIPL_MAX_QUEUE - 1)].done;
 }
-/* The VI's queues' completed descriptors, in order, to their CQs. */
+/* The VI's queues' completed descriptors, in order, to their CQs (each queue only when due). */
 static inline void lcvipl_report(struct lcvipl_vi *vi)
 {
-	if (lcvipl_report_due(vi))
-		lcvipl_report_all(vi);
+	if (lcvipl_report_due(&vi->sq))
+		lcvipl_report_q(vi, &vi->sq, false);
+	if (lcvipl_report_due(&vi->rq))
+		lcvipl_report_q(vi, &vi->rq, true);
 }
 LCVIPL_FUNC VIP_RETURN lcvipl_take(struct lcvipl_vi *vi, struct lcvipl_wq *q, VIP_DESCRIPTOR **out);
 

@@ -346,6 +346,25 @@ static void mode_calls(void)
 	CHECK(out == d && (d->CS.Status & VIP_STATUS_FORMAT_ERROR), "format: 0x%x", (unsigned)d->CS.Status);
 	EXPECT(VipCQDone(cq, &vv, &rq), VIP_SUCCESS);
 	EXPECT(VipCQDone(cq, &vv, &rq), VIP_NOT_DONE);
+	/*
+	 * a CQ of one entry given three completions, of two VIs in turn: it
+	 * grows, none is lost or overwritten, they come in order
+	 */
+	VIP_VI_HANDLE vi2, who[3];
+	EXPECT(VipCreateVi(nic, &va, cq, NULL, &vi2), VIP_SUCCESS);
+	EXPECT(VipResizeCQ(cq, 1), VIP_SUCCESS);
+	for (unsigned k = 0; k < 3; k++) {
+		who[k] = k == 1 ? vi2 : vi;
+		EXPECT(VipPostSend(who[k], sr(k, 1, p, len), mh), VIP_SUCCESS);
+	}
+	for (unsigned k = 0; k < 3; k++) {
+		EXPECT(VipCQDone(cq, &vv, &rq), VIP_SUCCESS);
+		CHECK(vv == who[k] && !rq, "grown CQ: entry %u of another queue", k);
+		EXPECT(VipSendDone(vv, &out), VIP_DESCRIPTOR_ERROR);
+		CHECK(out == &desc[k], "grown CQ: descriptor %u out of order", k);
+	}
+	EXPECT(VipCQDone(cq, &vv, &rq), VIP_NOT_DONE);
+	EXPECT(VipDestroyVi(vi2), VIP_SUCCESS);
 	/* receives may be posted before connecting; the VI then is not destroyable */
 	d = sr(3, 1, p, len);
 	EXPECT(VipPostRecv(vi, d, mh), VIP_SUCCESS);
