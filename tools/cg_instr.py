@@ -23,14 +23,15 @@ def costs(path, fn):
     cur, skip, out = None, False, collections.Counter()
     names = {}
     for line in open(path):
-        if line.startswith('fn='):
-            v = line[3:].strip()
-            m = re.match(r'\((\d+)\)(?:\s+(.*))?$', v)     # compressed names: (id) name
+        if line.startswith(('fn=', 'cfn=')):
+            v = line.split('=', 1)[1].strip()
+            m = re.match(r'\((\d+)\)(?:\s+(.*))?$', v)     # compressed names: (id) name, once
             if m:
                 if m.group(2):
                     names[m.group(1)] = m.group(2)
                 v = names.get(m.group(1), v)
-            cur, skip = v, False
+            if line.startswith('fn='):
+                cur, skip = v, False
         elif line.startswith('calls='):
             skip = True         # the next cost line is the call's: the callee's inclusive cost
         elif re.match(r'^(0x[0-9a-f]+|\+\d+|-\d+|\*)', line):
