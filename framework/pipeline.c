@@ -706,26 +706,26 @@ void lc_check_peers(struct lc_node *node)
 
 /* ---- progress ---- */
 
-int lc_progress_locked(struct lc_node *node)
+/*
+ * A progress step whose NIC step or first Rx FIFO look found work, or with
+ * host work pending (frames held, acks, queued or in-flight sends), or in a
+ * config whose protocols hook poll: everything after the NIC step.  hdr:
+ * the Rx FIFO's first frame as lc_progress_locked saw it (NULL: none yet,
+ * or frames were held and it did not look).
+ */
+static __attribute__((noinline)) int lc_progress_rest(struct lc_node *node, int work, struct lc_frame_hdr *hdr)
 {
-	struct lc_frame_hdr *hdr;
-	int work = 0, i;
+	int i;
 
-#if !LC_NIC_MCP_THREAD
-	work += lc_nic_step_held(node->nic);   /* our lock serializes the NIC's steppers */
-#else
-	/* thread mode: step the engines while the host is here anyway (no handoff to the MCP thread) */
-	work += lc_nic_assist(node->nic);
-#endif
 	/* frames held behind a parked first frame (the unexpected budget) go first, as far as they can */
 	if (node->holding)
 		work += lc_rx_unhold(node);
 	for (i = 0; i < LC_RX_BATCH; i++) {
-		hdr = lc_nic_rx_peek(node->nic);
-		if (!hdr)
+		if (!hdr && !(hdr = lc_nic_rx_peek(node->nic)))
 			break;
 		lc_rx_frame(node, hdr);
 		lc_nic_rx_release(node->nic);
+		hdr = NULL;
 		work++;
 	}
 	if (node->acks_n)
@@ -758,6 +758,36 @@ int lc_progress_locked(struct lc_node *node)
 			lc_check_peers(node);
 	}
 	return work;
+}
+
+/*
+ * One progress step: the NIC's engines (inline MCP), then the host's frames
+ * and queues.  A step that finds nothing anywhere -- the common step of a
+ * wait -- stays here, in a frame of few registers: the steps of a wait come
+ * round to the Receive Ring word sooner (a frame lands on average half a
+ * step before it is seen).
+ */
+int lc_progress_locked(struct lc_node *node)
+{
+	struct lc_frame_hdr *hdr = NULL;
+	int work;
+
+#if !LC_NIC_MCP_THREAD
+	work = lc_nic_step_held(node->nic);    /* our lock serializes the NIC's steppers */
+#else
+	/* thread mode: step the engines while the host is here anyway (no handoff to the MCP thread) */
+	work = lc_nic_assist(node->nic);
+#endif
+#if !(LC_PROTO_ANY_ACTIVE && LC_PC_USED_poll)
+	if (!work && !node->holding && !(hdr = lc_nic_rx_peek(node->nic)) && !node->acks_n &&
+	    !node->sendq.head && !node->inflight.head) {
+		/* idle, with nothing queued: lc_progress_rest's idle count, whose check has nothing to look at */
+		if (++node->idle >= LC_IDLE_CHECK)
+			node->idle = 0;
+		return 0;
+	}
+#endif
+	return lc_progress_rest(node, work, hdr);
 }
 
 #if defined(LC_ZEROCOST_NEGATIVE) && LC_ZEROCOST_NEGATIVE

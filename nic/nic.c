@@ -665,9 +665,50 @@ void lc_nic_net_recv_reap(struct lc_nic *nic)
  * the very step that moved it (a remote sender waiting for the slot need
  * not wait for this host's next call), and an idle step pays no reap.
  */
+/*
+ * Nothing for any engine of the inline MCP: no doorbell entry, no frame
+ * published in the next Receive Ring slot, no DMA block activated and not
+ * done, the next Send Ring slot not ready, no fault injector (its step has
+ * timed events).  Each engine's step looks at exactly these and returns 0
+ * when they say so; looked at here in one place, an idle pass of a waiting
+ * host costs a few loads instead of four engine calls (about 145 of the
+ * 240 instructions of a wait's idle round), and the wait comes back to the
+ * Receive Ring word that much sooner: a frame lands on average half an idle
+ * round before it is seen.  The word is the last load, so that a frame
+ * published meanwhile is seen by this very pass's Net-Recv.
+ */
+static inline int nic_quiet(struct lc_nic *nic)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+	uint32_t c, next = ct->net_recv.recv_next;
+
+	if (nic->faults || nic->rx_waiting)
+		return 0;
+	if (atomic_load_explicit(&nic->db->head.v, memory_order_relaxed) !=
+	    atomic_load_explicit(&nic->db->tail.v, memory_order_relaxed))
+		return 0;
+	if (atomic_load_explicit(&nic->tx_ready[atomic_load_explicit(&ct->send_tail.v, memory_order_relaxed) &
+						(nic->g.send_ring - 1)], memory_order_relaxed))
+		return 0;
+	for (c = 0; c < atomic_load_explicit(&nic->dma_chains, memory_order_relaxed); c++)
+		if (atomic_load_explicit(&ct->chain_active[c].v, memory_order_relaxed) !=
+		    atomic_load_explicit(&ct->chain_done[c].v, memory_order_relaxed))
+			return 0;
+	if (lc_recv_wire(nic->sram, &nic->g, next) >= 0)
+		return 0;
+	/* Net-Recv's wait for the next frame, as lc_nic_net_recv_step makes it */
+	if (nic->rx_two_lines)
+		__builtin_prefetch((const uint8_t *)lc_recv_word(nic->sram, &nic->g, next) + LC_LINE);
+	return 1;
+}
+
 static inline int step_all(struct lc_nic *nic)
 {
-	int w = lc_nic_doorbell_step(nic), d, k;
+	int w, d, k;
+
+	if (nic_quiet(nic))
+		return 0;
+	w = lc_nic_doorbell_step(nic);
 
 	/*
 	 * a burst of arrived frames costs one pass, not a pass each (nic_impl.h); an
