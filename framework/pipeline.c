@@ -765,7 +765,8 @@ static __attribute__((noinline)) int lc_progress_rest(struct lc_node *node, int 
  * and queues.  A step that finds nothing anywhere -- the common step of a
  * wait -- stays here, in a frame of few registers: the steps of a wait come
  * round to the Receive Ring word sooner (a frame lands on average half a
- * step before it is seen).
+ * step before it is seen).  Host work added to lc_progress_rest must be
+ * part of the idle test below too.
  */
 int lc_progress_locked(struct lc_node *node)
 {

@@ -675,7 +675,10 @@ void lc_nic_net_recv_reap(struct lc_nic *nic)
  * 240 instructions of a wait's idle round), and the wait comes back to the
  * Receive Ring word that much sooner: a frame lands on average half an idle
  * round before it is seen.  The word is the last load, so that a frame
- * published meanwhile is seen by this very pass's Net-Recv.
+ * published meanwhile is seen by this very pass's Net-Recv.  An engine or
+ * a source of engine work added to step_all must be looked at here too,
+ * or its work waits for another engine's (test_pipeline_sizes fails when
+ * the DMA chains are left out).
  */
 static inline int nic_quiet(struct lc_nic *nic)
 {
