@@ -659,13 +659,6 @@ void lc_nic_net_recv_reap(struct lc_nic *nic)
 /* ---- the MCP: stepping ---- */
 
 /*
- * Inline mode: every engine, back to back, under step_lock.  Net-Recv reaps
- * right after a DMA step that did a block (in thread mode: before its own
- * step): the Receive Ring slot of a frame that reached staging is freed in
- * the very step that moved it (a remote sender waiting for the slot need
- * not wait for this host's next call), and an idle step pays no reap.
- */
-/*
  * Nothing for any engine of the inline MCP: no doorbell entry, no frame
  * published in the next Receive Ring slot, no DMA block activated and not
  * done, the next Send Ring slot not ready, no fault injector (its step has
@@ -705,6 +698,13 @@ static inline int nic_quiet(struct lc_nic *nic)
 	return 1;
 }
 
+/*
+ * Inline mode: every engine, back to back, under step_lock.  Net-Recv reaps
+ * right after a DMA step that did a block (in thread mode: before its own
+ * step): the Receive Ring slot of a frame that reached staging is freed in
+ * the very step that moved it (a remote sender waiting for the slot need
+ * not wait for this host's next call), and an idle step pays no reap.
+ */
 static inline int step_all(struct lc_nic *nic)
 {
 	int w, d, k;
