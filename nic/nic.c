@@ -541,6 +541,13 @@ void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b
 	atomic_store_explicit(&ct->rxfifo_head.v, fh + 1, memory_order_release);
 }
 
+/* Net-Recv waits for frame next: the slot's second line asked for with the word's when the last frame took two. */
+static inline void recv_wait_prefetch(struct lc_nic *nic, uint32_t next)
+{
+	if (nic->rx_two_lines)
+		__builtin_prefetch((const uint8_t *)lc_recv_word(nic->sram, &nic->g, next) + LC_LINE);
+}
+
 int lc_nic_net_recv_step(struct lc_nic *nic)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
@@ -562,8 +569,7 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 		 * and forth between the cores (512 B ping-pong 1.29 when the second
 		 * line was asked for always, 1.35 at 256 B for four lines).
 		 */
-		if (nic->rx_two_lines)
-			__builtin_prefetch((const uint8_t *)lc_recv_word(nic->sram, &nic->g, next) + LC_LINE);
+		recv_wait_prefetch(nic, next);
 		return 0;
 	}
 #if LC_NET_TIMED
@@ -692,9 +698,7 @@ static inline int nic_quiet(struct lc_nic *nic)
 			return 0;
 	if (lc_recv_wire(nic->sram, &nic->g, next) >= 0)
 		return 0;
-	/* Net-Recv's wait for the next frame, as lc_nic_net_recv_step makes it */
-	if (nic->rx_two_lines)
-		__builtin_prefetch((const uint8_t *)lc_recv_word(nic->sram, &nic->g, next) + LC_LINE);
+	recv_wait_prefetch(nic, next);        /* Net-Recv's wait for the next frame */
 	return 1;
 }
 

@@ -67,8 +67,8 @@ static __attribute__((noinline, cold)) bool lcvipl_cq_grow(struct lcvipl_vi *vi,
 	return true;
 }
 
-/* Queue q's (of vi; recvq: the receive queue) completed descriptors, in order, to its CQ (lcvipl_report: when due). */
-void lcvipl_report_q(struct lcvipl_vi *vi, struct lcvipl_wq *q, bool recvq)
+/* Queue q's (of vi) completed descriptors, in order, to its CQ (lcvipl_report: when due). */
+void lcvipl_report_q(struct lcvipl_vi *vi, struct lcvipl_wq *q)
 {
 	while (q->rep != q->tail && q->e[q->rep & (LCVIPL_MAX_QUEUE - 1)].done) {
 		q->e[q->rep & (LCVIPL_MAX_QUEUE - 1)].reported = true;
@@ -79,7 +79,7 @@ void lcvipl_report_q(struct lcvipl_vi *vi, struct lcvipl_wq *q, bool recvq)
 		if (cq->tail - cq->head == cq->cap && !lcvipl_cq_grow(vi, cq))
 			continue;
 		cq->e[cq->tail++ & (cq->cap - 1)] = (struct lcvipl_cqe){
-			.vi = (uint16_t)LCVIPL_VI_SLOT(vi->num), .gen = vi->gen, .recvq = recvq };
+			.vi = (uint16_t)LCVIPL_VI_SLOT(vi->num), .gen = vi->gen, .recvq = q == &vi->rq };
 	}
 }
 
@@ -666,16 +666,7 @@ VIP_RETURN VipPostSend(VIP_VI_HANDLE ViHandle, VIP_DESCRIPTOR *DescriptorPtr, VI
 	}
 	e->buf = buf;
 	e->cap = total;
-	/*
-	 * the checks passed and the VI is connected: when no earlier descriptor
-	 * waits to start, this one starts at once (lcvipl_start_sends' loop, for
-	 * one entry, without walking it)
-	 */
-	if (vi->sq.armed + 1 == vi->sq.tail && lcvipl_nic.reqs < LCVIPL_REQ_DATA) {
-		if (lcvipl_start_send(vi, e) == 0)
-			vi->sq.armed++;
-	} else
-		lcvipl_start_sends(vi);
+	lcvipl_start_sends(vi);
 	lcvipl_report(vi);
 	lcvipl_unlock();
 	return VIP_SUCCESS;

@@ -345,7 +345,7 @@ LCVIPL_FUNC void lcvipl_arm_due_all(void);
 #define lcvipl_arm_due() do { if (lcvipl_nic.arm_due) lcvipl_arm_due_all(); } while (0)
 LCVIPL_FUNC void lcvipl_start_sends(struct lcvipl_vi *vi);
 LCVIPL_FUNC void lcvipl_flush(struct lcvipl_vi *vi);
-LCVIPL_FUNC void lcvipl_report_q(struct lcvipl_vi *vi, struct lcvipl_wq *q, bool recvq);
+LCVIPL_FUNC void lcvipl_report_q(struct lcvipl_vi *vi, struct lcvipl_wq *q);
 /* Something of queue q completed that is not reported yet. */
 static inline bool lcvipl_report_due(const struct lcvipl_wq *q)
 {
@@ -355,9 +355,9 @@ static inline bool lcvipl_report_due(const struct lcvipl_wq *q)
 static inline void lcvipl_report(struct lcvipl_vi *vi)
 {
 	if (lcvipl_report_due(&vi->sq))
-		lcvipl_report_q(vi, &vi->sq, false);
+		lcvipl_report_q(vi, &vi->sq);
 	if (lcvipl_report_due(&vi->rq))
-		lcvipl_report_q(vi, &vi->rq, true);
+		lcvipl_report_q(vi, &vi->rq);
 }
 LCVIPL_FUNC VIP_RETURN lcvipl_take(struct lcvipl_vi *vi, struct lcvipl_wq *q, VIP_DESCRIPTOR **out);
 
