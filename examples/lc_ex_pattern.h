@@ -59,6 +59,24 @@ static inline void lc_ex_fill(void *buf, size_t len, uint64_t seed)
 	}
 }
 
+/*
+ * Bytes from .. from + len - 1 of the pattern of seed into buf (a message
+ * gathered from several buffers: each holds its piece).  The pattern from
+ * word k on is the pattern of seed + k * golden, so after the bytes up to a
+ * word boundary it is lc_ex_fill's.
+ */
+static inline void lc_ex_fill_at(void *buf, size_t from, size_t len, uint64_t seed)
+{
+	unsigned char *p = buf;
+	size_t head = (8 - from % 8) % 8;
+
+	if (head > len)
+		head = len;
+	for (size_t i = 0; i < head; i++)
+		p[i] = (unsigned char)((seed + (from + i) / 8 * LC_EX_GOLDEN) >> (8 * ((from + i) % 8)));
+	lc_ex_fill(p + head, len - head, seed + (from + head) / 8 * LC_EX_GOLDEN);
+}
+
 /* Offset of the first byte that differs from the pattern, or len when all match. */
 static inline size_t lc_ex_check(const void *buf, size_t len, uint64_t seed)
 {

@@ -112,7 +112,7 @@ static int pp_recv(struct pp *s, const struct vex_cfg *c, size_t size, unsigned 
 	if (vex_recv(&s->v, c, VIP_STATUS_OP_RECEIVE, &d, k))
 		return 1;
 	const unsigned char *p = vex_slot(&s->v, *k);
-	size_t bad = d->CS.Length == size ? vex_check(p, size, vex_seed(size, it)) : 0;
+	size_t bad = d->CS.Length == size ? lc_ex_check(p, size, lc_ex_seed(size, it)) : 0;
 	if (!(d->CS.Status & VIP_STATUS_IMMEDIATE) || d->CS.ImmediateData != (VIP_UINT32)it ||
 	    d->CS.Length != size || bad != size) {
 		fprintf(stderr, VEX_PROG ": node %d: mismatch at size %zu iteration %lu: length %u, "
@@ -156,9 +156,9 @@ static int pp_run(struct pp *s, const struct vex_cfg *c)
 			if (it == warm)
 				t0 = vex_now_us();
 			if (vex_me == 0) {
-				uint64_t seed = vex_seed(size, it);
-				vex_fill(s->a.p, 0, h ? h : size, seed);
-				vex_fill(s->b.p, h, h ? size - h : 0, seed);
+				uint64_t seed = lc_ex_seed(size, it);
+				lc_ex_fill(s->a.p, h ? h : size, seed);
+				lc_ex_fill_at(s->b.p, h, h ? size - h : 0, seed);
 				if ((r = pp_post_send(s, size, it, s->a.p, s->a.mh, s->b.p, s->b.mh)) != VIP_SUCCESS)
 					return vex_fail("VipPostSend", r);
 				if (pp_recv(s, c, size, it, &k) ||

@@ -166,7 +166,7 @@ static int rd_write(struct rd *s, const struct vex_cfg *c, size_t size, VIP_UINT
 /* Node 1: every byte of the target against the round's pattern. 0 or exit status 1. */
 static int rd_verify(struct rd *s, size_t size, VIP_UINT32 round)
 {
-	size_t bad = vex_check(s->data.p, size, vex_seed(size, round));
+	size_t bad = lc_ex_check(s->data.p, size, lc_ex_seed(size, round));
 	if (bad == size)
 		return 0;
 	fprintf(stderr, VEX_PROG ": node 1: mismatch at size %zu round %u: first bad byte at %zu\n", size,
@@ -225,7 +225,7 @@ static int rd_run0(struct rd *s, const struct vex_cfg *c)
 	for (size_t size = c->lo;; size = size * 2 > c->hi && size < c->hi ? c->hi : size * 2) {
 		double busy = 0;
 		for (unsigned long k = 0; k < c->warmup + c->iters; k++, round++) {
-			vex_fill(s->data.p, 0, size, vex_seed(size, round));
+			lc_ex_fill(s->data.p, size, lc_ex_seed(size, round));
 			double t0 = vex_now_us();
 			if (rd_write(s, c, size, round, 1))
 				return 1;
@@ -241,7 +241,7 @@ static int rd_run0(struct rd *s, const struct vex_cfg *c)
 	}
 
 	/* the round without immediate data: the writes complete, then a notice says so */
-	vex_fill(s->data.p, 0, c->hi, vex_seed(c->hi, round));
+	lc_ex_fill(s->data.p, c->hi, lc_ex_seed(c->hi, round));
 	if (rd_write(s, c, c->hi, round, 0))
 		return 1;
 	m = (struct rd_msg){ .kind = RD_NOTICE, .round = round, .len = (VIP_UINT32)c->hi };

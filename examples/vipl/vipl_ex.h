@@ -6,7 +6,8 @@
 /*
  * The examples of this directory (pingpong.c, rdma.c) include this header
  * and keep only their own logic.  Like them it uses the published VIPL API
- * and nothing else; all it defines is static or static inline, with the
+ * and nothing else (the data pattern is the native examples',
+ * ../lc_ex_pattern.h: plain C, no libcomm); all it defines is static or static inline, with the
  * prefix vex_ (VEX_).  A program defines VEX_PROG, its name (the start of
  * every message), and includes this header before any other.
  *
@@ -49,6 +50,8 @@
 #include <time.h>
 
 #include <vipl.h>
+
+#include "../lc_ex_pattern.h"      /* the data pattern; no libcomm in it */
 
 #define VEX_RECVS    4u         /* receive descriptors kept posted */
 #define VEX_PAGE     4096u
@@ -323,39 +326,7 @@ static inline void vex_on_async_error(VIP_PVOID context, VIP_ERROR_DESCRIPTOR *e
 			(int)e->ErrorCode, (int)e->ResourceCode);
 }
 
-/* ---- The data pattern: seed (size, n) gives every byte, so that no two words are alike ---- */
-
-#define VEX_GOLDEN 0x9E3779B97F4A7C15ull
-
-static inline uint64_t vex_seed(uint64_t size, uint64_t n)
-{
-	uint64_t x = size * 0xff51afd7ed558ccdull ^ (n + 0x632be59bd9b4e019ull);
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 29);
-}
-
-/* Byte i of the data of seed: byte i % 8 of the word seed + (i / 8) * golden. */
-static inline unsigned char vex_byte(uint64_t seed, size_t i)
-{
-	return (unsigned char)((seed + (uint64_t)(i >> 3) * VEX_GOLDEN) >> (8 * (i & 7)));
-}
-
-/* Bytes from .. from + n - 1 of the data of seed into p. */
-static inline void vex_fill(unsigned char *p, size_t from, size_t n, uint64_t seed)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = vex_byte(seed, from + i);
-}
-
-/* The offset of the first byte of p[0 .. n) that is not the data of seed, or n. */
-static inline size_t vex_check(const unsigned char *p, size_t n, uint64_t seed)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != vex_byte(seed, i))
-			return i;
-	return n;
-}
+/* ---- The data pattern: lc_ex_pattern.h's, the same as the native examples' ---- */
 
 static inline double vex_now_us(void)
 {
