@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 
 #include "geom.h"
+#include "lc_marks.h"
 #include "lc_pc.h"
 #include "node.h"
 
@@ -838,6 +839,7 @@ static int lc_test_common(lc_node *node, lc_req *req, unsigned steps, int *done,
 	for (;;) {
 		lc_wait_round(node, req);
 		if (req->done) {
+			LC_PATH_BEGIN();
 			*done = 1;
 			return lc_finish(node, req, st, fn);
 		}
@@ -874,8 +876,10 @@ static __attribute__((noinline)) int lc_wait_held(lc_node *node, lc_req *req, st
 		/* yield only after a run of idle rounds, never while work flows */
 		if (lc_wait_round(node, req))
 			spins = 0;
-		if (req->done)
+		if (req->done) {
+			LC_PATH_BEGIN();
 			return lc_finish(node, req, st, "lc_wait");
+		}
 		lc_unlock(node);
 		lc_idle_round(node, &spins);
 		if ((rc = lc_lock_open(node, "lc_wait")))

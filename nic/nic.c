@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lc_marks.h"
 #include "lc_pc_nic.h"
 #include "nic_impl.h"
 
@@ -346,6 +347,7 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 #endif
 	/* the frame as the wire left it (faults applied): now Net-Recv may take it (R7) */
 	lc_recv_publish(lc_seg_sram(nic, dst), &nic->g, rh, bytes);
+	LC_PATH_END();
 	/* the next sender's slot (the port lock orders the senders, R5 -> A5) */
 	atomic_store_explicit(&rc->recv_head.v, rh + n, memory_order_release);
 	for (uint32_t i = 0; i < r->hops; i++) {

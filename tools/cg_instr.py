@@ -18,9 +18,11 @@ import subprocess
 import sys
 
 
-def costs(path, fn):
-    """{address: Ir} of the instructions of function fn (callgrind's fn= name ending in fn)."""
-    cur, skip, out = None, False, collections.Counter()
+def records(path):
+    """(function, position, Ir) of every self-cost line of a callgrind output file: a call's line
+    (the callee's inclusive cost) is left out.  position is the instruction's address with
+    --dump-instr=yes --compress-pos=no, else None."""
+    cur, skip = None, False
     names = {}
     for line in open(path):
         if line.startswith(('fn=', 'cfn=')):
@@ -34,13 +36,21 @@ def costs(path, fn):
                 cur, skip = v, False
         elif line.startswith('calls='):
             skip = True         # the next cost line is the call's: the callee's inclusive cost
-        elif re.match(r'^(0x[0-9a-f]+|\+\d+|-\d+|\*)', line):
+        elif re.match(r'^(0x[0-9a-f]+|[+-]?\d+|\*)', line):
             if skip:
                 skip = False
                 continue
             f = line.split()
-            if cur is not None and (cur == fn or cur.endswith(':' + fn)) and f[0].startswith('0x'):
-                out[int(f[0], 16)] += int(f[-1])
+            if cur is not None and len(f) > 1:
+                yield cur, int(f[0], 16) if f[0].startswith('0x') else None, int(f[-1])
+
+
+def costs(path, fn):
+    """{address: Ir} of the instructions of function fn (callgrind's fn= name ending in fn)."""
+    out = collections.Counter()
+    for cur, pos, ir in records(path):
+        if pos is not None and (cur == fn or cur.endswith(':' + fn)):
+            out[pos] += ir
     return out
 
 
