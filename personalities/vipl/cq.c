@@ -93,8 +93,8 @@ VIP_RETURN VipResizeCQ(VIP_CQ_HANDLE CQHandle, VIP_ULONG EntryCount)
 	return r;
 }
 
-/* Take the oldest entry of cq (lock held). */
-static VIP_RETURN lcvipl_cq_take(struct lcvipl_cq *cq, VIP_VI_HANDLE *vi, VIP_BOOLEAN *recvq)
+/* Take the oldest entry of cq (lock held; inline: VipCQWait's path). */
+static inline __attribute__((always_inline)) VIP_RETURN lcvipl_cq_take(struct lcvipl_cq *cq, VIP_VI_HANDLE *vi, VIP_BOOLEAN *recvq)
 {
 	while (cq->head != cq->tail) {
 		struct lcvipl_cqe *e = &cq->e[cq->head++ & (cq->cap - 1)];

@@ -83,19 +83,20 @@ void lcvipl_report_q(struct lcvipl_vi *vi, struct lcvipl_wq *q)
 	}
 }
 
-/* Take the oldest descriptor of q if it completed. */
-VIP_RETURN lcvipl_take(struct lcvipl_vi *vi, struct lcvipl_wq *q, VIP_DESCRIPTOR **out)
+/*
+ * The first got bytes of a bounce buffer into d's data segments.  Out of
+ * line: a receive into one segment (no bounce) keeps lcvipl_recv_done a
+ * function of few registers.
+ */
+static __attribute__((noinline)) void lcvipl_scatter(VIP_DESCRIPTOR *d, const uint8_t *b, size_t got)
 {
-	lcvipl_report(vi);
-	if (q->head == q->tail || !q->e[q->head & (LCVIPL_MAX_QUEUE - 1)].done) {
-		*out = NULL;
-		return VIP_NOT_DONE;
+	const uint8_t *p = b;
+	for (unsigned k = 0; k < d->CS.SegCount && got > (size_t)(p - b); k++) {
+		size_t left = got - (size_t)(p - b);
+		size_t n = d->DS[k].Local.Length < left ? d->DS[k].Local.Length : left;
+		memcpy(d->DS[k].Local.Data.Address, p, n);
+		p += n;
 	}
-	struct lcvipl_wqe *e = &q->e[q->head++ & (LCVIPL_MAX_QUEUE - 1)];
-	if ((int32_t)(q->armed - q->head) < 0)
-		q->armed = q->head;
-	*out = e->d;
-	return e->d->CS.Status & VIP_STATUS_ERROR_MASK ? VIP_DESCRIPTOR_ERROR : VIP_SUCCESS;
 }
 
 /* The receive's outcome into its descriptor. */
@@ -119,15 +120,8 @@ static void lcvipl_recv_done(struct lcvipl_wqe *e, const struct lc_status *st)
 			s |= VIP_STATUS_LENGTH_ERROR;
 		else if (st->err != 0)
 			s |= VIP_STATUS_TRANSPORT_ERROR;
-		if (e->bounce != NULL && st->err != LC_ERR_LOST) {
-			const uint8_t *p = e->bounce;
-			for (unsigned k = 0; k < d->CS.SegCount && got > (size_t)(p - (uint8_t *)e->bounce); k++) {
-				size_t left = got - (size_t)(p - (uint8_t *)e->bounce);
-				size_t n = d->DS[k].Local.Length < left ? d->DS[k].Local.Length : left;
-				memcpy(d->DS[k].Local.Data.Address, p, n);
-				p += n;
-			}
-		}
+		if (e->bounce != NULL && st->err != LC_ERR_LOST)
+			lcvipl_scatter(d, e->bounce, got);
 		d->CS.Length = (VIP_UINT32)got;
 	}
 	if (st->match & LCVIPL_IMM_BIT) {
@@ -372,14 +366,15 @@ void lcvipl_pass(struct lcvipl_vi *want_vi, struct lcvipl_wq *want_q, const stru
 		struct lcvipl_pass_who *w = &who[idx];
 		lcvipl_req_done(w->vi, w->q, w->e, &st);
 		lcvipl_report(w->vi);
-		w->e = lcvipl_oldest(w->q);
-		if ((reqs[idx] = w->e != NULL ? w->e->req : NULL) != NULL)
-			live++;
+		/* the wait satisfied: the pass ends (its arrays are built anew by the next) */
 		if (want_q != NULL && want_q->head != want_q->tail &&
 		    want_q->e[want_q->head & (LCVIPL_MAX_QUEUE - 1)].done)
 			break;
 		if (want_cq != NULL && want_cq->head != want_cq->tail)
 			break;
+		w->e = lcvipl_oldest(w->q);
+		if ((reqs[idx] = w->e != NULL ? w->e->req : NULL) != NULL)
+			live++;
 	}
 	if (ctrl)
 		lcvipl_peers();

@@ -359,7 +359,20 @@ static inline void lcvipl_report(struct lcvipl_vi *vi)
 	if (lcvipl_report_due(&vi->rq))
 		lcvipl_report_q(vi, &vi->rq);
 }
-LCVIPL_FUNC VIP_RETURN lcvipl_take(struct lcvipl_vi *vi, struct lcvipl_wq *q, VIP_DESCRIPTOR **out);
+/* Take the oldest descriptor of q (of vi) if it completed (inline: the Done call's path). */
+static inline VIP_RETURN lcvipl_take(struct lcvipl_vi *vi, struct lcvipl_wq *q, VIP_DESCRIPTOR **out)
+{
+	lcvipl_report(vi);
+	if (q->head == q->tail || !q->e[q->head & (LCVIPL_MAX_QUEUE - 1)].done) {
+		*out = NULL;
+		return VIP_NOT_DONE;
+	}
+	struct lcvipl_wqe *e = &q->e[q->head++ & (LCVIPL_MAX_QUEUE - 1)];
+	if ((int32_t)(q->armed - q->head) < 0)
+		q->armed = q->head;
+	*out = e->d;
+	return e->d->CS.Status & VIP_STATUS_ERROR_MASK ? VIP_DESCRIPTOR_ERROR : VIP_SUCCESS;
+}
 
 /* conn.c: control messages */
 LCVIPL_FUNC void lcvipl_dispatch(void);
