@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <string.h>
 
+#include "lc_marks.h"
 #include "lc_proto.h"
 #include "node.h"
 
@@ -246,6 +247,7 @@ static int lc_anyof(lc_node *node, int n, lc_req **reqs, int *index, int *done,
 		if (i < n) {
 			struct lc_req *r = reqs[i];
 
+			LC_PATH_BEGIN();
 			reqs[i] = NULL;
 			*index = i;
 			if (done)
@@ -310,6 +312,7 @@ static int lc_allof(lc_node *node, int n, lc_req **reqs, int *done, struct lc_st
 		if ((rc = lc_lock_open(node, fn)))
 			return rc;
 	}
+	LC_PATH_BEGIN();
 	for (i = 0; i < n; i++) {
 		/* an entry given twice is freed once (kind is LC_REQ_FREE after the first) */
 		if (!reqs[i] || reqs[i]->kind == LC_REQ_FREE) {

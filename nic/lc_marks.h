@@ -2,7 +2,8 @@
 /*
  * Path marks (scons mode=marks; empty in every other build): callgrind
  * counts a node's instructions only from the moment a wait or test sees
- * the request it waited for complete (LC_PATH_BEGIN, framework/comm.c) to
+ * the request it waited for complete (LC_PATH_BEGIN: framework/comm.c, the
+ * single waits and tests; framework/match.c, the any- and all-of ones) to
  * the next frame's publication into a peer's Receive Ring (LC_PATH_END,
  * nic/nic.c lc_net_put) -- in a ping-pong, one node's turn: the receive's
  * completion, the program's and a personality's work, the reply's send.

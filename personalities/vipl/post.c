@@ -31,72 +31,104 @@ static struct lcvipl_wqe *lcvipl_push(struct lcvipl_wq *q, VIP_DESCRIPTOR *d)
 	e->buf = NULL;
 	e->cap = 0;
 	e->done = false;
-	e->reported = false;
 	q->tail++;
 	return e;
 }
 
-/* Complete e now with status bits st (DONE is added). */
-static void lcvipl_complete(struct lcvipl_wqe *e, VIP_UINT32 st)
+/* e is complete with status bits st (DONE is added): the last step, its data in place. */
+static inline void lcvipl_status_done(struct lcvipl_wqe *e, VIP_UINT32 st)
 {
 	e->d->CS.Status = st | VIP_STATUS_DONE;
 	e->done = true;
-	if (e->bounce != NULL) {
-		if (e->bounce != e->small)
-			free(e->bounce);
-		e->bounce = NULL;
-	}
 	e->req = NULL;
 }
 
-/* Double full CQ cq (of vi's queue) rather than lose a completion: false when out of memory (reported). */
-static __attribute__((noinline, cold)) bool lcvipl_cq_grow(struct lcvipl_vi *vi, struct lcvipl_cq *cq)
+/*
+ * Complete e, which has a staging buffer, with status bits st: its first n
+ * bytes scattered into the descriptor's data segments first (a receive;
+ * n = 0: none), the buffer let go, then the status -- a program may poll
+ * the descriptor's Status word.  Out of line: a descriptor without a
+ * staging buffer completes in a few stores (lcvipl_complete).
+ */
+static __attribute__((noinline)) void lcvipl_complete_bounced(struct lcvipl_wqe *e, VIP_UINT32 st, size_t n)
 {
-	struct lcvipl_cqe *ne = calloc(2u * cq->cap, sizeof *ne);
-	if (ne == NULL) {
-		lcvipl_async_error(vi, VIP_ERROR_CATASTROPHIC, VIP_RESOURCE_CQ);
-		return false;
+	VIP_DESCRIPTOR *d = e->d;
+	const uint8_t *b = e->bounce, *p = b;
+
+	for (unsigned k = 0; k < d->CS.SegCount && n > (size_t)(p - b); k++) {
+		size_t left = n - (size_t)(p - b);
+		size_t c = d->DS[k].Local.Length < left ? d->DS[k].Local.Length : left;
+		memcpy(d->DS[k].Local.Data.Address, p, c);
+		p += c;
 	}
-	for (uint32_t k = 0; k < cq->cap; k++)
-		ne[k] = cq->e[(cq->head + k) & (cq->cap - 1)];
-	free(cq->e);
-	cq->e = ne;
-	cq->tail = cq->cap;
-	cq->head = 0;
-	cq->cap *= 2;
-	return true;
+	if (e->bounce != e->small)
+		free(e->bounce);
+	e->bounce = NULL;
+	lcvipl_status_done(e, st);
 }
 
-/* Queue q's (of vi) completed descriptors, in order, to its CQ (lcvipl_report: when due). */
+/* Complete e now with status bits st (DONE is added); a send's staging is in the entry or freed. */
+static inline void lcvipl_complete(struct lcvipl_wqe *e, VIP_UINT32 st)
+{
+	if (e->bounce != NULL && e->bounce != e->small) {
+		lcvipl_complete_bounced(e, st, 0);
+		return;
+	}
+	e->bounce = NULL;
+	lcvipl_status_done(e, st);
+}
+
+static void lcvipl_report_full(struct lcvipl_vi *vi, struct lcvipl_wq *q);
+
+/*
+ * Queue q's (of vi) completed descriptors, in order, to its CQ
+ * (lcvipl_report: when due).  A full CQ leaves the loop for
+ * lcvipl_report_full by a tail call, so the common case saves no
+ * registers for a call it does not make.
+ */
 void lcvipl_report_q(struct lcvipl_vi *vi, struct lcvipl_wq *q)
 {
-	while (q->rep != q->tail && q->e[q->rep & (LCVIPL_MAX_QUEUE - 1)].done) {
-		q->e[q->rep & (LCVIPL_MAX_QUEUE - 1)].reported = true;
-		q->rep++;
-		if (q->cq < 0)
+	uint32_t rep = q->rep, tail = q->tail;
+	struct lcvipl_cq *cq = q->cq >= 0 ? &lcvipl_nic.cqs[q->cq] : NULL;
+	const struct lcvipl_cqe ent = {
+		.vi = (uint16_t)LCVIPL_VI_SLOT(vi->num), .gen = vi->gen, .recvq = q == &vi->rq };
+
+	for (; rep != tail && q->e[rep & (LCVIPL_MAX_QUEUE - 1)].done; rep++) {
+		if (cq == NULL)
 			continue;
-		struct lcvipl_cq *cq = &lcvipl_nic.cqs[q->cq];
-		if (cq->tail - cq->head == cq->cap && !lcvipl_cq_grow(vi, cq))
-			continue;
-		cq->e[cq->tail++ & (cq->cap - 1)] = (struct lcvipl_cqe){
-			.vi = (uint16_t)LCVIPL_VI_SLOT(vi->num), .gen = vi->gen, .recvq = q == &vi->rq };
+		if (cq->tail - cq->head == cq->cap) {
+			q->rep = rep;
+			lcvipl_report_full(vi, q);
+			return;
+		}
+		cq->e[cq->tail++ & (cq->cap - 1)] = ent;
 	}
+	q->rep = rep;
 }
 
 /*
- * The first got bytes of a bounce buffer into d's data segments.  Out of
- * line: a receive into one segment (no bounce) keeps lcvipl_recv_done a
- * function of few registers.
+ * lcvipl_report_q met q's CQ full at q->rep: double the CQ rather than lose
+ * a completion, then go on; out of memory, that one completion's entry is
+ * lost and reported (VIP_ERROR_CATASTROPHIC).
  */
-static __attribute__((noinline)) void lcvipl_scatter(VIP_DESCRIPTOR *d, const uint8_t *b, size_t got)
+static __attribute__((noinline, cold)) void lcvipl_report_full(struct lcvipl_vi *vi, struct lcvipl_wq *q)
 {
-	const uint8_t *p = b;
-	for (unsigned k = 0; k < d->CS.SegCount && got > (size_t)(p - b); k++) {
-		size_t left = got - (size_t)(p - b);
-		size_t n = d->DS[k].Local.Length < left ? d->DS[k].Local.Length : left;
-		memcpy(d->DS[k].Local.Data.Address, p, n);
-		p += n;
+	struct lcvipl_cq *cq = &lcvipl_nic.cqs[q->cq];
+	struct lcvipl_cqe *ne = calloc(2u * cq->cap, sizeof *ne);
+
+	if (ne == NULL) {
+		lcvipl_async_error(vi, VIP_ERROR_CATASTROPHIC, VIP_RESOURCE_CQ);
+		q->rep++;
+	} else {
+		for (uint32_t k = 0; k < cq->cap; k++)
+			ne[k] = cq->e[(cq->head + k) & (cq->cap - 1)];
+		free(cq->e);
+		cq->e = ne;
+		cq->tail = cq->cap;
+		cq->head = 0;
+		cq->cap *= 2;
 	}
+	lcvipl_report_q(vi, q);
 }
 
 /* The receive's outcome into its descriptor. */
@@ -110,6 +142,7 @@ static void lcvipl_recv_done(struct lcvipl_wqe *e, const struct lc_status *st)
 		lcvipl_complete(e, s | VIP_STATUS_DESC_FLUSHED_ERROR);
 		return;
 	}
+	size_t scatter = 0;             /* bytes to scatter from the staging buffer */
 	if (note) {
 		/* the notice of an RDMA write with immediate data: no bytes land in the descriptor */
 		s = VIP_STATUS_OP_REMOTE_RDMA_WRITE;
@@ -120,15 +153,18 @@ static void lcvipl_recv_done(struct lcvipl_wqe *e, const struct lc_status *st)
 			s |= VIP_STATUS_LENGTH_ERROR;
 		else if (st->err != 0)
 			s |= VIP_STATUS_TRANSPORT_ERROR;
-		if (e->bounce != NULL && st->err != LC_ERR_LOST)
-			lcvipl_scatter(d, e->bounce, got);
+		if (st->err != LC_ERR_LOST)
+			scatter = got;
 		d->CS.Length = (VIP_UINT32)got;
 	}
 	if (st->match & LCVIPL_IMM_BIT) {
 		s |= VIP_STATUS_IMMEDIATE;
 		d->CS.ImmediateData = (VIP_UINT32)st->match;
 	}
-	lcvipl_complete(e, s);
+	if (e->bounce != NULL)
+		lcvipl_complete_bounced(e, s, scatter);
+	else
+		lcvipl_status_done(e, s);
 }
 
 /* A send's (or RDMA write's) outcome. */
@@ -365,7 +401,7 @@ void lcvipl_pass(struct lcvipl_vi *want_vi, struct lcvipl_wq *want_q, const stru
 		}
 		struct lcvipl_pass_who *w = &who[idx];
 		lcvipl_req_done(w->vi, w->q, w->e, &st);
-		lcvipl_report(w->vi);
+		lcvipl_report_wq(w->vi, w->q);
 		/* the wait satisfied: the pass ends (its arrays are built anew by the next) */
 		if (want_q != NULL && want_q->head != want_q->tail &&
 		    want_q->e[want_q->head & (LCVIPL_MAX_QUEUE - 1)].done)
@@ -422,8 +458,10 @@ void lcvipl_arm_due_all(void)
 	lcvipl_nic.arm_due = false;
 	for (unsigned k = 0; k < lcvipl_nic.vi_end; k++) {
 		struct lcvipl_vi *vi = lcvipl_nic.vis[k];
-		if (vi != NULL && vi->rq.armed != vi->rq.tail)
+		if (vi != NULL && vi->rq.armed != vi->rq.tail) {
 			lcvipl_arm_recvs(vi);
+			lcvipl_report_wq(vi, &vi->rq);  /* a receive that could not start completed */
+		}
 	}
 }
 
@@ -588,10 +626,16 @@ static inline VIP_UINT32 lcvipl_segments(const struct lcvipl_vi *vi, VIP_DESCRIP
 	if (n < first || n - first > LCVIPL_MAX_SEGS ||
 	    !lcvipl_region_covers(dr, d, sizeof d->CS + (size_t)n * sizeof d->DS[0]))
 		return VIP_STATUS_FORMAT_ERROR;
+	const struct lcvipl_region *r = NULL;
 	for (unsigned k = first; k < n; k++) {
 		const VIP_DATA_SEGMENT *s = &d->DS[k].Local;
-		struct lcvipl_region *r = lcvipl_region_of(s->Handle);
-		if (r == NULL || r->ptag != vi->ptag || !lcvipl_region_covers(r, s->Data.Address, s->Length))
+		/* a gather's segments are often in one region: found once, checked against its tag once */
+		if (r == NULL || r->handle != s->Handle) {
+			r = lcvipl_region_of(s->Handle);
+			if (r == NULL || r->ptag != vi->ptag)
+				return VIP_STATUS_PROTECTION_ERROR;
+		}
+		if (!lcvipl_region_covers(r, s->Data.Address, s->Length))
 			return VIP_STATUS_PROTECTION_ERROR;
 		*total += s->Length;
 	}
@@ -662,7 +706,7 @@ VIP_RETURN VipPostSend(VIP_VI_HANDLE ViHandle, VIP_DESCRIPTOR *DescriptorPtr, VI
 	e->buf = buf;
 	e->cap = total;
 	lcvipl_start_sends(vi);
-	lcvipl_report(vi);
+	lcvipl_report_wq(vi, &vi->sq);
 	lcvipl_unlock();
 	return VIP_SUCCESS;
 }

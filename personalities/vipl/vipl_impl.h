@@ -137,8 +137,12 @@ struct lcvipl_remote {
 	bool rdma_write;
 };
 
-/* A descriptor's gather or scatter of at most this many bytes stages in the descriptor's entry. */
-#define LCVIPL_SMALL 64u
+/*
+ * A descriptor's gather or scatter of at most this many bytes stages in the
+ * descriptor's entry: 80, so that an entry is 128 bytes and finding one is
+ * a shift (the Done calls and the completion find several a turn).
+ */
+#define LCVIPL_SMALL 80u
 
 /* A posted descriptor. */
 struct lcvipl_wqe {
@@ -148,10 +152,10 @@ struct lcvipl_wqe {
 	const void *buf;                /* send: the bytes to send (a segment, or bounce) */
 	size_t cap;                     /* receive: bytes of the scatter list; send: bytes to send */
 	bool done;                      /* Status written */
-	bool reported;                  /* given to the CQ */
 	/* the bounce buffer of a small gather or scatter (no malloc): LCVIPL_SMALL bytes */
 	uint64_t small[LCVIPL_SMALL / 8];
 };
+_Static_assert(sizeof(struct lcvipl_wqe) == 128, "a queue entry is 128 bytes (LCVIPL_SMALL)");
 
 /* A work queue: a ring of LCVIPL_MAX_QUEUE descriptors, free-running indices. */
 struct lcvipl_wq {
@@ -351,22 +355,36 @@ static inline bool lcvipl_report_due(const struct lcvipl_wq *q)
 {
 	return q->rep != q->tail && q->e[q->rep & (LCVIPL_MAX_QUEUE - 1)].done;
 }
+/*
+ * Queue q's (of vi) completed descriptors, in order, to its CQ, when due; a
+ * queue without a CQ only counts them reported (inline: the send's path).
+ * Every place that completes a descriptor reports its queue after.
+ */
+static inline void lcvipl_report_wq(struct lcvipl_vi *vi, struct lcvipl_wq *q)
+{
+	if (!lcvipl_report_due(q))
+		return;
+	if (q->cq >= 0)
+		lcvipl_report_q(vi, q);
+	else
+		do
+			q->rep++;
+		while (lcvipl_report_due(q));
+}
 /* The VI's queues' completed descriptors, in order, to their CQs (each queue only when due). */
 static inline void lcvipl_report(struct lcvipl_vi *vi)
 {
-	if (lcvipl_report_due(&vi->sq))
-		lcvipl_report_q(vi, &vi->sq);
-	if (lcvipl_report_due(&vi->rq))
-		lcvipl_report_q(vi, &vi->rq);
+	lcvipl_report_wq(vi, &vi->sq);
+	lcvipl_report_wq(vi, &vi->rq);
 }
 /* Take the oldest descriptor of q (of vi) if it completed (inline: the Done call's path). */
 static inline VIP_RETURN lcvipl_take(struct lcvipl_vi *vi, struct lcvipl_wq *q, VIP_DESCRIPTOR **out)
 {
-	lcvipl_report(vi);
 	if (q->head == q->tail || !q->e[q->head & (LCVIPL_MAX_QUEUE - 1)].done) {
 		*out = NULL;
 		return VIP_NOT_DONE;
 	}
+	lcvipl_report_wq(vi, q);        /* it reaches the CQ before the program has it */
 	struct lcvipl_wqe *e = &q->e[q->head++ & (LCVIPL_MAX_QUEUE - 1)];
 	if ((int32_t)(q->armed - q->head) < 0)
 		q->armed = q->head;
