@@ -278,12 +278,9 @@ static inline int vex_fail(const char *call, VIP_RETURN r)
 	return 1;
 }
 
-/*
- * Check a descriptor that call (a Done or Wait call, which returned r) took:
- * 0 when it completed without error as operation op (VIP_STATUS_OP_*), else
- * the exit status 1 after saying what is wrong.
- */
-static inline int vex_completed(const char *call, VIP_RETURN r, const VIP_DESCRIPTOR *d, VIP_UINT32 op)
+/* vex_completed's failure: say what is wrong with what call took; the exit status 1. */
+static __attribute__((noinline, cold, unused)) int vex_completed_fail(const char *call, VIP_RETURN r,
+									const VIP_DESCRIPTOR *d, VIP_UINT32 op)
 {
 	if (r != VIP_SUCCESS && r != VIP_DESCRIPTOR_ERROR)
 		return vex_fail(call, r);
@@ -293,9 +290,6 @@ static inline int vex_completed(const char *call, VIP_RETURN r, const VIP_DESCRI
 		return 1;
 	}
 	VIP_UINT32 st = d->CS.Status;
-	if (r == VIP_SUCCESS && (st & VIP_STATUS_DONE) && !(st & VIP_STATUS_ERROR_MASK) &&
-	    (st & VIP_STATUS_OP_MASK) == op)
-		return 0;
 	fprintf(stderr, VEX_PROG ": node %d: %s: %s, descriptor status 0x%08x (op 0x%05x, want 0x%05x;%s",
 		vex_me, call, vex_return_name(r), (unsigned)st, (unsigned)(st & VIP_STATUS_OP_MASK),
 		(unsigned)op, st & VIP_STATUS_DONE ? " done" : " not done");
@@ -304,6 +298,20 @@ static inline int vex_completed(const char *call, VIP_RETURN r, const VIP_DESCRI
 			fprintf(stderr, " %s", vex_status_errors[k].name);
 	fputs(")\n", stderr);
 	return 1;
+}
+
+/*
+ * Check a descriptor that call (a Done or Wait call, which returned r) took:
+ * 0 when it completed without error as operation op (VIP_STATUS_OP_*), else
+ * the exit status 1 after saying what is wrong (vex_completed_fail).
+ */
+static inline int vex_completed(const char *call, VIP_RETURN r, const VIP_DESCRIPTOR *d, VIP_UINT32 op)
+{
+	if (r == VIP_SUCCESS && d != NULL &&
+	    (d->CS.Status & (VIP_STATUS_DONE | VIP_STATUS_ERROR_MASK | VIP_STATUS_OP_MASK)) ==
+	    (VIP_STATUS_DONE | op))
+		return 0;
+	return vex_completed_fail(call, r, d, op);
 }
 
 /*
