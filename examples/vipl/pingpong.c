@@ -20,9 +20,15 @@
  * is pattern bytes of (size, it); its immediate data is it.  Odd
  * iterations send with two data segments (a gather list: node 0 gathers
  * from two separately registered buffers, node 1 from two pieces of the
- * receive slot), even ones with one (none at size 0).  Receives complete
+ * receive slot), even ones with one (none at size 0); --gather all sends
+ * every message so, --gather none every one from one segment (the native
+ * ping-pong's one buffer: the like-for-like comparison; alternating paths
+ * cost the branch predictors more than the gather's copies cost).  Receives complete
  * with VipCQWait, then VipRecvDone; sends with VipSendWait.  Node 0 prints
  * a row per size: size and one-way latency (half the round trip) in us.
+ * What is not on the way from a message to its answer is done while the
+ * message travels: node 1 takes its send back and reposts the slot after
+ * it sent the echo, node 0 after it sent the next message.
  * Node 0 disconnects after the last echo.
  *
  * Exit status: 0; 1 when a call fails (the call and its status are
@@ -34,13 +40,44 @@ static const struct vex_opt pp_opts[] = {
 	VEX_OPT_SIZES("message sizes, K/M suffixes (default 0:1M)"),
 	VEX_OPT_ITERS("timed round trips per size, fewer above 8 KiB (default 1000)"),
 	VEX_OPT_WARMUP("untimed round trips before them (default 100)"),
+	{ { "gather", required_argument, NULL, 'g' }, "odd|all|none",
+	  "send with two data segments on odd iterations (default), on all, or on none" },
 	VEX_OPTIONS("pp"),
 };
+
+/* --gather: the iterations that send with two data segments, and the header's words for them. */
+#define PP_GATHER_LIST(X)                                       \
+	X(ODD,  "odd",  "gather on odd iterations")             \
+	X(ALL,  "all",  "gather on every iteration")            \
+	X(NONE, "none", "one data segment")
+enum pp_gather {
+#define PP_X_ENUM(name, word, text) PP_GATHER_##name,
+	PP_GATHER_LIST(PP_X_ENUM)
+#undef PP_X_ENUM
+};
+static const struct { const char *word, *text; } pp_gathers[] = {
+#define PP_X_ROW(name, word, text) { word, text },
+	PP_GATHER_LIST(PP_X_ROW)
+#undef PP_X_ROW
+};
+static enum pp_gather pp_gather = PP_GATHER_ODD;
+
+static int pp_option(int opt, const char *arg, void *ctx)
+{
+	(void)opt;
+	(void)ctx;
+	for (size_t k = 0; k < sizeof pp_gathers / sizeof pp_gathers[0]; k++)
+		if (strcmp(arg, pp_gathers[k].word) == 0) {
+			pp_gather = (enum pp_gather)k;
+			return 0;
+		}
+	return 1;
+}
 
 /* Where iteration it of size splits its message into two data segments; 0: one segment. */
 static size_t pp_split(size_t size, unsigned long it)
 {
-	if (size < 2 || it % 2 == 0)
+	if (size < 2 || pp_gather == PP_GATHER_NONE || (pp_gather == PP_GATHER_ODD && it % 2 == 0))
 		return 0;
 	return size / 3 ? size / 3 : 1;
 }
@@ -145,7 +182,8 @@ static int pp_setup(struct pp *s, struct vex_cfg *c)
 static int pp_run(struct pp *s, const struct vex_cfg *c)
 {
 	VIP_RETURN r;
-	unsigned k;
+	unsigned k = 0;
+	int held = 0;                   /* node 0: slot k received into, to repost */
 
 	for (size_t size = c->lo;; size = pp_next_size(size, c->hi)) {
 		unsigned long timed = pp_scaled(c->iters, size, 10);
@@ -161,11 +199,14 @@ static int pp_run(struct pp *s, const struct vex_cfg *c)
 				lc_ex_fill_at(s->b.p, h, h ? size - h : 0, seed);
 				if ((r = pp_post_send(s, size, it, s->a.p, s->a.mh, s->b.p, s->b.mh)) != VIP_SUCCESS)
 					return vex_fail("VipPostSend", r);
-				if (pp_recv(s, c, size, it, &k) ||
-				    vex_send_wait(&s->v, c, "a descriptor never posted"))
+				/* while the message and its echo travel: the send back, the last slot reposted */
+				if (vex_send_wait(&s->v, c, "a descriptor never posted"))
 					return 1;
-				if ((r = vex_post_recv(&s->v, k)) != VIP_SUCCESS)
+				if (held && (r = vex_post_recv(&s->v, k)) != VIP_SUCCESS)
 					return vex_fail("VipPostRecv", r);
+				if (pp_recv(s, c, size, it, &k))
+					return 1;
+				held = 1;
 			} else {
 				if (pp_recv(s, c, size, it, &k))
 					return 1;
@@ -186,7 +227,7 @@ static int pp_run(struct pp *s, const struct vex_cfg *c)
 			fflush(stdout);
 		}
 		if (size == c->hi)
-			return 0;
+			return held && (r = vex_post_recv(&s->v, k)) != VIP_SUCCESS ? vex_fail("VipPostRecv", r) : 0;
 	}
 }
 
@@ -195,16 +236,17 @@ int main(int argc, char **argv)
 	struct vex_cfg c = { VEX_DEFAULTS, .lo = 0, .hi = 1u << 20, .iters = 1000, .warmup = 100, .disc = "pp" };
 	static struct pp s;         /* static: reachable until exit, also on an error path */
 	VIP_VI_ATTRIBUTES peer;
-	int rc = vex_parse(argc, argv, pp_opts, sizeof pp_opts / sizeof pp_opts[0], &c, NULL, NULL);
+	int rc = vex_parse(argc, argv, pp_opts, sizeof pp_opts / sizeof pp_opts[0], &c, pp_option, NULL);
 
 	if (rc >= 0)
 		return rc;
 	if ((rc = pp_setup(&s, &c)) != 0 || (rc = vex_connect(&s.v, &c, &peer)) != 0)
 		return rc;
 	if (vex_me == 0) {
-		printf("# libcomm vipl " VEX_PROG " (NIC %s, %s -> %s, %s, immediate data, "
-		       "gather on odd iterations)\n# Size  Latency (us)\n", s.v.na.Name, c.name[0], c.name[1],
-		       s.v.level == VIP_SERVICE_RELIABLE_DELIVERY ? "reliable delivery" : "unreliable service");
+		printf("# libcomm vipl " VEX_PROG " (NIC %s, %s -> %s, %s, immediate data, %s)\n"
+		       "# Size  Latency (us)\n", s.v.na.Name, c.name[0], c.name[1],
+		       s.v.level == VIP_SERVICE_RELIABLE_DELIVERY ? "reliable delivery" : "unreliable service",
+		       pp_gathers[pp_gather].text);
 		fflush(stdout);
 	}
 	if ((rc = pp_run(&s, &c)) != 0)

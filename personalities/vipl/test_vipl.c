@@ -82,6 +82,21 @@ Test(vipl, pingpong_example_checks_every_byte)
 	vipl_t_example("pingpong", "-s", "0:64K", "-i", "200", 25);
 }
 
+/* every message gathered, and none: 0 .. 4 KiB, 19 rows each; a mode it does not know is refused */
+Test(vipl, pingpong_example_gather_modes)
+{
+	vipl_t_example("pingpong", "-s", "0:4K", "--gather=all", "-i50", 19);
+	vipl_t_example("pingpong", "-s", "0:4K", "--gather=none", "-i50", 19);
+
+	struct lc_t_out o;
+	char path[256];
+	snprintf(path, sizeof path, "%s/examples/vipl/pingpong", lc_t_build_dir());
+	lc_t_commrun(&o, 2, 20, path, "--gather=some", NULL);
+	cr_assert_neq(o.status, 0, "--gather=some accepted; output:\n%s", o.text);
+	cr_assert(strstr(o.text, "bad value 'some' of -g") != NULL, "output:\n%s", o.text);
+	lc_t_out_free(&o);
+}
+
 /* 4 KiB .. 1 MiB: 9 rows, then the round without immediate data */
 Test(vipl, rdma_example_checks_every_byte)
 {
