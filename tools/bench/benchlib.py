@@ -106,6 +106,16 @@ PERSONALITY_BENCH = [
     # EPOS (seed 004): the config's Communicator and Channel members (link+datagram by default)
     dict(p='epos', bench='pingpong', program='epos_pingpong', min_size=1, max_size=65536,
          env=[], args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi), '-i', '100' if quick else '1000']),
+    # VIPL (seed 003): a VIA-era ping-pong through the CQ, every message from one data segment
+    # (the native ping-pong's one buffer: the API's own cost), and with odd iterations gathering
+    # from two (the paths alternate, as a program mixing descriptor shapes would)
+    dict(p='vipl', bench='pingpong', program='pingpong', min_size=0, max_size=65536, env=[],
+         args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi)] + (['-i', '50', '-w', '5'] if quick
+                                    else ['-i', '1000', '-w', '100']) + ['--gather', 'none']),
+    dict(p='vipl', series='vipl_gather', bench='pingpong', program='pingpong', min_size=0,
+         max_size=65536, env=[],
+         args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi)] + (['-i', '50', '-w', '5'] if quick
+                                    else ['-i', '1000', '-w', '100']) + ['--gather', 'odd']),
 ]
 for _r in PERSONALITY_BENCH:
     _r.setdefault('series', _r['p'])

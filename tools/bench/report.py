@@ -50,6 +50,8 @@ TARGETS = [
     ('`reliable` 8 B latency vs `baseline`', 'reliable', 'baseline', 'pingpong', [8], 1.15, 'le'),
     ('MPI personality (`baseline+mpi`) 8 B latency vs Open MPI', 'baseline+mpi', 'openmpi',
      'pingpong', [8], 1.0, 'le'),
+    ('VIPL (`baseline+vipl`, one data segment) 8 B latency vs the native API', 'baseline+vipl',
+     'baseline', 'pingpong', [8], 1.10, 'le'),
 ]
 
 
