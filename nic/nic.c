@@ -713,6 +713,8 @@ static inline int nic_quiet(struct lc_nic *nic)
  */
 static inline int step_all(struct lc_nic *nic)
 {
+	_Atomic uint32_t *rx_head = &nic->ctrl->chain_head[0].v;
+	uint32_t h0;
 	int w, d, k;
 
 	if (nic_quiet(nic))
@@ -721,13 +723,19 @@ static inline int step_all(struct lc_nic *nic)
 
 	/*
 	 * a burst of arrived frames costs one pass, not a pass each (nic_impl.h); an
-	 * idle pass or a lone frame's costs what one step of each engine costs
+	 * idle pass or a lone frame's costs what one step of each engine costs.  The
+	 * DMA engine runs the blocks Net-Recv queued in this pass: one a frame into
+	 * staging, two an RDMA frame (payload into the region, header into staging);
+	 * run one a frame, the chain of a receiver of RDMA frames fell behind by a
+	 * block every second frame, and its Receive Ring filled
 	 */
+	h0 = atomic_load_explicit(rx_head, memory_order_relaxed);
 	k = lc_nic_net_recv_step(nic);
 	if (k)
 		while (k < LC_NIC_STEP_BATCH && lc_nic_net_recv_step(nic))
 			k++;
 	w += k;
+	k = (int)(atomic_load_explicit(rx_head, memory_order_relaxed) - h0);
 	d = lc_nic_dma_run(nic, k ? k : 1);
 	if (d)
 		recv_reap(nic);

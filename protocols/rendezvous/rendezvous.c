@@ -297,6 +297,7 @@ static void lc_rndv_recv_quiet(struct lc_node *node, struct lc_rndv_recv *e)
 	st->reg[e->reg].busy = 0;
 	e->state = LC_RNDV_R_FREE;
 	st->nrecv--;
+	st->nquiet--;
 	lc_proto_rmsg_done(node, e->m, e->got, e->err);
 }
 
@@ -337,6 +338,7 @@ static void lc_rndv_recv_end(struct lc_node *node, struct lc_rndv_recv *e, int e
 	lc_proto_reg_rekey(node, &r->handle, &e->fence);
 	e->err = err;
 	e->state = LC_RNDV_R_QUIET;
+	node->proto.rendezvous.nquiet++;
 	lc_rndv_quiet_all(node);
 }
 
@@ -432,13 +434,17 @@ void lc_rendezvous_poll_slow(struct lc_node *node, uint64_t now_ns)
 	struct lc_rmsg *m, **pp;
 	int i;
 
-	/* 0 (lc_rndv_peer_lost: "not lost") between two readings */
+	/*
+	 * the peers' liveness only on a poll that reads it (lc_rndv_peer_lost says
+	 * "not lost" between two readings): the other polls of a busy receiver cost a
+	 * few tests, not a pass over every transfer
+	 */
 	if (now_ns - st->live_ns >= LC_RNDV_LIVE_NS)
 		st->live_ns = now_ns;
 	else
 		now_ns = 0;
 
-	for (i = 0; i < LC_RENDEZVOUS_MAX_ACTIVE && st->nsend; i++) {
+	for (i = 0; i < LC_RENDEZVOUS_MAX_ACTIVE && now_ns && st->nsend; i++) {
 		struct lc_rndv_send *e = &st->send[i];
 
 		if (e->state == LC_RNDV_S_FREE)
@@ -452,7 +458,7 @@ void lc_rendezvous_poll_slow(struct lc_node *node, uint64_t now_ns)
 	}
 	if (st->nsend)
 		lc_rndv_push_all(node);
-	for (i = 0; i < LC_RENDEZVOUS_MAX_ACTIVE && st->nrecv; i++) {
+	for (i = 0; i < LC_RENDEZVOUS_MAX_ACTIVE && now_ns && st->nrecv; i++) {
 		struct lc_rndv_recv *e = &st->recv[i];
 
 		if (e->state != LC_RNDV_R_FREE && e->state != LC_RNDV_R_QUIET &&
@@ -468,10 +474,10 @@ void lc_rendezvous_poll_slow(struct lc_node *node, uint64_t now_ns)
 		e->state = LC_RNDV_R_RECVING;
 		lc_rndv_fifo_del(st, &st->ctsq, st->ctsq.head);
 	}
-	if (st->nrecv)
+	if (st->nquiet)
 		lc_rndv_quiet_all(node);
 	/* matched messages of a gone peer that never started: failed, nothing came */
-	for (pp = &st->pend_head; (m = *pp) != NULL;) {
+	for (pp = &st->pend_head; now_ns && (m = *pp) != NULL;) {
 		if (!lc_rndv_peer_lost(node, m->src, now_ns)) {
 			pp = &m->next;
 			continue;

@@ -65,6 +65,7 @@ struct lc_rndv_reg {
 
 struct lc_rendezvous_state {
 	uint32_t nsend, nrecv;              /* transfers in progress */
+	uint32_t nquiet;                    /* of the receives, those over and waiting for quiet (R_QUIET) */
 	uint64_t clock;
 	struct lc_rndv_send send[LC_RENDEZVOUS_MAX_ACTIVE];
 	struct lc_rndv_recv recv[LC_RENDEZVOUS_MAX_ACTIVE];
