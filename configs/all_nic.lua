@@ -4,5 +4,7 @@ return {
   extends = "all",
   protocols = { "checksum", "reliability", "flow_control", "multicast", "dynamic_mtu", "rendezvous",
                 "active_net" },
+  -- rendezvous from 32 KiB (its default is 128 KiB): the suites' mid-size messages take it too
+  rendezvous = { threshold = 32768 },
   multicast = { mode = "nic", max_groups = 16 },
 }

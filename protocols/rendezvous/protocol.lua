@@ -14,7 +14,10 @@ return {
     .. "consumes its RDMA data frames and its control frames once they are intact, in order "
     .. "and counted",
   params = {
-    { name = "threshold", type = "integer", default = 32768, min = 1, max = 1 << 30,
+    -- 128 KiB: rendezvous is not faster than eager at any size on a 2-core host (its
+    -- request-to-send and clear-to-send cost 4-23 % of a 32-256 KiB ping-pong, <= 4 % from 1 MiB,
+    -- docs/internals.md "Rendezvous in time"), so it starts above the 4-64 KiB range it must not slow
+    { name = "threshold", type = "integer", default = 131072, min = 1, max = 1 << 30,
       help = "messages of at least this many bytes go by rendezvous; smaller ones eagerly" },
     { name = "max_active", type = "integer", default = 32, min = 1, max = 1024,
       help = "rendezvous transfers one node drives at once as sender, and as many as receiver "
