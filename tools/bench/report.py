@@ -22,7 +22,8 @@ SECTIONS = ['## Run', '## Fastest configuration per size range', '## Cost of eac
             '## MPI personality vs native API', '## The seeds\' personalities (CSN, ATLAS) vs native API',
             '## The seeds\' own tables, reproduced', '## Small-message targets',
             '## Scaling with peers', '## CRC32C against memcpy',
-            '## The cost model beside the measurements', '## The advisor beside the measurements']
+            '## The cost model beside the measurements', '## The advisor beside the measurements',
+            '## Large-message targets (rendezvous)']
 MPI_SECTION = SECTIONS[7]
 PERS_SECTION = SECTIONS[8]
 SEED_SECTION = SECTIONS[9]
@@ -31,6 +32,7 @@ SCALE_SECTION = SECTIONS[11]
 CRC_SECTION = SECTIONS[12]
 MODEL_SECTION = SECTIONS[13]
 ADVISE_SECTION = SECTIONS[14]
+LARGE_SECTION = SECTIONS[15]
 # The small-message targets: (what, numerator series, denominator series, benchmark, sizes, bound,
 # 'le' (ratio at most bound) or 'ge' (at least)).  Each is judged on the per-round ratios of the
 # two series in the same round (their median; the worst size's where there are several), and
@@ -54,12 +56,32 @@ TARGETS = [
      'baseline', 'pingpong', [8], 1.10, 'le'),
 ]
 
+# The large-message targets (rendezvous: three copies instead of four), as TARGETS; `scons bench
+# preset=large` measures every one of them, and its copies=1 stage the copies per delivered byte
+# (LARGE_COPIES: config, size, the bound on bytes moved per payload byte delivered).
+LARGE_TARGETS = [
+    ('`rendezvous` 1 MiB stream bandwidth vs `baseline`', 'rendezvous', 'baseline', 'stream', [1 << 20],
+     1.3, 'ge'),
+    ('`rendezvous` 16 MiB stream bandwidth vs `baseline`', 'rendezvous', 'baseline', 'stream',
+     [16 << 20], 1.3, 'ge'),
+    ('`rendezvous` 1 MiB stream bandwidth vs Open MPI', 'rendezvous', 'openmpi', 'stream', [1 << 20],
+     1.0, 'ge'),
+    ('`rendezvous` 16 MiB stream bandwidth vs Open MPI', 'rendezvous', 'openmpi', 'stream', [16 << 20],
+     1.0, 'ge'),
+    ('`rendezvous` latency vs `baseline`, every size 4-64 KiB', 'rendezvous', 'baseline', 'pingpong',
+     [4096, 8192, 16384, 32768, 65536], 1.0, 'le'),
+]
+LARGE_COPIES = [('baseline', 1 << 20, 4.0), ('rendezvous', 1 << 20, 3.0)]
+# The counters a byte's copies are read from (commrun --stats, both nodes summed): the Tx DMA
+# engine, Net-Send (the wire, headers included), the Rx DMA engine and the host's own copies.
+COPY_COUNTERS = ['dma_to_nic_bytes', 'net_tx_bytes', 'dma_to_host_bytes', 'host_copy_bytes']
 
-def target_rows(rows):
-    """One dict per target: its verdict ('met', 'not met', 'not measured'), the judged size, the
-    per-round ratios' summary there."""
+
+def target_rows(rows, targets=None):
+    """One dict per target (TARGETS unless given): its verdict ('met', 'not met', 'not measured'),
+    the judged size, the per-round ratios' summary there."""
     out = []
-    for what, a, b, bench, sizes, bound, how in TARGETS:
+    for what, a, b, bench, sizes, bound, how in (TARGETS if targets is None else targets):
         worst = None
         for sz in sizes:
             x = bl.summarise(bl.round_ratios(rows, a, b, bench, sz))
@@ -79,13 +101,13 @@ def target_rows(rows):
     return out
 
 
-def target_section(rows):
-    L = [TARGET_SECTION, '',
+def target_section(rows, title=TARGET_SECTION, targets=None, preset='small'):
+    L = [title, '',
          'Each target is judged on the ratio of the two series measured in the same round (median '
          'over rounds, its interquartile range and [min max]); where a target covers several '
-         'sizes, the worst size is shown.  `scons bench preset=small` measures them all.', '',
+         'sizes, the worst size is shown.  `scons bench preset=%s` measures them all.' % preset, '',
          '| target | bound | verdict | size | per-round ratio |', '|---|---|---|---|---|']
-    for t in target_rows(rows):
+    for t in target_rows(rows, targets):
         x = t['x']
         L.append('| %s | %s %.2f× | %s | %s | %s |' % (
             t['what'], '≤' if t['how'] == 'le' else '≥', t['bound'], t['verdict'],
@@ -94,6 +116,48 @@ def target_section(rows):
                 x['median'], x['q1'], x['q3'], x['min'], x['max'], x['n'])))
     L.append('')
     return L
+def copies_rows(outdir):
+    """[(config, size, {counter: bytes}, delivered, copies per delivered byte)] of copies.csv
+    (run.py copies=1), or None when the stage did not run."""
+    rows = stage_rows(outdir, 'copies')
+    if rows is None:
+        return None
+    out = []
+    for r in rows:
+        if r['status'] != 'ok':
+            out.append((r['config'], int(r['size']), None, None, r['status']))
+            continue
+        got = {k: int(r[k]) for k in COPY_COUNTERS}
+        d = int(r['rx_bytes'])
+        out.append((r['config'], int(r['size']), got, d, sum(got.values()) / d if d else None))
+    return out
+
+
+def large_section(rows, outdir):
+    """The large-message targets and the copies per delivered byte (preset=large)."""
+    L = target_section(rows, LARGE_SECTION, LARGE_TARGETS, 'large')
+    L += ['Copies per delivered byte: the bytes each engine and the host moved in a 1-window '
+          'stream (`commrun -n 2 --stats stream -s S:S -i 2 -w 1`, both nodes: %s; Net-Send with '
+          'the frame headers) over the payload bytes received (`rx_bytes`).' %
+          ', '.join('`%s`' % k for k in COPY_COUNTERS), '']
+    got = copies_rows(outdir)
+    if got is None:
+        return L + [NOT_MEASURED.replace('preset=small', 'preset=large') % 'copies', '']
+    want = {(c, s): b for c, s, b in LARGE_COPIES}
+    L += ['| config | size | Tx DMA | Net-Send | Rx DMA | host | delivered | copies per byte | target |',
+          '|---|---|---|---|---|---|---|---|---|']
+    for c, size, cnt, d, per in got:
+        w = want.get((c, size))
+        if cnt is None:
+            L.append('| %s | %s | %s |' % (c, bl.fmt_size(size), per))
+            continue
+        L.append('| %s | %s | %s | %s | %.3f | %s |' % (
+            c, bl.fmt_size(size), ' | '.join(str(cnt[k]) for k in COPY_COUNTERS), d, per,
+            'n/a' if w is None else '%.1f: %s' % (w, 'met' if abs(per - w) < 0.05 else 'not met')))
+    L.append('')
+    return L
+
+
 # Seed 000's Table 1 (the ATLAS message passing over SCI, 2000): size, bandwidth MB/s (streaming),
 # latency us (ping-pong / 2), as published.
 SEED000_TABLE1 = [(8, 0.7, 15), (16, 1.4, 15), (32, 3.0, 15), (64, 6.0, 15), (128, 9.8, 18),
@@ -619,6 +683,7 @@ def write(outdir, csv_path, meta, cjs):
     L += crc_section(outdir)
     L += model_section(outdir, cells, configs, meta)
     L += advise_section(outdir, cells, configs, meta)
+    L += large_section(rows, outdir)
 
     # ---- the seeds' personalities
     L += personality_section(rows, cells, configs, cjs)

@@ -44,13 +44,21 @@ BIND_VALUES = ('core', 'none')
 # preset=NAME: options a preset gives unless the command line sets them.  small: the small-message
 # mode -- every size 0 B to 4 KiB, 64 KiB and 1 MiB for the protocols' targets, the configs those
 # targets name, 11 interleaved rounds; report.md judges each target (report.TARGETS).
+# large: the large-message mode -- rendezvous against baseline and Open MPI at 4-64 KiB (latency)
+# and 1 and 16 MiB (stream), 7 rounds, and the copies per delivered byte (copies=1);
+# report.md judges report.LARGE_TARGETS.
 PRESETS = {'small': dict(configs='baseline,checksum,reliable', rounds='11',
                          sizes='0,1,2,4,8,16,32,64,128,256,512,1K,2K,4K,64K,1M', scale='1',
-                         crc='1')}
+                         crc='1'),
+           'large': dict(configs='baseline,rendezvous', rounds='7',
+                         sizes='4K,8K,16K,32K,64K,128K,1M,16M', copies='1')}
 # scale=1: scaling with peers (the first config, 8 B): pingpong and msgrate with SCALE_NODES nodes,
 # every pair exchanging at once (pairs (0,1), (2,3), ...), and with one active pair among idle
 # nodes; callgrind's instructions of node 0 per message and per poll for each (scale.csv, report.md).
 SCALE_NODES = [2, 4, 8]
+# copies=1 (part of preset=large): each config's bytes moved per payload byte delivered, from the
+# counters of a one-window stream at each of COPIES_SIZES (copies.csv, report.md)
+COPIES_SIZES = [1 << 20]
 # crc=1 (part of preset=small): crc_speed.c, the protocols' CRC32C, a memcpy and the two fused
 # (lc_crc32c_copy) in bytes per TSC tick, 64 B to 64 KiB, in cache (crc.csv, report.md)
 CRC_REPS = 3000
@@ -124,7 +132,8 @@ progress = Progress()
 # ---------------------------------------------------------------- arguments
 def parse_args(argv):
     opts = dict(configs='', sizes='', rounds='', quick='0', mpi='1', faults='0', out='', build='1',
-                budget=str(BUDGET_SECONDS), bind='core', preset='', scale='', crc='', model='')
+                budget=str(BUDGET_SECONDS), bind='core', preset='', scale='', crc='', model='',
+                copies='')
     for a in argv:
         if '=' not in a:
             sys.exit('bench: argument %r is not KEY=VALUE' % a)
@@ -168,6 +177,7 @@ def parse_args(argv):
     o['bind'] = opts['bind']
     o['scale'] = opts['scale'] not in ('0', '', 'no', 'false')
     o['crc'] = opts['crc'] not in ('0', '', 'no', 'false')
+    o['copies'] = opts['copies'] not in ('0', '', 'no', 'false')
     # model=1 (the default of a full run; quick runs leave it out): calibrate the cost model on
     # the run's configs and print its prediction beside every cell (costmodel.json, report.md)
     o['model'] = opts['model'] not in ('0', 'no', 'false') if opts['model'] else not quick
@@ -323,6 +333,41 @@ def crc_stage(bindir, path, quick):
         w.writeheader()
         w.writerows(rows)
     return 'measured (%d repetitions per size)' % (200 if quick else CRC_REPS)
+
+
+def copies_stage(configs, path):
+    """copies=1: one window of `stream` at each of COPIES_SIZES under `commrun --stats` on every
+    config; copies.csv holds the counters of report.COPY_COUNTERS and rx_bytes, both nodes summed.
+    Returns the note."""
+    rows = []
+    for c in configs:
+        b = cfg_bin(c)
+        for size in COPIES_SIZES:
+            say('bench: copies: %s stream %s' % (c, bl.fmt_size(size)))
+            cmd = [os.path.join(b, 'commrun'), '-n', '2', '--stats', '--timeout', '120',
+                   os.path.join(b, 'stream'), '-s', '%d:%d' % (size, size), '-i', '2', '-w', '1']
+            try:
+                rc, out, err = run_cmd(cmd, timeout=150)
+            except subprocess.TimeoutExpired:
+                rc, out, err = -1, '', 'timed out'
+            got = {}
+            for line in out.splitlines():
+                f = line.split()
+                if len(f) >= 3 and f[0] in report.COPY_COUNTERS + ['rx_bytes'] and \
+                        all(x.isdigit() for x in f[1:]):
+                    got[f[0]] = sum(int(x) for x in f[1:])
+            missing = [k for k in report.COPY_COUNTERS + ['rx_bytes'] if k not in got]
+            status = 'ok' if rc == 0 and not missing else 'failed: %s' % (
+                'exit %d: %s' % (rc, (err.strip().splitlines() or [''])[-1]) if rc != 0 else
+                'commrun --stats printed no %s' % ', '.join(missing))
+            rows.append(dict(config=c, size=size, status=status,
+                             **{k: got.get(k, '') for k in report.COPY_COUNTERS + ['rx_bytes']}))
+    with open(path, 'w', newline='') as fh:
+        w = csv.DictWriter(fh, fieldnames=['config', 'size', 'status'] + report.COPY_COUNTERS + ['rx_bytes'])
+        w.writeheader()
+        w.writerows(rows)
+    bad = [r for r in rows if r['status'] != 'ok']
+    return 'measured' if not bad else 'failed: %s' % '; '.join('%s %s' % (r['config'], r['status']) for r in bad)
 
 
 def model_stage(configs, path, quick):
@@ -986,6 +1031,10 @@ def main(argv):
 
     if o['crc']:
         note['crc'] = crc_stage(bindir, os.path.join(outdir, 'crc.csv'), o['quick'])
+    progress.clear()
+
+    if o['copies']:
+        note['copies'] = copies_stage(configs, os.path.join(outdir, 'copies.csv'))
     progress.clear()
 
     if o['model']:
