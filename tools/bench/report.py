@@ -116,6 +116,8 @@ def target_section(rows, title=TARGET_SECTION, targets=None, preset='small'):
                 x['median'], x['q1'], x['q3'], x['min'], x['max'], x['n'])))
     L.append('')
     return L
+
+
 def copies_rows(outdir):
     """[(config, size, {counter: bytes}, delivered, copies per delivered byte)] of copies.csv
     (run.py copies=1), or None when the stage did not run."""
@@ -142,7 +144,7 @@ def large_section(rows, outdir):
           ', '.join('`%s`' % k for k in COPY_COUNTERS), '']
     got = copies_rows(outdir)
     if got is None:
-        return L + [NOT_MEASURED.replace('preset=small', 'preset=large') % 'copies', '']
+        return L + [NOT_MEASURED % ('copies', 'large'), '']
     want = {(c, s): b for c, s, b in LARGE_COPIES}
     L += ['| config | size | Tx DMA | Net-Send | Rx DMA | host | delivered | copies per byte | target |',
           '|---|---|---|---|---|---|---|---|---|']
@@ -169,7 +171,7 @@ MPI_SIZE = 8
 MPI_TARGET = 1.10
 
 
-NOT_MEASURED = 'Not measured in this run (`%s=1`, or `preset=small`, measures it).'
+NOT_MEASURED = 'Not measured in this run (`%s=1`, or `preset=%s`, measures it).'
 
 
 def stage_rows(outdir, stage):
@@ -216,7 +218,7 @@ def crc_section(outdir):
     L = [CRC_SECTION, '']
     rows = stage_rows(outdir, 'crc')
     if rows is None:
-        return L + [NOT_MEASURED % 'crc', '']
+        return L + [NOT_MEASURED % ('crc', 'small'), '']
     val = {(r['size'], r['what']): r for r in rows}
     sizes = sorted({int(r['size']) for r in rows})
     impls = [w.split(':', 1)[1] for w in dict.fromkeys(r['what'] for r in rows) if w.startswith('crc:')]
@@ -259,7 +261,7 @@ def scale_section(outdir, meta):
     L = [SCALE_SECTION, '']
     rows = stage_rows(outdir, 'scale')
     if rows is None:
-        return L + [NOT_MEASURED % 'scale', '']
+        return L + [NOT_MEASURED % ('scale', 'small'), '']
     jobs, vals, fails = [], {}, {}
     for r in rows:
         j = (int(r['nodes']), int(r['pairs']))

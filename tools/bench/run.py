@@ -335,11 +335,21 @@ def crc_stage(bindir, path, quick):
     return 'measured (%d repetitions per size)' % (200 if quick else CRC_REPS)
 
 
+def stats_totals(out):
+    """{counter: its sum over the nodes} of the counter table `commrun --stats` printed in out."""
+    got = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 2 and all(x.isdigit() for x in f[1:]):
+            got[f[0]] = sum(int(x) for x in f[1:])
+    return got
+
+
 def copies_stage(configs, path):
     """copies=1: one window of `stream` at each of COPIES_SIZES under `commrun --stats` on every
     config; copies.csv holds the counters of report.COPY_COUNTERS and rx_bytes, both nodes summed.
     Returns the note."""
-    rows = []
+    rows, keys = [], report.COPY_COUNTERS + ['rx_bytes']
     for c in configs:
         b = cfg_bin(c)
         for size in COPIES_SIZES:
@@ -350,20 +360,15 @@ def copies_stage(configs, path):
                 rc, out, err = run_cmd(cmd, timeout=150)
             except subprocess.TimeoutExpired:
                 rc, out, err = -1, '', 'timed out'
-            got = {}
-            for line in out.splitlines():
-                f = line.split()
-                if len(f) >= 3 and f[0] in report.COPY_COUNTERS + ['rx_bytes'] and \
-                        all(x.isdigit() for x in f[1:]):
-                    got[f[0]] = sum(int(x) for x in f[1:])
-            missing = [k for k in report.COPY_COUNTERS + ['rx_bytes'] if k not in got]
+            got = stats_totals(out)
+            missing = [k for k in keys if k not in got]
             status = 'ok' if rc == 0 and not missing else 'failed: %s' % (
                 'exit %d: %s' % (rc, (err.strip().splitlines() or [''])[-1]) if rc != 0 else
                 'commrun --stats printed no %s' % ', '.join(missing))
             rows.append(dict(config=c, size=size, status=status,
-                             **{k: got.get(k, '') for k in report.COPY_COUNTERS + ['rx_bytes']}))
+                             **{k: got.get(k, '') for k in keys}))
     with open(path, 'w', newline='') as fh:
-        w = csv.DictWriter(fh, fieldnames=['config', 'size', 'status'] + report.COPY_COUNTERS + ['rx_bytes'])
+        w = csv.DictWriter(fh, fieldnames=['config', 'size', 'status'] + keys)
         w.writeheader()
         w.writerows(rows)
     bad = [r for r in rows if r['status'] != 'ok']
@@ -705,11 +710,7 @@ def callgrind(cfg, size, iters, workdir):
                                   ['lc_tx_frame', 'lc_rx_frame'], '%s.%d' % (cfg, size), workdir)
     if err:
         return None, err
-    msgs = None
-    for line in o.splitlines():
-        f = line.split()
-        if f and f[0] == 'tx_msgs':
-            msgs = sum(int(x) for x in f[1:])
+    msgs = stats_totals(o).get('tx_msgs')
     if not msgs:
         return None, 'commrun --stats printed no tx_msgs'
     ir = 0
