@@ -65,8 +65,15 @@ void lc_lock_contended(struct lc_node *node)
 {
 	unsigned spins = 0;
 
-	while (!lc_trylock(node))
-		lc_idle_round(node, &spins);
+	while (!lc_trylock(node)) {
+		/* on a core of its own the holder is another thread of this process on this core */
+		if (atomic_load_explicit(&node->spin.limit, memory_order_relaxed) == LC_SPIN_OWN) {
+			if (++spins > LC_SPIN_LIMIT)
+				sched_yield();
+		} else {
+			lc_idle_round(node, &spins);
+		}
+	}
 }
 
 /* Context switches of the calling thread so far (voluntary and not), or -1. */
@@ -88,6 +95,11 @@ void lc_yield(struct lc_node *node, unsigned *spins)
 	long was = lc_switches_seen, now;
 
 	sched_yield();
+	if (limit == LC_SPIN_OWN) {
+		/* a core of its own (lc_own_core): spin the whole limit again */
+		*spins = 0;
+		return;
+	}
 	/*
 	 * at the least limit -- the CPU shared, or not known yet to be free -- a
 	 * look at the switch count (a getrusage, about as dear as the yield) comes
@@ -183,6 +195,32 @@ static int lc_env_u32(const char *name, uint32_t *out)
 	return 0;
 }
 
+/*
+ * 1 when the calling thread runs on a core of its own in the job: commrun
+ * --bind core bound the node to core LC_CORE, which no other node of the job
+ * runs on, the thread may run there alone, and no MCP thread shares it.
+ */
+static int lc_own_core(void)
+{
+#if LC_NIC_MCP_THREAD
+	return 0;
+#else
+	const char *v = getenv("LC_CORE");
+	cpu_set_t set;
+	char *end;
+	long core;
+
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	core = strtol(v, &end, 10);
+	if (errno || *end || core < 0 || core >= CPU_SETSIZE ||
+	    sched_getaffinity(0, sizeof set, &set) != 0)
+		return 0;
+	return CPU_COUNT(&set) == 1 && CPU_ISSET((int)core, &set);
+#endif
+}
+
 int lc_open(lc_node **out)
 {
 	struct lc_node *node = &lc_the_node;
@@ -229,6 +267,8 @@ int lc_open(lc_node **out)
 			       err[0] ? err : "cannot attach the NIC");
 	}
 	node->stats = lc_nic_host_stats(node->nic);
+	if (lc_own_core())
+		atomic_store_explicit(&node->spin.limit, LC_SPIN_OWN, memory_order_relaxed);
 	node->rank = rank;
 	node->size = size;
 	for (i = 0; i < size; i++)

@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -346,6 +347,62 @@ Test(pipe, idle_spin_adapts_to_a_shared_cpu)
 		  atomic_load(&nd->spin.limit));
 	kill(busy, SIGKILL);
 	waitpid(busy, &status, 0);
+	sched_setaffinity(0, sizeof was, &was);
+}
+
+/*
+ * A core of its own (commrun --bind core: LC_CORE names the one core the
+ * thread may run on): a wait spins LC_SPIN_OWN idle rounds between yields
+ * even with a busy process on the core (the adaptive limit falls to
+ * LC_SPIN_LIMIT there: idle_spin_adapts_to_a_shared_cpu).  LC_CORE that is
+ * not the thread's one core, or an MCP thread beside the host: the adaptive
+ * limit.
+ */
+Test(pipe, idle_spin_on_a_core_of_its_own)
+{
+	cpu_set_t one, was;
+	int cpu = sched_getcpu();
+	char v[16];
+
+	cr_assert_eq(sched_getaffinity(0, sizeof was, &was), 0);
+	lc_fake_close(nd);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
+	snprintf(v, sizeof v, "%d", cpu);
+	setenv("LC_CORE", v, 1);
+	nd = lc_fake_open();
+#if LC_NIC_MCP_THREAD
+	cr_expect_eq(atomic_load(&nd->spin.limit), LC_SPIN_LIMIT, "the MCP thread shares the core");
+#else
+	unsigned spins = 0;
+	int status;
+	pid_t busy;
+
+	cr_assert_eq(atomic_load(&nd->spin.limit), LC_SPIN_OWN, "LC_CORE=%s and bound to it alone", v);
+	busy = fork();
+	cr_assert_geq(busy, 0);
+	if (busy == 0)
+		for (volatile unsigned x = 0;; x++)
+			;       /* the same CPU (inherited affinity), never yielding */
+	for (int i = 0; i < 1000; i++)
+		cr_assert_eq(lc_idle(nd, &spins, 1), 0);
+	cr_expect_eq(spins, 1000, "a yield within 1000 idle rounds");
+	cr_assert_eq(lc_idle(nd, &spins, LC_SPIN_OWN - 1000), 0);
+	cr_expect_eq(spins, LC_SPIN_OWN, "no yield before LC_SPIN_OWN idle rounds");
+	cr_assert_eq(lc_idle(nd, &spins, 1), 0);
+	cr_expect_eq(spins, 0, "the round past LC_SPIN_OWN yields and starts the spin again");
+	cr_expect_eq(atomic_load(&nd->spin.limit), LC_SPIN_OWN, "a busy neighbour does not shorten it");
+	kill(busy, SIGKILL);
+	waitpid(busy, &status, 0);
+#endif
+	lc_fake_close(nd);
+	/* LC_CORE names a core the thread is not bound to alone */
+	snprintf(v, sizeof v, "%d", cpu + 1);
+	setenv("LC_CORE", v, 1);
+	nd = lc_fake_open();
+	cr_expect_eq(atomic_load(&nd->spin.limit), LC_SPIN_LIMIT, "LC_CORE=%s, bound to core %d", v, cpu);
+	unsetenv("LC_CORE");
 	sched_setaffinity(0, sizeof was, &was);
 }
 
