@@ -462,6 +462,11 @@ def main():
         jobs.append(('costmodel', lambda: plain_suite(
             t, 'costmodel: tools/costmodel against seed 002 and hand computations (tests/costmodel)',
             *timed_run([sys.executable, tc, pb], root))))
+        # 9. the benchmark driver's failure reasons, on a real commrun job (tools/bench/run.py)
+        tb = os.path.join(root, 'tests', 'bench', 'test_bench.py')
+        jobs.append(('bench-driver', lambda: plain_suite(
+            t, 'bench: a failed cell names every node and commrun\'s first lines (tests/bench)',
+            *timed_run([sys.executable, tb, pb], root))))
 
     # the longest first (EXPECTED), so that the pool does not end on one long suite while
     # the other workers idle

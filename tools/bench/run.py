@@ -474,6 +474,26 @@ def kill_group(p):
         pass
 
 
+# commrun's own lines a failure's reason keeps, the first ones (the first names the node that
+# failed; the rest are mostly the others killed after it)
+FAILURE_LAUNCHER_LINES = 4
+
+
+def failure_text(rc, errtext):
+    """A failed run's reason from its stderr lines: the last line of each node's own ("[N] ...",
+    by node; unprefixed lines count as one more source; valgrind's "==pid==" lines left out), then
+    commrun's first lines -- so a node that died first is named beside the peer that saw it die."""
+    last = {}
+    for line in errtext:
+        if not line.strip() or line.startswith('commrun:') or '==' in line[:12]:
+            continue
+        m = re.match(r'\[(\d+)\]', line)
+        last[int(m.group(1)) if m else -1] = line
+    launcher = [l for l in errtext if l.startswith('commrun:')][:FAILURE_LAUNCHER_LINES]
+    parts = [last[k] for k in sorted(last)] + launcher
+    return 'exit status %d: %s' % (rc, ' | '.join(parts) or 'no message')
+
+
 def run_sweep(cmd, sizes, column, timeout, on_size):
     """Run cmd (one process group), parse the OSU table; return ({size: value}, error or None)."""
     got, err = {}, None
@@ -518,9 +538,7 @@ def run_sweep(cmd, sizes, column, timeout, on_size):
         rc = p.wait()
     kill_group(p)   # nothing of the job may outlive it
     if err is None and rc != 0:
-        own = [l for l in errtext if l.strip() and not l.startswith('commrun:') and '==' not in l[:12]]
-        tail = own[-1:] + [l for l in errtext if l.startswith('commrun:')][-1:]
-        err = 'exit status %d: %s' % (rc, ' | '.join(tail) or 'no message')
+        err = failure_text(rc, errtext)
     got = {s: v for s, v in got.items() if s in sizes}
     if err is None and len(got) < len(sizes):
         err = 'no figure for size(s) %s' % ', '.join(str(s) for s in sizes if s not in got)
