@@ -635,6 +635,9 @@ LC_INTERNAL int lc_peer_state(struct lc_node *node, uint32_t dst);
  */
 #define LC_SPIN_LIMIT 64
 #define LC_SPIN_MAX 1024u
+#define LC_SPIN_QUICK 4
+#define LC_YIELD_LOOK 32
+
 /*
  * Idle rounds before a wait yields on a core of its own (lc_own_core: commrun
  * --bind core gave the node a core no other node of the job runs on, and no
@@ -653,8 +656,6 @@ LC_INTERNAL int lc_peer_state(struct lc_node *node, uint32_t dst);
  * application's own other threads.
  */
 #define LC_SPIN_OWN (1u << 14)
-#define LC_SPIN_QUICK 4
-#define LC_YIELD_LOOK 32
 
 /* The lock is held: spin, then yield, until lc_trylock takes it. */
 LC_INTERNAL void lc_lock_contended(struct lc_node *node);
