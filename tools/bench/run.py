@@ -363,7 +363,7 @@ def copies_stage(configs, path):
             got = stats_totals(out)
             missing = [k for k in keys if k not in got]
             status = 'ok' if rc == 0 and not missing else 'failed: %s' % (
-                'exit %d: %s' % (rc, (err.strip().splitlines() or [''])[-1]) if rc != 0 else
+                failure_text(rc, err.splitlines()) if rc != 0 else
                 'commrun --stats printed no %s' % ', '.join(missing))
             rows.append(dict(config=c, size=size, status=status,
                              **{k: got.get(k, '') for k in keys}))
@@ -596,7 +596,7 @@ def seed_filter_round(configs, rnd, quick, rows):
                     rc, out, err = -1, '', 'timed out'
                 m = SINK_RE.search(out + err)
                 ok = rc == 0 and m is not None
-                why = 'exit %d: %s' % (rc, (out + err).strip().splitlines()[-1:] or '') if not ok else None
+                why = failure_text(rc, (out + err).splitlines()) if not ok else None
                 rows.append(dict(config=t, benchmark=bl.seed_filter_bench(nbuf), size=size, round=rnd,
                                  value=float(m.group(1)) if ok else None, unit=sf['unit'],
                                  status='ok' if ok else 'failed: %s' % why))
