@@ -18,7 +18,9 @@ Writes build/costmodel/emulated.json (or --out):
                      about the message's size (costmodel.shm_slope), up to 4 MiB
   shm_stream_curve   tools/bench/shm_pingpong --stream, the least time a message at each size:
                      frames that follow one another (a stream's, a long message's further
-                     frames) cross at the floor's own stream pace (costmodel.shm_flow)
+                     frames) cross at the floor's own stream pace (costmodel.shm_flow); both
+                     floors are measured just before baseline's 8 B figures, and again with
+                     them while the floor is above what the library measures (floor_fits)
   stream_ir[cfg]     callgrind instruction counts of each config's 8 B stream, per message, the
                      sending side and the receiving side each counted alone (stream_counts)
   ir[cfg]            callgrind instruction counts of each config's 8 B ping-pong, per message,
@@ -280,6 +282,57 @@ def fit_stream(cal, build, size, measured_mbs):
 FLOOR_ZERO = ('dma_ns', 'further_ns')
 
 
+# How many times the floor and the library are measured together before a fit is given up
+# (floor_fits).
+FLOOR_TRIES = 3
+
+
+def least_of(a, b):
+    """The least of two measured floors, each a tuple of [(size, value)] curves, at each size of
+    each curve (noise only adds)."""
+    out = []
+    for ca, cb in zip(a, b):
+        d = dict(ca)
+        for n, v in cb:
+            d[n] = min(d.get(n, v), v)
+        out.append(sorted(d.items()))
+    return tuple(out)
+
+
+def floor_fits(what, measure_floor, measure_lib, fits, tries=FLOOR_TRIES):
+    """(floor, lib) once the library's figures can be fitted over the floor.
+
+    The shm floor busy-polls and never yields: a run that loses its core for a while (another
+    guest on the host, a job beside) comes out far above an undisturbed one, where libcomm's own
+    run minutes later may not.  A floor above what the library measures is no floor -- the
+    library's path includes the floor's hand-off -- and no ns per instruction fits it (once in
+    CI: 37.9 us "without instructions" against 1.28 us measured).  fits(floor, lib) says whether
+    they agree; if not, both are measured again, the floor kept at its least over every try
+    (least_of), up to `tries` times; then the fit reports what it can."""
+    floor, lib = measure_floor(), measure_lib()
+    for n in range(1, tries):
+        if fits(floor, lib):
+            break
+        say('%s: the model with no instructions is slower than the library measured: a '
+            'disturbed floor; measuring both again (%d of %d)' % (what, n + 1, tries))
+        floor, lib = least_of(floor, measure_floor()), measure_lib()
+    return floor, lib
+
+
+def below_library(cal, build):
+    """fits(floor, lib) for floor_fits: whether the model of build's config with no instructions
+    at all, on the floor ((ping-pong curve, stream curve)), is faster than the library measured
+    (lib: ((8 B one-way ns, min, max), (8 B stream MB/s, min, max))) -- else no ns per
+    instruction fits."""
+    cfg = cm.Config(build)
+
+    def fits(floor, lib):
+        p = dict(cal, shm_curve=floor[0], handoff_ns=floor[0][0][1], shm_stream_curve=floor[1],
+                 host_ns_per_ir=0.0, stream_ns_per_ir=0.0)
+        return lib[0][0] > cm.one_way(cfg, p, p, 1, 8) and lib[1][0] < cm.stream_bw(cfg, p, p, 1, 8)
+    return fits
+
+
 def fit(cal, build, size, measured_ns, key='host_ns_per_ir'):
     """The value of cal[key] that makes the model's one-way time of build's config at size the
     measured one: the model is linear in it (ns per instruction: instructions x ns + copies +
@@ -314,11 +367,7 @@ def main(argv):
     say('copy speed (crc_speed)')
     copy = copy_speed()
     copies = copy_curve()
-    say('shm floor (shm_pingpong, %d rounds)' % a.rounds)
     bench.build_anchors(WORK, False)
-    curve = shm_floor(a.rounds)
-    say('shm floor stream (shm_pingpong --stream, %d rounds)' % a.rounds)
-    flow = shm_stream(a.rounds)
     ir, sir, nic_share = {}, {}, {}
     for c in cfgs:
         cj = bench.config_json(c)
@@ -329,16 +378,26 @@ def main(argv):
         nic_share[c] = ir[c].pop('nic_share')
         say('callgrind %s: 8 B stream, each side alone' % c)
         sir[c] = stream_counts(c)
-    say('baseline 8 B latency (%d rounds)' % a.rounds)
-    lat, lo, hi = latency('baseline', 8, a.rounds)
+    base = os.path.join(ROOT, 'build', 'baseline')
     out = dict(name='emulated', kind='emulated',
                about='calibrated by tools/costmodel/calibrate.py on %s, %s' % (
                    platform.node(), datetime.datetime.now().strftime('%Y-%m-%d %H:%M')),
-               copy_ns_per_byte=copy, shm_curve=curve, handoff_ns=curve[0][1],
-               shm_stream_curve=flow, stream_ir=sir, copy_curve=copies,
-               fitted_on=dict(config='baseline', size=8, latency_ns=lat, spread_ns=[lo, hi]),
+               copy_ns_per_byte=copy, stream_ir=sir, copy_curve=copies,
                nic_share=statistics.median(nic_share.values()), ir=ir)
-    base = os.path.join(ROOT, 'build', 'baseline')
+
+    def measure_floor():
+        say('shm floor (shm_pingpong, %d rounds; --stream, %d rounds)' % (a.rounds, a.rounds))
+        return shm_floor(a.rounds), shm_stream(a.rounds)
+
+    def measure_lib():
+        say('baseline 8 B latency and stream (%d rounds each)' % a.rounds)
+        return latency('baseline', 8, a.rounds), stream_rate('baseline', 8, a.rounds)
+
+    # the floor is measured beside the library's figures fitted over it (floor_fits)
+    (curve, flow), ((lat, lo, hi), (rate, rlo, rhi)) = floor_fits(
+        '8 B ping-pong and stream', measure_floor, measure_lib, below_library(out, base))
+    out.update(shm_curve=curve, handoff_ns=curve[0][1], shm_stream_curve=flow,
+               fitted_on=dict(config='baseline', size=8, latency_ns=lat, spread_ns=[lo, hi]))
     out['host_ns_per_ir'] = fit(out, base, 8, lat)
     # the DMA path's start-up: one frame above pio_threshold (the instructions are the PIO
     # path's, measured at 8 B; what a Tx DMA request adds is fitted here)
@@ -353,8 +412,6 @@ def main(argv):
     flat, flo, fhi = latency('baseline', fsize, a.rounds)
     out['fitted_on']['further'] = dict(size=fsize, latency_ns=flat, spread_ns=[flo, fhi])
     out['further_ns'] = fit(out, base, fsize, flat, 'further_ns')
-    say('baseline 8 B stream (%d rounds)' % a.rounds)
-    rate, rlo, rhi = stream_rate('baseline', 8, a.rounds)
     out['fitted_on']['stream'] = dict(size=8, mb_s=rate, spread_mb_s=[rlo, rhi])
     out['stream_ns_per_ir'] = fit_stream(out, base, 8, rate)
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
