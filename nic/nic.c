@@ -226,6 +226,41 @@ void lc_nic_tx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b
 {
 	/* release (R13): pairs with Net-Send's acquire of tx_ready (A13): the payload is in the slot */
 	atomic_store_explicit(&nic->tx_ready[b->tag & (nic->g.send_ring - 1)], 1, memory_order_release);
+	/* the Rx chain's turn again (lc_nic_rx_activate: the directions alternate while both have blocks) */
+	lc_nic_rx_activate(nic);
+}
+
+void lc_nic_rx_activate_waiting(struct lc_nic *nic)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+	/* acquire (A16): pairs with Net-Recv's release of chain_head[0] (R16): the blocks before it are written */
+	uint32_t head = atomic_load_explicit(&ct->chain_head[0].v, memory_order_acquire);
+	uint32_t act = atomic_load_explicit(&ct->chain_active[0].v, memory_order_relaxed), to;
+
+	do {
+		if (act == head)
+			return;
+		to = head;
+		if (atomic_load_explicit(&ct->chain_active[1].v, memory_order_relaxed) !=
+		    atomic_load_explicit(&ct->chain_done[1].v, memory_order_relaxed)) {
+			/*
+			 * a Tx block waits: one Rx block at a time, and not while the
+			 * engine's last block was one (the next once a Tx block ran)
+			 */
+			if (act != atomic_load_explicit(&ct->chain_done[0].v, memory_order_relaxed) ||
+			    atomic_load_explicit(&ct->dma.cur_chain, memory_order_relaxed) == 0)
+				return;
+			to = act + 1;
+		}
+		if (!nic->g.mcp_thread) {
+			/* inline: the one stepper (step_lock or the host's progress lock) is the only writer */
+			/* release (R14): pairs with the DMA engine's acquire of chain_active (A14) */
+			atomic_store_explicit(&ct->chain_active[0].v, to, memory_order_release);
+			return;
+		}
+		/* thread mode: Net-Recv's and the DMA engine's threads both activate; it only grows (R14) */
+	} while (!atomic_compare_exchange_weak_explicit(&ct->chain_active[0].v, &act, to, memory_order_release,
+							memory_order_relaxed));
 }
 
 /* ---- the MCP: putting a frame on a link ---- */
@@ -643,9 +678,9 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 	b->tag = next;
 	b->next = (h0 + 1) & nic->chain[0].mask;
 	b->status = 0;
-	atomic_store_explicit(&ct->chain_head[0].v, h0 + 1, memory_order_relaxed);
-	/* release (R14): pairs with the DMA engine's acquire of chain_active (A14) */
-	atomic_store_explicit(&ct->chain_active[0].v, h0 + 1, memory_order_release);
+	/* release (R16): pairs with lc_nic_rx_activate's acquire of chain_head[0] (A16) */
+	atomic_store_explicit(&ct->chain_head[0].v, h0 + 1, memory_order_release);
+	lc_nic_rx_activate(nic);
 	m->rx_alloc++;
 	if (used + 1 > atomic_load_explicit(&nic->stats[LC_NIC_STAT_staging_hwm], memory_order_relaxed))
 		atomic_store_explicit(&nic->stats[LC_NIC_STAT_staging_hwm], used + 1, memory_order_relaxed);
@@ -694,7 +729,11 @@ static inline int nic_quiet(struct lc_nic *nic)
 	if (atomic_load_explicit(&nic->tx_ready[atomic_load_explicit(&ct->send_tail.v, memory_order_relaxed) &
 						(nic->g.send_ring - 1)], memory_order_relaxed))
 		return 0;
-	for (c = 0; c < atomic_load_explicit(&nic->dma_chains, memory_order_relaxed); c++)
+	/* the Rx chain: its blocks written, active or not yet (lc_nic_rx_activate) */
+	if (atomic_load_explicit(&ct->chain_head[0].v, memory_order_relaxed) !=
+	    atomic_load_explicit(&ct->chain_done[0].v, memory_order_relaxed))
+		return 0;
+	for (c = 1; c < atomic_load_explicit(&nic->dma_chains, memory_order_relaxed); c++)
 		if (atomic_load_explicit(&ct->chain_active[c].v, memory_order_relaxed) !=
 		    atomic_load_explicit(&ct->chain_done[c].v, memory_order_relaxed))
 			return 0;
@@ -714,7 +753,7 @@ static inline int nic_quiet(struct lc_nic *nic)
 static inline int step_all(struct lc_nic *nic)
 {
 	_Atomic uint32_t *rx_head = &nic->ctrl->chain_head[0].v;
-	uint32_t h0;
+	uint32_t h0, h1;
 	int w, d, k;
 
 	if (nic_quiet(nic))
@@ -735,7 +774,18 @@ static inline int step_all(struct lc_nic *nic)
 		while (k < LC_NIC_STEP_BATCH && lc_nic_net_recv_step(nic))
 			k++;
 	w += k;
-	k = (int)(atomic_load_explicit(rx_head, memory_order_relaxed) - h0);
+	h1 = atomic_load_explicit(rx_head, memory_order_relaxed);
+	/*
+	 * the blocks of this pass and any left unactivated while a Tx block waited
+	 * (lc_nic_rx_activate: then the two chains alternate, and a pass runs as
+	 * many blocks as there are Rx blocks waiting, a Tx block between each two)
+	 */
+	if (h1 != atomic_load_explicit(&nic->ctrl->chain_active[0].v, memory_order_relaxed)) {
+		lc_nic_rx_activate(nic);
+		k = (int)(h1 - atomic_load_explicit(&nic->ctrl->chain_done[0].v, memory_order_relaxed));
+	} else {
+		k = (int)(h1 - h0);
+	}
 	d = lc_nic_dma_run(nic, k ? k : 1);
 	if (d)
 		recv_reap(nic);
@@ -800,6 +850,10 @@ int lc_nic_engines_step(struct lc_nic *nic)
 		engine_give(nic, LC_NIC_ENG_net_recv);
 	}
 	if (engine_take(nic, LC_NIC_ENG_dma)) {
+		/* Rx blocks left unactivated while a Tx block waited, once none is (lc_nic_rx_activate) */
+		if (atomic_load_explicit(&nic->ctrl->chain_head[0].v, memory_order_relaxed) !=
+		    atomic_load_explicit(&nic->ctrl->chain_active[0].v, memory_order_relaxed))
+			lc_nic_rx_activate(nic);
 		w += lc_nic_dma_step_marked(nic, &nic->eng[LC_NIC_ENG_dma].lock);
 		engine_give(nic, LC_NIC_ENG_dma);
 	}

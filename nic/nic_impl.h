@@ -56,14 +56,18 @@
  *
  * DMA chains (chain c: circular array of 32-byte control blocks)
  *   chain 0 (Rx DMA Requests, SRAM) is produced by Net-Recv: it owns
- *   chain_head[0] and the blocks it writes.  Chains 1 (Tx DMA Requests,
+ *   chain_head[0] and the blocks it writes, and releases chain_head[0] after
+ *   each block (R16) -> lc_nic_rx_activate acquires it (A16) before it
+ *   activates the blocks below it (the Tx completion's call in thread mode
+ *   runs on the DMA engine's thread).  Chains 1 (Tx DMA Requests,
  *   SRAM) and 2-3 (spare, caller memory) are produced by the host: it
  *   writes the block at chain_head[c], bumps chain_head[c] (host-private)
  *   and activates the block through the doorbell (R2 -> A2).
- *   chain_active[c] (blocks activated, free-running) has one writer per
- *   chain: Net-Recv for chain 0 after it wrote the block, the doorbell
- *   service for chains 1..3; each releases it (R14) -> the DMA engine
- *   acquires it (A14) before it reads the block.
+ *   chain_active[c] (blocks activated, free-running): for chain 0
+ *   lc_nic_rx_activate (Net-Recv, the Tx completion, the steppers: in thread
+ *   mode by compare-and-swap, it only grows), for chains 1..3 the doorbell
+ *   service; each releases it (R14) -> the DMA engine acquires it (A14)
+ *   before it reads the block.
  *   The DMA engine releases chain_done[c] after the block's copy (R4) ->
  *   host acquires it (A4): for chain 1 this is the Tx ticket counter of
  *   lc_nic_tx_dma_done (the source buffer may be reused) and the room check
@@ -209,7 +213,8 @@ struct lc_idx {
 
 /* The DMA engine's private state (one line). */
 struct lc_nic_dma_eng {
-	alignas(LC_LINE) uint32_t cur_chain;     /* chain the DMA engine worked on last */
+	alignas(LC_LINE) _Atomic uint32_t cur_chain;  /* chain the DMA engine worked on last (the MCP
+						       * reads it: lc_nic_rx_activate) */
 };
 
 /* Net-Recv's private state (one line). */
@@ -761,6 +766,38 @@ LC_NIC_FUNC uint32_t lc_nic_dma_chain_done(const struct lc_nic *nic, uint32_t c)
 /* Completion actions called by the DMA engine for a SIGNAL block. */
 LC_NIC_FUNC void lc_nic_tx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b);
 LC_NIC_FUNC void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b);
+/*
+ * Activate Net-Recv's written Rx DMA blocks (chain 0) for the DMA engine --
+ * the MCP's fairness between the two directions.  The engine takes its
+ * chains in strict priority, the Rx chain first; under a flood from the
+ * peer (a new frame before every pass: a bidirectional stream of 16 MiB
+ * messages) it never reached the Tx chain, and a live node's own sends
+ * failed at the backpressure time limit.  So while a Tx block waits, at most
+ * one Rx block is active, and none while the engine's last block was an Rx
+ * block (cur_chain 0): the next is activated when a Tx block completes
+ * (lc_nic_tx_dma_complete), so the directions alternate block by block; with
+ * no Tx block waiting, every written block is active at once.  Net-Recv
+ * calls it for each block it writes, the Tx completion and the steppers for
+ * the blocks left; in thread mode from two threads, so the index only grows
+ * (compare-and-swap), never past chain_head[0] (A16).  Inline, the common
+ * case -- no Tx block waits, one stepper -- is a store; the rest is
+ * lc_nic_rx_activate_waiting (nic.c).
+ */
+LC_NIC_FUNC void lc_nic_rx_activate_waiting(struct lc_nic *nic);
+static inline void lc_nic_rx_activate(struct lc_nic *nic)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+
+	if (!nic->g.mcp_thread && atomic_load_explicit(&ct->chain_active[1].v, memory_order_relaxed) ==
+				      atomic_load_explicit(&ct->chain_done[1].v, memory_order_relaxed)) {
+		/* acquire (A16) and release (R14): the one stepper wrote the blocks; the engine reads them */
+		atomic_store_explicit(&ct->chain_active[0].v,
+				      atomic_load_explicit(&ct->chain_head[0].v, memory_order_acquire),
+				      memory_order_release);
+		return;
+	}
+	lc_nic_rx_activate_waiting(nic);
+}
 
 /* The engines, one bounded step each (inline mode, tests). Return the work done. */
 LC_NIC_FUNC int lc_nic_doorbell_step(struct lc_nic *nic);

@@ -301,9 +301,9 @@ int lc_nic_rdma_place(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t nex
 	b->tag = next;
 	b->next = (h0 + 2) & mask;
 	b->status = 0;
-	atomic_store_explicit(&ct->chain_head[0].v, h0 + 2, memory_order_relaxed);
-	/* release (R14): pairs with the DMA engine's acquire of chain_active (A14) */
-	atomic_store_explicit(&ct->chain_active[0].v, h0 + 2, memory_order_release);
+	/* release (R16): pairs with lc_nic_rx_activate's acquire of chain_head[0] (A16) */
+	atomic_store_explicit(&ct->chain_head[0].v, h0 + 2, memory_order_release);
+	lc_nic_rx_activate(nic);
 	m->rx_alloc++;
 	m->recv_next = next + 1;
 	lc_nic_count(nic, LC_NIC_STAT_net_rx_frames, 1);

@@ -166,3 +166,57 @@ Test(dma, rx_chain_preempts_tx_chain)
 	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c1), 2);
 	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_signals), 3);
 }
+
+/*
+ * The engine keeps its strict priority; the MCP alternates the directions:
+ * while a Tx block waits, Net-Recv's Rx blocks are activated one at a time
+ * and not after an Rx block (lc_nic_rx_activate), the next one when a Tx
+ * block completes.  So with blocks on both chains the engine runs Rx, Tx,
+ * Rx, Tx, ...; with the Tx chain empty every written Rx block is active at
+ * once and runs back to back.
+ */
+Test(dma, rx_and_tx_alternate_while_both_have_blocks)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 1 });
+	static const uint32_t want_c0[] = { 1, 1, 2, 2, 3, 3 }, want_c1[] = { 3, 4, 4, 5, 5, 6 };
+	struct lc_nic *n;
+	uint8_t buf[8][256];
+
+	lct_setup(&g, "alt");
+	n = lct_nic[0];
+	for (uint32_t i = 0; i < 8; i++)
+		cr_assert_eq(lct_send(n, 0, i, 200, 1, buf[i], NULL), 0);
+	lc_nic_doorbell_step(n);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(lc_nic_dma_step(n), 1);            /* Tx blocks 0-2 */
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(lc_nic_net_send_step(n), 1);       /* frames 0-2 to our own Receive Ring */
+		cr_assert_eq(lc_nic_net_recv_step(n), 1);       /* their Rx blocks on chain 0 */
+	}
+	cr_assert_eq(atomic_load(&n->ctrl->chain_active[0].v), 1, "one Rx block active while Tx blocks wait");
+	for (int i = 0; i < 6; i++) {
+		cr_assert_eq(lc_nic_dma_step(n), 1);
+		cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c0), want_c0[i], "step %d: Rx blocks", i);
+		cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c1), want_c1[i], "step %d: Tx blocks", i);
+	}
+	/* Tx blocks 6-7 wait; frames 3-5 arrive: Rx, Tx, Rx, Tx, Rx */
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(lc_nic_net_send_step(n), 1);
+		cr_assert_eq(lc_nic_net_recv_step(n), 1);
+	}
+	lc_nic_net_recv_reap(n);
+	while (lc_nic_rx_peek(n))
+		lc_nic_rx_release(n);
+	cr_assert_eq(lc_nic_dma_run(n, 5), 5);
+	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c0), 6);
+	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c1), 8);
+	/* the Rx chain alone: every block active at once, back to back */
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(lc_nic_net_send_step(n), 1);
+		cr_assert_eq(lc_nic_net_recv_step(n), 1);
+	}
+	cr_assert_eq(atomic_load(&n->ctrl->chain_active[0].v), 8);
+	cr_assert_eq(lc_nic_dma_run(n, 2), 2);
+	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c0), 8);
+	cr_assert_eq(lc_nic_dma_step(n), 0, "all chains idle");
+}

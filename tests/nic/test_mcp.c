@@ -592,6 +592,54 @@ Test(mcp, one_step_takes_a_burst_of_frames)
 	cr_assert_eq(lc_nic_step(r), 0);
 }
 
+/*
+ * Both directions at once, as in a bidirectional stream: node 0 puts a DMA
+ * frame into node 1's Receive Ring before every pass of node 1, whose own
+ * DMA frame to node 0 waits on the Tx chain.  The Rx chain goes first, but
+ * not for ever: the engine alternates while both have blocks, so node 1's
+ * Tx block runs in its second pass (strict priority never ran it: every
+ * pass found a new Rx block first, and a live node's sends failed at the
+ * backpressure limit in a 16 MiB bidirectional stream).  Every frame still
+ * arrives once, in order, intact, and node 1 takes them as fast as before.
+ */
+Test(mcp, flood_of_frames_does_not_starve_the_tx_chain)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .send_ring = 16, .recv_ring = 16 });
+	static uint8_t buf[16][256], mine[256];
+	struct lc_nic *a, *b;
+	uint32_t sent = 0, got = 0, ticket = 0, pass;
+
+	lct_setup(&g, "flood");
+	a = lct_nic[0];
+	b = lct_nic[1];
+	cr_assert_eq(lct_send(b, 0, 0, 200, 1, mine, &ticket), 0);
+	for (pass = 0; pass < 64 && lct_stat(b, LC_NIC_STAT_dma_blocks_c1) == 0; pass++) {
+		cr_assert_eq(lct_send(a, 1, sent, 200, 1, buf[sent % 16], NULL), 0);
+		sent++;
+		for (int i = 0; i < 8 && lct_stat(a, LC_NIC_STAT_net_tx_frames) < sent; i++)
+			lc_nic_step(a);
+		cr_assert_eq(lct_stat(a, LC_NIC_STAT_net_tx_frames), sent, "node 0's frame %u is on the link", sent);
+		lc_nic_step(b);
+		for (struct lc_frame_hdr *h; (h = lc_nic_rx_peek(b)); got++) {
+			lct_check(h, 0, 1, got, 200);
+			lc_nic_rx_release(b);
+		}
+	}
+	cr_assert_eq(lct_stat(b, LC_NIC_STAT_dma_blocks_c1), 1, "node 1's Tx block never ran in %u passes of a flood",
+		     pass);
+	cr_assert_leq(pass, 2, "node 1's Tx block waited %u passes", pass);
+	cr_assert_geq(got + 1, sent, "node 1 kept taking the flood (%u of %u)", got, sent);
+	cr_assert_geq((int32_t)(lc_nic_tx_dma_done(b) - ticket), 0);
+	lct_check(lct_wait_rx(a), 1, 0, 0, 200);
+	lc_nic_rx_release(a);
+	lct_settle();
+	for (struct lc_frame_hdr *h; (h = lc_nic_rx_peek(b)); got++) {
+		lct_check(h, 0, 1, got, 200);
+		lc_nic_rx_release(b);
+	}
+	cr_assert_eq(got, sent);
+}
+
 /* ---- the engines' own locks (thread mode) ---- */
 
 /*
