@@ -36,15 +36,14 @@ static inline __attribute__((always_inline)) int dma_step(struct lc_nic *nic, _A
 	}
 	if (c == nchains)
 		return 0;
-	/* relaxed: the engine's own state, read by the MCP's fairness (lc_nic_rx_activate) */
-	if (c != atomic_load_explicit(&m->cur_chain, memory_order_relaxed)) {
-		uint32_t k = atomic_load_explicit(&m->cur_chain, memory_order_relaxed);
+	if (c != m->cur_chain) {
+		uint32_t k = m->cur_chain;
 
 		/* left a lower-priority chain in the middle of its work: preempted between blocks */
 		if (k < LC_DMA_CHAINS && atomic_load_explicit(&ct->chain_active[k].v, memory_order_relaxed) !=
 		    atomic_load_explicit(&ct->chain_done[k].v, memory_order_relaxed))
 			lc_nic_count(nic, LC_NIC_STAT_dma_preempt, 1);
-		atomic_store_explicit(&m->cur_chain, c, memory_order_relaxed);
+		m->cur_chain = c;
 	}
 	b = &nic->chain[c].blocks[done & nic->chain[c].mask];
 	sram = nic->sram + b->sram;

@@ -226,7 +226,8 @@ void lc_nic_tx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b
 {
 	/* release (R13): pairs with Net-Send's acquire of tx_ready (A13): the payload is in the slot */
 	atomic_store_explicit(&nic->tx_ready[b->tag & (nic->g.send_ring - 1)], 1, memory_order_release);
-	/* the Rx chain's turn again (lc_nic_rx_activate: the directions alternate while both have blocks) */
+	/* the Rx chain's turn again (lc_nic_rx_activate: LC_NIC_RX_BURST Rx blocks, then a Tx block) */
+	atomic_store_explicit(&nic->ctrl->dma.rx_run, 0, memory_order_relaxed);
 	lc_nic_rx_activate(nic);
 }
 
@@ -243,14 +244,15 @@ void lc_nic_rx_activate_waiting(struct lc_nic *nic)
 		to = head;
 		if (atomic_load_explicit(&ct->chain_active[1].v, memory_order_relaxed) !=
 		    atomic_load_explicit(&ct->chain_done[1].v, memory_order_relaxed)) {
-			/*
-			 * a Tx block waits: one Rx block at a time, and not while the
-			 * engine's last block was one (the next once a Tx block ran)
-			 */
-			if (act != atomic_load_explicit(&ct->chain_done[0].v, memory_order_relaxed) ||
-			    atomic_load_explicit(&ct->dma.cur_chain, memory_order_relaxed) == 0)
+			/* a Tx block waits: LC_NIC_RX_BURST Rx blocks since the last Tx block, then it */
+			uint32_t run = atomic_load_explicit(&ct->dma.rx_run, memory_order_relaxed);
+			uint32_t lim = atomic_load_explicit(&ct->chain_done[0].v, memory_order_relaxed) +
+				       (run < LC_NIC_RX_BURST ? LC_NIC_RX_BURST - run : 0);
+
+			if ((int32_t)(head - lim) > 0)
+				to = lim;
+			if ((int32_t)(to - act) <= 0)
 				return;
-			to = act + 1;
 		}
 		if (!nic->g.mcp_thread) {
 			/* inline: the one stepper (step_lock or the host's progress lock) is the only writer */
@@ -572,6 +574,9 @@ void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b
 	uint32_t fh = atomic_load_explicit(&ct->rxfifo_head.v, memory_order_relaxed);
 	struct lc_nic_fifo_entry *e = &nic->rxfifo[fh & (nic->g.rx_fifo - 1)];
 
+	/* one Rx frame more since the last Tx block (lc_nic_rx_activate; the engine's completions alone write it) */
+	atomic_store_explicit(&ct->dma.rx_run, atomic_load_explicit(&ct->dma.rx_run, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
 	e->addr = (uint32_t)(((uint8_t *)(uintptr_t)b->host - nic->staging) / nic->g.slot_bytes);
 	e->value = b->len;
 	/* release (R8): pairs with the host's acquire of rxfifo_head in lc_nic_rx_peek (A8) */

@@ -213,8 +213,10 @@ struct lc_idx {
 
 /* The DMA engine's private state (one line). */
 struct lc_nic_dma_eng {
-	alignas(LC_LINE) _Atomic uint32_t cur_chain;  /* chain the DMA engine worked on last (the MCP
-						       * reads it: lc_nic_rx_activate) */
+	alignas(LC_LINE) uint32_t cur_chain;     /* chain the DMA engine worked on last */
+	/* the MCP: Rx blocks done since the last Tx block (lc_nic_rx_activate; the DMA engine's
+	 * completions write it, Net-Recv reads it) */
+	_Atomic uint32_t rx_run;
 };
 
 /* Net-Recv's private state (one line). */
@@ -772,17 +774,19 @@ LC_NIC_FUNC void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_
  * chains in strict priority, the Rx chain first; under a flood from the
  * peer (a new frame before every pass: a bidirectional stream of 16 MiB
  * messages) it never reached the Tx chain, and a live node's own sends
- * failed at the backpressure time limit.  So while a Tx block waits, at most
- * one Rx block is active, and none while the engine's last block was an Rx
- * block (cur_chain 0): the next is activated when a Tx block completes
- * (lc_nic_tx_dma_complete), so the directions alternate block by block; with
- * no Tx block waiting, every written block is active at once.  Net-Recv
+ * failed at the backpressure time limit.  So while a Tx block waits, the Rx
+ * blocks active or done since the last Tx block are at most LC_NIC_RX_BURST
+ * (the Rx completions count them, rx_run); the next are activated when a Tx
+ * block completes (lc_nic_tx_dma_complete), so the engine runs up to
+ * LC_NIC_RX_BURST Rx blocks, then a Tx block, and so on; with no Tx block
+ * waiting, every written block is active at once.  Net-Recv
  * calls it for each block it writes, the Tx completion and the steppers for
  * the blocks left; in thread mode from two threads, so the index only grows
  * (compare-and-swap), never past chain_head[0] (A16).  Inline, the common
  * case -- no Tx block waits, one stepper -- is a store; the rest is
  * lc_nic_rx_activate_waiting (nic.c).
  */
+#define LC_NIC_RX_BURST 8
 LC_NIC_FUNC void lc_nic_rx_activate_waiting(struct lc_nic *nic);
 static inline void lc_nic_rx_activate(struct lc_nic *nic)
 {

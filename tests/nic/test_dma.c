@@ -168,55 +168,55 @@ Test(dma, rx_chain_preempts_tx_chain)
 }
 
 /*
- * The engine keeps its strict priority; the MCP alternates the directions:
- * while a Tx block waits, Net-Recv's Rx blocks are activated one at a time
- * and not after an Rx block (lc_nic_rx_activate), the next one when a Tx
- * block completes.  So with blocks on both chains the engine runs Rx, Tx,
- * Rx, Tx, ...; with the Tx chain empty every written Rx block is active at
- * once and runs back to back.
+ * The engine keeps its strict priority; the MCP meters the Rx chain: while
+ * a Tx block waits, at most LC_NIC_RX_BURST Rx blocks run since the last Tx
+ * block (lc_nic_rx_activate), the next are activated when a Tx block
+ * completes.  With the Tx chain empty every written Rx block is active at
+ * once and they run back to back.
  */
-Test(dma, rx_and_tx_alternate_while_both_have_blocks)
+Test(dma, rx_chain_yields_to_a_waiting_tx_block_after_a_burst)
 {
-	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 1 });
-	static const uint32_t want_c0[] = { 1, 1, 2, 2, 3, 3 }, want_c1[] = { 3, 4, 4, 5, 5, 6 };
+	enum { B = LC_NIC_RX_BURST, N = 2 * LC_NIC_RX_BURST + 2 };
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 1, .send_ring = 32, .recv_ring = 32,
+							    .tx_dma = 32, .rx_dma = 32, .staging = 32,
+							    .rx_fifo = 32, .tx_fifo = 64 });
+	static uint8_t buf[N][256];
 	struct lc_nic *n;
-	uint8_t buf[8][256];
 
-	lct_setup(&g, "alt");
+	lct_setup(&g, "burst");
 	n = lct_nic[0];
-	for (uint32_t i = 0; i < 8; i++)
+	for (uint32_t i = 0; i < N; i++)
 		cr_assert_eq(lct_send(n, 0, i, 200, 1, buf[i], NULL), 0);
 	lc_nic_doorbell_step(n);
-	for (int i = 0; i < 3; i++)
-		cr_assert_eq(lc_nic_dma_step(n), 1);            /* Tx blocks 0-2 */
-	for (int i = 0; i < 3; i++) {
-		cr_assert_eq(lc_nic_net_send_step(n), 1);       /* frames 0-2 to our own Receive Ring */
+	for (int i = 0; i < B + 2; i++)
+		cr_assert_eq(lc_nic_dma_step(n), 1);            /* Tx blocks 0 .. B+1 */
+	for (int i = 0; i < B + 2; i++) {
+		cr_assert_eq(lc_nic_net_send_step(n), 1);       /* to our own Receive Ring */
 		cr_assert_eq(lc_nic_net_recv_step(n), 1);       /* their Rx blocks on chain 0 */
 	}
-	cr_assert_eq(atomic_load(&n->ctrl->chain_active[0].v), 1, "one Rx block active while Tx blocks wait");
-	for (int i = 0; i < 6; i++) {
+	cr_assert_eq(atomic_load(&n->ctrl->chain_active[0].v), B, "a burst of Rx blocks active while Tx blocks wait");
+	for (int i = 0; i < B; i++)
 		cr_assert_eq(lc_nic_dma_step(n), 1);
-		cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c0), want_c0[i], "step %d: Rx blocks", i);
-		cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c1), want_c1[i], "step %d: Tx blocks", i);
-	}
-	/* Tx blocks 6-7 wait; frames 3-5 arrive: Rx, Tx, Rx, Tx, Rx */
-	for (int i = 0; i < 3; i++) {
-		cr_assert_eq(lc_nic_net_send_step(n), 1);
-		cr_assert_eq(lc_nic_net_recv_step(n), 1);
-	}
+	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c0), B, "the burst: Rx blocks first");
+	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c1), B + 2);
+	cr_assert_eq(lc_nic_dma_step(n), 1);
+	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c1), B + 3, "then a Tx block");
+	cr_assert_eq(lc_nic_dma_step(n), 1);
+	cr_assert_eq(lc_nic_dma_step(n), 1);
+	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c0), B + 2, "then the Rx blocks left");
+	while (lc_nic_dma_step(n))
+		;
+	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c1), N, "the Tx blocks after them");
 	lc_nic_net_recv_reap(n);
 	while (lc_nic_rx_peek(n))
 		lc_nic_rx_release(n);
-	cr_assert_eq(lc_nic_dma_run(n, 5), 5);
-	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c0), 6);
-	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c1), 8);
-	/* the Rx chain alone: every block active at once, back to back */
-	for (int i = 0; i < 2; i++) {
+	/* the Tx chain empty: the rest of the frames' Rx blocks all active at once, back to back */
+	for (int i = B + 2; i < N; i++) {
 		cr_assert_eq(lc_nic_net_send_step(n), 1);
 		cr_assert_eq(lc_nic_net_recv_step(n), 1);
 	}
-	cr_assert_eq(atomic_load(&n->ctrl->chain_active[0].v), 8);
-	cr_assert_eq(lc_nic_dma_run(n, 2), 2);
-	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c0), 8);
+	cr_assert_eq(atomic_load(&n->ctrl->chain_active[0].v), N);
+	cr_assert_eq(lc_nic_dma_run(n, N - B - 2), N - B - 2);
+	cr_assert_eq(lct_stat(n, LC_NIC_STAT_dma_blocks_c0), N);
 	cr_assert_eq(lc_nic_dma_step(n), 0, "all chains idle");
 }
