@@ -411,8 +411,12 @@ int lc_size(const lc_node *node)
 static int lc_wait_held(lc_node *node, lc_req *req, struct lc_status *st);
 
 /* The error of a send that failed, with its text (worded as lc_wait's for the blocking calls). */
-static int lc_send_failed(int err, const char *fn, size_t len, int peer)
+static int lc_send_failed(const struct lc_node *node, int err, const char *fn, size_t len, int peer)
 {
+	if (err == LC_ERR_TIMEOUT && node->tx_stuck[0])
+		return lc_fail(err, "%s: send of %zu bytes to node %d: %s: no Send Ring slot and the NIC "
+			       "made no progress for the backpressure limit (%s)", fn, len, peer,
+			       lc_strerror(err), node->tx_stuck);
 	return lc_fail(err, "%s: send of %zu bytes to node %d: %s", fn, len, peer, lc_strerror(err));
 }
 
@@ -515,7 +519,7 @@ __attribute__((always_inline)) static inline int lc_send_start(lc_node *node, in
 			if (rc)
 				lc_check_peers(node);
 			lc_unlock(node);
-			return rc ? lc_send_failed(rc, lost_fn, len, dst) : 0;
+			return rc ? lc_send_failed(node, rc, lost_fn, len, dst) : 0;
 		}
 		/* no Send Ring slot (or a protocol held the frame back): it waits in the queue */
 		if (!(r = lc_req_alloc(node)))
@@ -739,7 +743,7 @@ int lc_finish(struct lc_node *node, struct lc_req *r, struct lc_status *st, cons
 		return lc_fail(err, "%s: message of %zu bytes from node %d truncated to the "
 			       "buffer's %zu bytes", fn, len, peer, cap);
 	if (send)
-		return lc_send_failed(err, fn, len, peer);
+		return lc_send_failed(node, err, fn, len, peer);
 	if (rsrc == LC_ANY_SOURCE)
 		return lc_fail(err, "%s: receive from any node: %s", fn, lc_strerror(err));
 	return lc_fail(err, "%s: receive from node %d: %s", fn, rsrc, lc_strerror(err));
@@ -786,6 +790,8 @@ void lc_req_check(struct lc_node *node, struct lc_req *r)
 		if (!r->dead_since) {
 			r->dead_since = now;
 		} else if (now - r->dead_since >= (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u) {
+			/* what the NIC was doing, for the error's text (lc_send_failed) */
+			lc_nic_tx_describe(node->nic, node->tx_stuck, sizeof(node->tx_stuck));
 			lc_reqq_pop(&node->sendq);
 			r->err = LC_ERR_TIMEOUT;
 			if (r->s.dma && (int32_t)(lc_nic_tx_dma_done(node->nic) - r->s.ticket) < 0)

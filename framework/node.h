@@ -304,6 +304,7 @@ struct lc_node {
 	uint64_t peer_gone[LC_MAX_NODES / 64]; /* peers a protocol gave up (lc_proto_peer_failed) */
 	uint32_t resent[LC_MAX_NODES];      /* frames lc_proto_resend re-injected, per destination */
 	struct lc_stamps *tx_stamps;        /* stamp table of the replicated frame being sent (lc_proto_stamps) */
+	char tx_stuck[192];                 /* the NIC's transmit side when a send last timed out (lc_req_check) */
 
 	struct lc_proto_state proto;        /* one member per active protocol */
 	struct lc_req pool[LC_HOST_MAX_REQUESTS];

@@ -523,6 +523,28 @@ int lc_nic_tx_waiting(const struct lc_nic *nic)
 	       atomic_load_explicit(&nic->mc_stall.on, memory_order_relaxed);
 }
 
+void lc_nic_tx_describe(const struct lc_nic *nic, char *buf, size_t len)
+{
+	const struct lc_nic_ctrl *ct = nic->ctrl;
+	uint32_t t = atomic_load_explicit(&ct->send_tail.v, memory_order_acquire);
+	uint32_t h = atomic_load_explicit(&ct->send_head.v, memory_order_relaxed);
+	const struct lc_frame_hdr *f = (const struct lc_frame_hdr *)send_slot(nic, t);
+	const char *what = h == t ? "none" :
+			   !atomic_load_explicit(&nic->tx_ready[t & (nic->g.send_ring - 1)], memory_order_relaxed) ?
+			   "waiting for its Tx DMA" : lc_nic_tx_waiting(nic) ? "waiting at its destination" :
+			   "ready for Net-Send";
+	uint32_t c[2][3];
+
+	for (int k = 0; k < 2; k++) {
+		c[k][0] = atomic_load_explicit(&ct->chain_head[k].v, memory_order_relaxed);
+		c[k][1] = atomic_load_explicit(&ct->chain_active[k].v, memory_order_relaxed);
+		c[k][2] = atomic_load_explicit(&ct->chain_done[k].v, memory_order_relaxed);
+	}
+	snprintf(buf, len, "Send Ring %u of %u frames, the oldest %s (%u bytes to node %u); DMA blocks "
+		 "written/active/done: Tx %u/%u/%u, Rx %u/%u/%u", h - t, nic->g.send_ring, what,
+		 h == t ? 0 : f->len, h == t ? 0 : f->dst, c[1][0], c[1][1], c[1][2], c[0][0], c[0][1], c[0][2]);
+}
+
 /* ---- the MCP: Net-Recv ---- */
 
 /* Net-Recv: free the Receive Ring slots whose frames are done, in order. */

@@ -279,6 +279,12 @@ int lc_nic_tx_idle(const struct lc_nic *nic);
 int lc_nic_tx_waiting(const struct lc_nic *nic);
 /* Frames that left the Send Ring, sent or dropped (free-running): the NIC's transmit progress. */
 uint32_t lc_nic_tx_left(const struct lc_nic *nic);
+/*
+ * The transmit side in words, for the error of a send that timed out while the NIC made no
+ * progress: the Send Ring's frames, what its oldest waits for (its Tx DMA, Net-Send, its
+ * destination), the DMA chains' blocks.  At most len bytes, NUL-terminated.
+ */
+void lc_nic_tx_describe(const struct lc_nic *nic, char *buf, size_t len);
 
 /* ---- receive: host side of the Rx FIFO and staging ---- */
 

@@ -313,6 +313,11 @@ int lc_nic_tx_waiting(const struct lc_nic *nic)
 	return nic->waiting;
 }
 
+void lc_nic_tx_describe(const struct lc_nic *nic, char *buf, size_t len)
+{
+	snprintf(buf, len, "fake NIC, %u frames posted, %u left", nic->phead, nic->ptail);
+}
+
 int lc_nic_tx_idle(const struct lc_nic *nic)
 {
 	lc_fake_mcp();

@@ -875,6 +875,9 @@ Test(pipe, send_without_a_slot_times_out)
 	lc_fake_set_ring(0);
 	cr_assert_eq(lc_isend(nd, 1, a, 8, &r), 0);
 	cr_expect_eq(lc_wait(nd, r, NULL), LC_ERR_TIMEOUT);
+	/* the error says what the NIC was doing (lc_nic_tx_describe) */
+	cr_expect_not_null(strstr(lc_last_error(nd), "the NIC made no progress for the backpressure limit "
+					       "(fake NIC, "), "%s", lc_last_error(nd));
 	/* the pipeline goes on once the ring drains */
 	lc_fake_set_ring(LC_NIC_SEND_RING);
 	cr_assert_eq(lc_isend(nd, 1, a, 8, &r), 0);

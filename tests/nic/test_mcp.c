@@ -641,6 +641,33 @@ Test(mcp, flood_of_frames_does_not_starve_the_tx_chain)
 	cr_assert_eq(got, sent);
 }
 
+/* The transmit side in words (a timed-out send's error): the oldest frame's wait, the chains. */
+Test(mcp, tx_describe_names_what_the_oldest_frame_waits_for)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ 0 });
+	uint8_t buf[256];
+	char d[256];
+	struct lc_nic *s;
+
+	lct_setup(&g, "describe");
+	s = lct_nic[0];
+	lc_nic_tx_describe(s, d, sizeof d);
+	cr_assert_not_null(strstr(d, "Send Ring 0 of 8 frames, the oldest none"), "%s", d);
+	cr_assert_eq(lct_send(s, 1, 0, 200, 1, buf, NULL), 0);
+	lc_nic_doorbell_step(s);
+	lc_nic_tx_describe(s, d, sizeof d);
+	cr_assert_not_null(strstr(d, "Send Ring 1 of 8 frames, the oldest waiting for its Tx DMA (200 bytes "
+				     "to node 1); DMA blocks written/active/done: Tx 1/1/0, Rx 0/0/0"), "%s", d);
+	cr_assert_eq(lc_nic_dma_step(s), 1);
+	lc_nic_tx_describe(s, d, sizeof d);
+	cr_assert_not_null(strstr(d, "the oldest ready for Net-Send"), "%s", d);
+	cr_assert_eq(lc_nic_net_send_step(s), 1);
+	lc_nic_tx_describe(s, d, sizeof d);
+	cr_assert_not_null(strstr(d, "Send Ring 0 of 8 frames"), "%s", d);
+	lct_check(lct_wait_rx(lct_nic[1]), 0, 1, 0, 200);
+	lc_nic_rx_release(lct_nic[1]);
+}
+
 /* ---- the engines' own locks (thread mode) ---- */
 
 /*
