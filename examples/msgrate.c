@@ -41,7 +41,8 @@ int main(int argc, char **argv)
 	size_t slot = o.hi ? o.hi : 1;
 	unsigned char *bufs = malloc(slot * window);
 	lc_req **req = calloc(window, sizeof *req);
-	if (!bufs || !req) {
+	struct lc_status *sts = calloc(window, sizeof *sts);
+	if (!bufs || !req || !sts) {
 		fprintf(stderr, "msgrate: out of memory for %u x %zu bytes\n", window, slot);
 		return 1;
 	}
@@ -68,15 +69,15 @@ int main(int argc, char **argv)
 			} else {
 				if ((rc = lc_ex_post_recvs(node, peer, bufs, slot, size, window, req)) != 0)
 					return rc;
+				/* one wait for the window, then every message checked (osu_mbw_mr's MPI_Waitall) */
+				if ((rc = lc_waitall(node, (int)window, req, sts)) != 0)
+					return lc_ex_fail(node, "wait (recv)", rc);
 				for (unsigned j = 0; j < window; j++) {
-					struct lc_status st;
 					uint64_t seed = lc_ex_seed(size, (uint64_t)w * window + j);
-					if ((rc = lc_wait(node, req[j], &st)) != 0)
-						return lc_ex_fail(node, "wait (recv)", rc);
-					if (st.len != size ||
+					if (sts[j].len != size ||
 					    lc_ex_check(bufs + j * slot, size, seed) != size) {
 						fprintf(stderr, "msgrate: node %d: size %zu window %u message %u: "
-								"wrong payload (%zu bytes)\n", me, size, w, j, st.len);
+								"wrong payload (%zu bytes)\n", me, size, w, j, sts[j].len);
 						return 1;
 					}
 				}
@@ -92,5 +93,6 @@ int main(int argc, char **argv)
 	}
 	free(bufs);
 	free(req);
+	free(sts);
 	return lc_ex_close(node);
 }
