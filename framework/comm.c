@@ -154,14 +154,6 @@ int lc_lock_open(struct lc_node *node, const char *fn)
 	return 0;
 }
 
-int lc_req_valid(const struct lc_node *node, const lc_req *r)
-{
-	uintptr_t p = (uintptr_t)r, lo = (uintptr_t)&node->pool[0];
-
-	return p >= lo && p < (uintptr_t)&node->pool[LC_HOST_MAX_REQUESTS] &&
-	       (p - lo) % sizeof(struct lc_req) == 0 && r->kind != LC_REQ_FREE;
-}
-
 /* lc_test/lc_wait: take the lock and check req is pending; on failure the lock is not held. */
 static inline int lc_lock_req_pending(struct lc_node *node, const lc_req *req, const char *fn)
 {
