@@ -15,6 +15,8 @@
 	X(dma_signals,      "DMA completion signals raised")                  \
 	X(net_tx_frames,    "frames injected by Net-Send")                    \
 	X(net_tx_bytes,     "bytes injected by Net-Send (headers included)")  \
+	X(net_pull_frames,  "frames of another NIC's Send Ring moved into this Receive Ring by this Net-Send")\
+	X(net_pull_bytes,   "bytes of those frames (headers included)")       \
 	X(net_rx_frames,    "frames taken off the network by Net-Recv")       \
 	X(bp_stalls,        "Net-Send stalls on link backpressure")           \
 	X(bp_drops,         "frames dropped at the backpressure time limit")  \

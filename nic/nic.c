@@ -206,7 +206,7 @@ int lc_nic_doorbell_step(struct lc_nic *nic)
 
 		if (e->addr == (nic->db_page | LC_DB_PIO))     /* the common case first: one compare */
 			/* release (R13): pairs with Net-Send's acquire of tx_ready (A13) */
-			atomic_store_explicit(&nic->tx_ready[e->value & (nic->g.send_ring - 1)], 1,
+			atomic_store_explicit(&nic->tx_ready[e->value & (nic->g.send_ring - 1)], LC_TX_OWN,
 					      memory_order_release);
 		else if (LC_DB_NODE(e->addr) != nic->node)
 			/* a write that names another endpoint's page: the MCP serves each endpoint its own */
@@ -225,7 +225,8 @@ int lc_nic_doorbell_step(struct lc_nic *nic)
 void lc_nic_tx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b)
 {
 	/* release (R13): pairs with Net-Send's acquire of tx_ready (A13): the payload is in the slot */
-	atomic_store_explicit(&nic->tx_ready[b->tag & (nic->g.send_ring - 1)], 1, memory_order_release);
+	atomic_store_explicit(&nic->tx_ready[b->tag & (nic->g.send_ring - 1)], nic->tx_dma_ready,
+			      memory_order_release);
 	/* the Rx chain's turn again (lc_nic_rx_activate: LC_NIC_RX_BURST Rx blocks, then a Tx block) */
 	atomic_store_explicit(&nic->ctrl->dma.rx_run, 0, memory_order_relaxed);
 	lc_nic_rx_activate(nic);
@@ -304,24 +305,27 @@ void lc_nic_rx_hold(struct lc_nic *nic, uint32_t src, int on)
 }
 
 /*
- * The traffic matrix's row of this node (nic.h, lc_seg_read_traffic): one
- * writer, this Net-Send; counted once per frame lc_net_put was asked to put
- * and reported sent, whatever the fault injector made of it on the wire.
+ * The traffic matrix's row of a node (nic.h, lc_seg_read_traffic: traffic and
+ * sizes in its segment area); counted once per frame lc_net_put was asked to
+ * put and reported sent, whatever the fault injector made of it on the wire.
+ * Two writers: the node's own Net-Send and the Net-Send of a NIC that pulls
+ * its frames (lc_nic_pull_step), so atomic adds (only when the job records
+ * traffic, --stats).
  */
 __attribute__((noinline, cold))   /* out of line: Net-Send's hot path keeps its registers */
-static void lc_net_count_traffic(struct lc_nic *nic, uint32_t dst, const struct lc_frame_hdr *h, uint32_t bytes)
+static void lc_net_count_traffic(_Atomic uint64_t *traffic, _Atomic uint64_t *sizes, uint32_t dst,
+				 const struct lc_frame_hdr *h, uint32_t bytes)
 {
-	_Atomic uint64_t *t = nic->traffic + (size_t)dst * LC_TRAFFIC_COUNT;
+	_Atomic uint64_t *t = traffic + (size_t)dst * LC_TRAFFIC_COUNT;
 	uint64_t first = h->type == LC_FT_DATA && (h->flags & LC_FF_FIRST);
 
-#define LC_X_ADD(k, v) \
-	atomic_store_explicit(&t[k], atomic_load_explicit(&t[k], memory_order_relaxed) + (v), memory_order_relaxed)
+#define LC_X_ADD(k, v) atomic_fetch_add_explicit(&t[k], (v), memory_order_relaxed)
 	LC_X_ADD(LC_TRAFFIC_msgs, first);
 	LC_X_ADD(LC_TRAFFIC_frames, 1);
 	LC_X_ADD(LC_TRAFFIC_bytes, bytes);
 	if (first) {
 		/* the message's size, once (its first frame): the job's size histogram */
-		t = nic->sizes + 2 * lc_size_bucket(h->msg_len);
+		t = sizes + 2 * lc_size_bucket(h->msg_len);
 		LC_X_ADD(0, 1);
 		LC_X_ADD(1, h->msg_len);
 	}
@@ -349,7 +353,7 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 		if (f == 0) {
 			/* it left this NIC, lost or held back on the link: traffic the node sent */
 			if (nic->traffic)
-				lc_net_count_traffic(nic, dst, hdr, nic->g.hdr_bytes + hdr->len);
+				lc_net_count_traffic(nic->traffic, nic->sizes, dst, hdr, nic->g.hdr_bytes + hdr->len);
 			return LC_NET_PUT_SENT;
 		}
 		if (f < 0)
@@ -401,11 +405,63 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 	lc_nic_count(nic, LC_NIC_STAT_net_tx_bytes, bytes);
 	/* hdr, the frame asked for (the wire may have carried a reordered one in its place) */
 	if (nic->traffic)
-		lc_net_count_traffic(nic, dst, hdr, nic->g.hdr_bytes + hdr->len);
+		lc_net_count_traffic(nic->traffic, nic->sizes, dst, hdr, nic->g.hdr_bytes + hdr->len);
 	return LC_NET_PUT_SENT;
 }
 
 /* ---- the MCP: Net-Send ---- */
+
+/*
+ * Take the pull lock (struct lc_nic_pull) of the NIC whose control block is
+ * ct, for this node: a plain load first (a held lock costs no write to the
+ * holder's line), then a CAS (A17).  A lock a dead or exited node held is
+ * taken over, as a port lock is (lc_net_port_trylock): it died between its
+ * CAS and its release, the frame it was moving still in the Send Ring.
+ */
+static inline int pull_take(struct lc_nic *nic, struct lc_nic_ctrl *ct)
+{
+	uint32_t holder = atomic_load_explicit(&ct->pull.lock, memory_order_relaxed);
+
+	/* this node never holds it between calls but in its own Net-Send (ns_held): one of an earlier attach */
+	if (holder && holder != nic->node + 1 &&
+	    (holder - 1 >= nic->g.nodes || lc_seg_node_state(nic, holder - 1) < LC_NODE_EXITED))
+		return 0;
+	/* acquire (A17): pairs with the release in pull_give (R17) of the last mover */
+	return atomic_compare_exchange_strong_explicit(&ct->pull.lock, &holder, nic->node + 1,
+						       memory_order_acquire, memory_order_relaxed);
+}
+
+static inline void pull_give(struct lc_nic_ctrl *ct)
+{
+	/* release (R17): pairs with the acquire in pull_take (A17); send_tail was stored before it */
+	atomic_store_explicit(&ct->pull.lock, 0, memory_order_release);
+}
+
+/*
+ * A pullable frame at send_tail that its own Net-Send has not begun: while a
+ * NIC pulls this one's frames (pull.wanted), leave it to the puller as long
+ * as this NIC's DMA engine has Tx blocks to copy -- work no other NIC can do,
+ * the host buffers they read are this process's -- else take the pull lock.
+ * 1 when Net-Send may go on with the frame at tail, 0 when not now.
+ */
+static int net_send_claim(struct lc_nic *nic, uint32_t tail)
+{
+	struct lc_nic_ctrl *ct = nic->ctrl;
+
+	if (atomic_load_explicit(&ct->pull.wanted, memory_order_relaxed) &&
+	    atomic_load_explicit(&ct->chain_active[1].v, memory_order_relaxed) !=
+	    atomic_load_explicit(&ct->chain_done[1].v, memory_order_relaxed))
+		return 0;
+	if (!pull_take(nic, ct))
+		return 0;
+	/* the frame may have been pulled meanwhile: send_tail again, under the lock (A17) */
+	if (atomic_load_explicit(&ct->send_tail.v, memory_order_relaxed) != tail) {
+		pull_give(ct);
+		return 0;
+	}
+	nic->ns_held = 1;
+	return 1;
+}
 
 int lc_nic_net_send_step(struct lc_nic *nic)
 {
@@ -414,10 +470,14 @@ int lc_nic_net_send_step(struct lc_nic *nic)
 	uint32_t idx = tail & (nic->g.send_ring - 1);
 	struct lc_frame_hdr *hdr;
 	uint32_t dst, len, busy = 0;
+	uint8_t ready;
 	int put;
 
 	/* acquire (A13): pairs with the doorbell service's or the DMA engine's release (R13) */
-	if (!atomic_load_explicit(&nic->tx_ready[idx], memory_order_acquire))
+	ready = atomic_load_explicit(&nic->tx_ready[idx], memory_order_acquire);
+	if (!ready)
+		return 0;
+	if (__builtin_expect(ready == LC_TX_PULL, 0) && !nic->ns_held && !net_send_claim(nic, tail))
 		return 0;
 	hdr = (struct lc_frame_hdr *)send_slot(nic, tail);
 	if (!nic->tx_pc_done) {
@@ -456,12 +516,98 @@ done:
 	lc_nic_stall_end(&nic->tx_stall);
 	/* release (R1): pairs with the host's acquire of send_tail (A1) */
 	atomic_store_explicit(&ct->send_tail.v, tail + 1, memory_order_release);
+	if (nic->ns_held) {
+		nic->ns_held = 0;
+		pull_give(ct);
+	}
 	return 1;
 stall:
 	if (lc_nic_stall_expired(nic, &nic->tx_stall, dst, busy)) {
 		lc_nic_count(nic, LC_NIC_STAT_bp_drops, 1);
 		count_dst_drop(nic, dst);
 		goto done;
+	}
+	return 0;
+}
+
+/*
+ * A link engine either side may run (docs/internals.md): an idle pass of
+ * this NIC moves the frame at the head of node src's Send Ring into this
+ * NIC's Receive Ring -- the copy src's Net-Send would make, the same port
+ * locks, room check and publication as lc_net_put -- when it is a DMA frame
+ * for this node that src's own Net-Send has not begun (src's pull lock).
+ * Never a drop, a stall or a fault: a frame that cannot go at once is left
+ * to its own Net-Send.  1 when a frame moved.
+ */
+static int pull_frame(struct lc_nic *nic, uint32_t src)
+{
+	struct lc_nic_ctrl *sc = lc_seg_ctrl(nic, src), *ct = nic->ctrl;
+	_Atomic uint8_t *ready = (_Atomic uint8_t *)(lc_seg_node_area(nic, src) + nic->nl.tx_ready);
+	/* acquire (A1): pairs with src's Net-Send's release of send_tail (R1) */
+	uint32_t tail = atomic_load_explicit(&sc->send_tail.v, memory_order_acquire), rh, bytes;
+	uint32_t idx = tail & (nic->g.send_ring - 1);
+	const struct lc_route *r = &nic->routes_in[src];
+	const struct lc_frame_hdr *hdr;
+	uint32_t busy;
+	int moved = 0;
+
+	if (atomic_load_explicit(&ready[idx], memory_order_relaxed) != LC_TX_PULL || !pull_take(nic, sc))
+		return 0;
+	/* under the lock: still the same frame, and its payload in the slot (A13) */
+	if (atomic_load_explicit(&sc->send_tail.v, memory_order_relaxed) != tail ||
+	    atomic_load_explicit(&ready[idx], memory_order_acquire) != LC_TX_PULL)
+		goto out;
+	hdr = (const struct lc_frame_hdr *)(lc_seg_sram(nic, src) + nic->g.off_send_ring +
+					    (size_t)idx * nic->g.slot_bytes);
+	bytes = nic->g.hdr_bytes + hdr->len;
+	if (hdr->dst != nic->node || hdr->len > nic->g.mtu || !lc_net_lock(nic, r, &busy))
+		goto out;
+	/* room: recv_head under the port lock (A5); recv_tail is this Net-Recv's own */
+	rh = atomic_load_explicit(&ct->recv_head.v, memory_order_relaxed);
+	if (rh - atomic_load_explicit(&ct->recv_tail.v, memory_order_relaxed) >= nic->g.recv_ring ||
+	    (hdr->type == LC_FT_DATA && lc_net_held(ct, src))) {
+		lc_net_unlock(nic, r);
+		goto out;
+	}
+	memcpy(recv_slot(nic->sram, &nic->g, rh), hdr, bytes);
+	lc_recv_publish(nic->sram, &nic->g, rh, bytes);
+	atomic_store_explicit(&ct->recv_head.v, rh + 1, memory_order_release);
+	for (uint32_t i = 0; i < r->hops; i++) {
+		struct lc_net_port *p = lc_net_port(nic, r->gport[i]);
+
+		atomic_store_explicit(&p->frames, atomic_load_explicit(&p->frames, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+		atomic_store_explicit(&p->bytes, atomic_load_explicit(&p->bytes, memory_order_relaxed) + bytes,
+				      memory_order_relaxed);
+	}
+	lc_net_unlock(nic, r);
+	lc_nic_count(nic, LC_NIC_STAT_net_pull_frames, 1);
+	lc_nic_count(nic, LC_NIC_STAT_net_pull_bytes, bytes);
+	if (nic->traffic)
+		lc_net_count_traffic((_Atomic uint64_t *)(lc_seg_node_area(nic, src) + nic->nl.traffic),
+				     (_Atomic uint64_t *)(lc_seg_node_area(nic, src) + nic->nl.sizes), nic->node,
+				     hdr, bytes);
+	/* the frame left src's Send Ring: as its own Net-Send's done (R1) */
+	atomic_store_explicit(&ready[idx], 0, memory_order_relaxed);
+	atomic_store_explicit(&sc->send_tail.v, tail + 1, memory_order_release);
+	moved = 1;
+out:
+	pull_give(sc);
+	return moved;
+}
+
+int lc_nic_pull_step(struct lc_nic *nic)
+{
+	uint32_t src = nic->pull_src - 1;
+
+	if (pull_frame(nic, src)) {
+		nic->pull_misses = 0;
+		return 1;
+	}
+	/* src sends no more DMA frames here: stop reading its lines */
+	if (++nic->pull_misses >= LC_NIC_PULL_PATIENCE) {
+		atomic_store_explicit(&lc_seg_ctrl(nic, src)->pull.wanted, 0, memory_order_relaxed);
+		nic->pull_src = 0;
 	}
 	return 0;
 }
@@ -605,6 +751,19 @@ void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b
 	atomic_store_explicit(&ct->rxfifo_head.v, fh + 1, memory_order_release);
 }
 
+/* Net-Recv took a DMA frame of src: idle passes pull src's next ones, if src lets them (lc_nic_pull_step). */
+__attribute__((noinline)) static void pull_from(struct lc_nic *nic, uint32_t src)
+{
+	struct lc_nic_pull *p = &lc_seg_ctrl(nic, src)->pull;
+
+	if (atomic_load_explicit(&p->ok, memory_order_relaxed)) {
+		nic->pull_src = src + 1;
+		nic->pull_misses = 0;
+		if (!atomic_load_explicit(&p->wanted, memory_order_relaxed))
+			atomic_store_explicit(&p->wanted, 1, memory_order_relaxed);
+	}
+}
+
 /* Net-Recv waits for frame next: the slot's second line asked for with the word's when the last frame took two. */
 static inline void recv_wait_prefetch(struct lc_nic *nic, uint32_t next)
 {
@@ -681,6 +840,9 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 	}
 	if (v == LC_CONSUMED)
 		goto drop;
+	/* a DMA frame from a NIC that lets its frames be pulled: idle passes pull the next ones */
+	if (wire > nic->g.hdr_bytes + LC_PIO_THRESHOLD && !nic->pull_src)
+		pull_from(nic, hdr->src);
 	if (__builtin_expect(hdr->type == LC_FT_RDMA, 0)) {
 		int placed = lc_nic_rdma_place(nic, hdr, next, h0);
 
@@ -784,7 +946,7 @@ static inline int step_all(struct lc_nic *nic)
 	int w, d, k;
 
 	if (nic_quiet(nic))
-		return 0;
+		return nic->pull_src ? lc_nic_pull_step(nic) : 0;
 	w = lc_nic_doorbell_step(nic);
 
 	/*
@@ -820,6 +982,8 @@ static inline int step_all(struct lc_nic *nic)
 	w += lc_nic_net_send_step(nic);
 	if (nic->faults)
 		w += lc_faults_step(nic);
+	if (!w && nic->pull_src)
+		w = lc_nic_pull_step(nic);
 	return w;
 }
 
@@ -1008,7 +1172,7 @@ static void nic_free(struct lc_nic *nic)
 	free(nic->routes);
 	free(nic->node_sram);
 	free(nic->peer_tail);
-	free(nic->tx_ready);
+	free(nic->routes_in);
 	free(nic->rx_done);
 	free(nic);
 }
@@ -1125,15 +1289,25 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->routes = calloc(g->nodes, sizeof(*nic->routes));
 	nic->node_sram = calloc(g->nodes, sizeof(*nic->node_sram));
 	nic->peer_tail = calloc(g->nodes, sizeof(*nic->peer_tail));
-	nic->tx_ready = calloc(g->send_ring, sizeof(*nic->tx_ready));
+	nic->tx_ready = (_Atomic uint8_t *)(area + nic->nl.tx_ready);
+	nic->routes_in = calloc(g->nodes, sizeof(*nic->routes_in));
 	nic->rx_done = calloc(g->recv_ring, 1);
-	if (!nic->routes || !nic->node_sram || !nic->peer_tail || !nic->tx_ready || !nic->rx_done ||
+	if (!nic->routes || !nic->node_sram || !nic->peer_tail || !nic->routes_in || !nic->rx_done ||
 	    lc_faults_attach(nic) != 0) {
 		snprintf(err, errlen, "out of memory");
 		nic_free(nic);
 		*rc = LC_ERR_NOMEM;
 		return NULL;
 	}
+	/*
+	 * A link engine either side may run (lc_nic_pull_step): the NIC a DMA frame
+	 * goes to may move it, where this NIC's Net-Send keeps no state of its own
+	 * about the frames (no fault injector, no nic_tx hook, no timed link) and
+	 * one MCP per process steps every engine inline.
+	 */
+	nic->tx_dma_ready = !g->mcp_thread && !nic->faults && !LC_NET_TIMED && !LC_PC_USED_nic_tx ? LC_TX_PULL
+												  : LC_TX_OWN;
+	atomic_store_explicit(&nic->ctrl->pull.ok, nic->tx_dma_ready == LC_TX_PULL, memory_order_relaxed);
 	/* the placement the launcher stored (commrun --map): every slot once, or no route is sound */
 	if ((*rc = lc_net_place_check(g, nic->hdr->place, err, errlen)) != 0) {
 		nic_free(nic);
@@ -1142,6 +1316,7 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	}
 	for (uint32_t d = 0; d < g->nodes; d++) {
 		lc_net_route(g, nic->hdr->place, node, d, &nic->routes[d]);   /* cannot fail: checked above */
+		lc_net_route(g, nic->hdr->place, d, node, &nic->routes_in[d]);
 		nic->node_sram[d] = nic->seg + off_nodes + nic->nl.bytes * d + nic->nl.sram;
 	}
 	/* the NIC's registration table, which its endpoints share: in its first endpoint's SRAM */

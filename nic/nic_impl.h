@@ -33,16 +33,23 @@
  * Send Ring (send_ring slots of slot_bytes in SRAM)
  *   host writes the frame (PIO) or the header (DMA) into slot send_head,
  *   then rings the doorbell (below); send_head itself is host-private.
- *   A slot becomes ready for Net-Send when tx_ready[slot] (process memory)
- *   is set with a release store (R13): by the doorbell service for a PIO
- *   frame, by the DMA engine once a Tx DMA block copied its payload ->
- *   Net-Send acquires it (A13) before it reads the frame (and the
- *   stamp table of the slot).  Net-Send clears the flag (relaxed) before it
- *   releases send_tail; the next set of that slot is ordered after the
- *   clear by R1 -> A1 (host), R2 -> A2 (doorbell service).
+ *   A slot becomes ready for Net-Send when tx_ready[slot] (the node's
+ *   segment area) is set with a release store (R13): by the doorbell
+ *   service for a PIO frame (LC_TX_OWN), by the DMA engine once a Tx DMA
+ *   block copied its payload (LC_TX_PULL where the NIC lets its frames be
+ *   pulled, else LC_TX_OWN) -> Net-Send acquires it (A13) before it reads
+ *   the frame (and the stamp table of the slot).  Net-Send clears the flag
+ *   (relaxed) before it releases send_tail; the next set of that slot is
+ *   ordered after the clear by R1 -> A1 (host), R2 -> A2 (doorbell service).
  *   Net-Send owns send_tail: after the frame left (or was dropped) it
  *   releases send_tail (R1) -> host acquires it in lc_nic_tx_slot and
- *   lc_nic_tx_idle (A1) before it reuses the slot.
+ *   lc_nic_tx_idle (A1) before it reuses the slot.  A LC_TX_PULL frame is
+ *   moved by whoever takes the NIC's pull lock (struct lc_nic_pull: CAS
+ *   acquire / store release, R17 -> A17): its own Net-Send, which keeps the
+ *   lock until the frame left, or the Net-Send of the NIC it goes to
+ *   (lc_nic_pull_step), which acquires send_tail (A1) and tx_ready (A13),
+ *   then, under the lock, clears the flag and releases send_tail (R1) as the
+ *   owner would; the lock's release orders both before the next mover.
  *
  * Tx FIFO = doorbell FIFO (tx_fifo entries of 16 bytes in the endpoint's
  *   doorbell region, struct lc_nic_doorbell: pages of SRAM only its owner maps)
@@ -226,6 +233,27 @@ struct lc_nic_recv_eng {
 	uint32_t rx_reaped;                      /* chain 0 blocks seen done (their slots marked rx_done) */
 };
 
+/*
+ * A link engine either side may run (docs/internals.md): a DMA frame in the
+ * Send Ring (tx_ready LC_TX_PULL) may be moved onto the link by its own
+ * Net-Send or by the Net-Send of the NIC it goes to, whichever takes `lock`
+ * first (CAS 0 -> node + 1, acquire; store 0, release: R17 -> A17).  Its own
+ * Net-Send keeps the lock from the moment it begins such a frame until the
+ * frame left (its process-local state -- the pointcut's verdict, the stall
+ * clock -- is about that frame), so a pulling NIC only ever moves a frame
+ * nobody began.  `ok` (written at attach): this NIC marks its DMA frames
+ * pullable at all -- inline MCP, no fault injector, no nic_tx hook, untimed.
+ */
+struct lc_nic_pull {
+	alignas(LC_LINE) _Atomic uint32_t lock;
+	_Atomic uint32_t ok;
+	/* 1 while a NIC pulls this one's frames (written by the pullers, a hint: net_send_claim) */
+	_Atomic uint32_t wanted;
+};
+/* tx_ready values: 0 not ready; a PIO frame (its own Net-Send only); a DMA frame that may be pulled */
+#define LC_TX_OWN  1u
+#define LC_TX_PULL 2u
+
 struct lc_nic_ctrl {
 	/* host-owned */
 	struct lc_idx send_head;
@@ -245,6 +273,8 @@ struct lc_nic_ctrl {
 	struct lc_nic_recv_eng net_recv;
 	/* sources whose data frames wait at their NIC (host-owned, read by remote senders) */
 	alignas(LC_LINE) _Atomic uint64_t rx_hold[LC_MAX_NODES / 64];
+	/* Net-Send's frames the receiving NIC may move (nic.c, lc_nic_pull_step) */
+	struct lc_nic_pull pull;
 	/* the protection tag of this node's endpoint (host-owned, read by Net-Recv: nic/rdma.c) */
 	alignas(LC_LINE) _Atomic uint32_t vi_tag;
 	/*
@@ -357,7 +387,8 @@ struct lc_seg_name {
 
 /* Offsets inside one node area. */
 struct lc_seg_node_layout {
-	uint64_t sram, staging, nic_stats, host_stats, dst_drops, fault_stats, rdma_nacks, traffic, sizes, bytes;
+	uint64_t sram, staging, nic_stats, host_stats, dst_drops, fault_stats, rdma_nacks, traffic, sizes, tx_ready,
+		 bytes;
 };
 
 /*
@@ -480,7 +511,9 @@ struct lc_nic {
 	struct lc_route *routes;            /* [nodes] */
 	uint8_t **node_sram;                /* [nodes]: each node's SRAM in this mapping (lc_seg_sram) */
 	uint32_t *peer_tail;                /* [nodes], Net-Send: last seen recv_tail of each peer (stale = fewer free slots) */
-	_Atomic uint8_t *tx_ready;          /* [send_ring]: slot may be injected; R13/A13 */
+	_Atomic uint8_t *tx_ready;          /* [send_ring] in the node's segment area: slot may be injected
+					     * (LC_TX_OWN, LC_TX_PULL); R13/A13 */
+	struct lc_route *routes_in;         /* [nodes]: the route from each node to this one (pulled frames) */
 	uint8_t *rx_done;                   /* [recv_ring], Net-Recv: slot may be freed */
 	/* host side: the last seen NIC indices (reloaded only when a ring looks full / empty) */
 	alignas(LC_LINE) uint32_t hc_send_tail;
@@ -489,6 +522,8 @@ struct lc_nic {
 	uint32_t hc_rxfifo_head;
 	/* Net-Send: the frame at send_tail */
 	alignas(LC_LINE) int tx_pc_done;
+	int ns_held;                        /* Net-Send holds ctrl->pull.lock for the frame at send_tail */
+	uint8_t tx_dma_ready;               /* what a Tx DMA completion makes its slot: LC_TX_PULL or LC_TX_OWN */
 	struct lc_nic_stall tx_stall;       /* the frame at send_tail waits for room at its destination */
 	/* Net-Send: replication of the group frame at send_tail (nic/mcast.c) */
 	uint64_t mc_msg[LC_MAX_NODES / 64]; /* members of the message in flight (snapshot at its first frame) */
@@ -498,6 +533,8 @@ struct lc_nic {
 	/* Net-Recv */
 	alignas(LC_LINE) int rx_waiting;    /* Net-Recv waits for Rx DMA / Rx FIFO / staging room */
 	int rx_two_lines;                   /* the last frame took two lines of its slot (net_recv_step) */
+	uint32_t pull_src;                  /* 1 + the node whose DMA frames an idle pass pulls, 0 none */
+	uint32_t pull_misses;               /* idle passes that found nothing to pull since the last frame */
 	/* who steps the engines: thread mode one lock per engine, inline mode step_lock for all */
 	struct lc_nic_engine_lock eng[LC_NIC_ENGINES];
 	alignas(LC_LINE) _Atomic int step_lock;  /* inline mode; R11/A11 */
@@ -802,6 +839,15 @@ static inline void lc_nic_rx_activate(struct lc_nic *nic)
 	}
 	lc_nic_rx_activate_waiting(nic);
 }
+
+/*
+ * A link engine either side may run (nic.c; docs/internals.md): an idle pass
+ * of the inline MCP moves the next DMA frame for this node out of the Send
+ * Ring of the node whose DMA frame Net-Recv took last (pull_src), until
+ * LC_NIC_PULL_PATIENCE passes in a row found none.  1 when a frame moved.
+ */
+#define LC_NIC_PULL_PATIENCE 256u
+LC_NIC_FUNC int lc_nic_pull_step(struct lc_nic *nic);
 
 /* The engines, one bounded step each (inline mode, tests). Return the work done. */
 LC_NIC_FUNC int lc_nic_doorbell_step(struct lc_nic *nic);

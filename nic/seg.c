@@ -157,6 +157,8 @@ void lc_seg_layout(const struct lc_nic_geom *g, struct lc_seg_node_layout *nl,
 	o = align_up(o + sizeof(uint64_t) * LC_TRAFFIC_COUNT * g->nodes, LC_LINE);
 	nl->sizes = o;
 	o = align_up(o + sizeof(uint64_t) * 2 * LC_SIZE_BUCKETS, LC_LINE);
+	nl->tx_ready = o;
+	o = align_up(o + g->send_ring, LC_LINE);
 	nl->bytes = align_up(o, 4096);
 	*off_nodes = align_up(sizeof(struct lc_seg_hdr), 4096);
 	*off_net = *off_nodes + nl->bytes * g->nodes;

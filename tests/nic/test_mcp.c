@@ -339,7 +339,118 @@ Test(mcp, concurrent_inline_steppers)
 	}
 	atomic_store_explicit(&stop, 1, memory_order_release);
 	pthread_join(t, NULL);
-	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_net_tx_frames), 2000);
+	/* each frame put on the link once: by node 0's Net-Send or pulled by node 1's (lc_nic_pull_step) */
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_net_tx_frames) +
+		     lct_stat(lct_nic[1], LC_NIC_STAT_net_pull_frames), 2000);
+}
+
+/* Node 0 posts DMA frames for node 1 (buffers buf[i % 32]) and runs its doorbell service and DMA engine only. */
+static void pull_post(uint8_t (*buf)[1024], uint32_t from, uint32_t n, uint32_t len)
+{
+	for (uint32_t i = from; i < from + n; i++)
+		cr_assert_eq(lct_send(lct_nic[0], 1, i, len, 1, buf[i % 32], NULL), 0);
+	lc_nic_doorbell_step(lct_nic[0]);
+	while (lc_nic_dma_step(lct_nic[0]))
+		;
+}
+
+/* Node 1 takes frames first .. first+n-1 off its Rx FIFO, checked, stepping only itself. */
+static void pull_take_frames(uint32_t first, uint32_t n, uint32_t len)
+{
+	for (uint32_t i = first; i < first + n; i++) {
+		const struct lc_frame_hdr *h;
+		int spins = 0;
+
+		while (!(h = lc_nic_rx_peek(lct_nic[1])))
+			cr_assert(lc_nic_step(lct_nic[1]) || ++spins < 1000, "frame %u did not arrive", i);
+		lct_check(h, 0, 1, i, len);
+		lc_nic_rx_release(lct_nic[1]);
+	}
+}
+
+/*
+ * A link engine either side may run: once node 1's Net-Recv took a DMA frame
+ * of node 0, node 1's idle passes move node 0's next DMA frames for it out of
+ * node 0's Send Ring -- node 0 never steps its Net-Send for them -- each once,
+ * in order, intact, and node 0's Send Ring is free again.
+ */
+Test(mcp, an_idle_receiver_pulls_the_dma_frames_of_its_sender)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024 });
+	static uint8_t buf[32][1024];
+	const uint32_t len = LC_PIO_THRESHOLD + 100;
+
+	lct_setup(&g, "pull");
+	cr_assert_eq(atomic_load(&lct_nic[0]->ctrl->pull.ok), 1, "an inline NIC without faults lets its frames be pulled");
+	/* the first frame by node 0's own Net-Send: node 1 pulls nothing yet */
+	pull_post(buf, 0, 1, len);
+	cr_assert_eq(lc_nic_net_send_step(lct_nic[0]), 1);
+	pull_take_frames(0, 1, len);
+	cr_assert_eq(atomic_load(&lct_nic[0]->ctrl->pull.wanted), 1, "node 1 pulls from node 0 now");
+	for (uint32_t round = 0; round < 4; round++) {
+		pull_post(buf, 1 + 4 * round, 4, len);
+		pull_take_frames(1 + 4 * round, 4, len);
+	}
+	cr_assert_eq(lct_stat(lct_nic[1], LC_NIC_STAT_net_pull_frames), 16);
+	cr_assert_eq(lct_stat(lct_nic[1], LC_NIC_STAT_net_pull_bytes), 16 * (g.hdr_bytes + len));
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_net_tx_frames), 1);
+	cr_assert_eq(lc_nic_tx_left(lct_nic[0]), 17, "node 0's Send Ring drained by the pulls");
+	/* a PIO frame is never pulled: it waits for its own Net-Send */
+	cr_assert_eq(lct_send(lct_nic[0], 1, 17, 8, 0, buf[0], NULL), 0);
+	lc_nic_doorbell_step(lct_nic[0]);
+	for (int i = 0; i < 64; i++)
+		lc_nic_step(lct_nic[1]);
+	cr_assert_null(lc_nic_rx_peek(lct_nic[1]));
+	cr_assert_eq(lc_nic_net_send_step(lct_nic[0]), 1);
+	pull_take_frames(17, 1, 8);
+	/* node 0 sends no more: node 1 gives up reading its lines after LC_NIC_PULL_PATIENCE idle passes */
+	for (uint32_t i = 0; i < LC_NIC_PULL_PATIENCE; i++)
+		lc_nic_step(lct_nic[1]);
+	cr_assert_eq(atomic_load(&lct_nic[0]->ctrl->pull.wanted), 0);
+	cr_assert_eq(lct_nic[1]->pull_src, 0);
+}
+
+/*
+ * A frame its own Net-Send began is never pulled: node 0's frame waits for
+ * room in node 1's full Receive Ring with the pull lock held, node 1's idle
+ * passes leave it, and node 0's Net-Send sends it once room comes.
+ */
+Test(mcp, a_frame_its_own_net_send_began_is_not_pulled)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024, .send_ring = 16, .tx_dma = 16, .tx_fifo = 32 });
+	static uint8_t buf[32][1024];
+	const uint32_t len = LC_PIO_THRESHOLD + 100;
+
+	lct_setup(&g, "pullheld");
+	pull_post(buf, 0, 1, len);
+	cr_assert_eq(lc_nic_net_send_step(lct_nic[0]), 1);
+	pull_take_frames(0, 1, len);
+	/* node 1 stops taking frames: node 0 fills its Receive Ring, the next frame stalls begun */
+	pull_post(buf, 1, g.recv_ring + 1, len);
+	lct_nic[1]->pull_src = 0;       /* node 1 does not step meanwhile */
+	for (uint32_t i = 0; i < g.recv_ring; i++)
+		cr_assert_eq(lc_nic_net_send_step(lct_nic[0]), 1);
+	cr_assert_eq(lc_nic_net_send_step(lct_nic[0]), 0, "the Receive Ring is full");
+	cr_assert_eq(atomic_load(&lct_nic[0]->ctrl->pull.lock), 1, "node 0 holds the frame it began");
+	/* node 1 drains its ring and pulls from node 0 again: not that frame */
+	pull_take_frames(1, g.recv_ring, len);
+	for (int i = 0; i < 64; i++)
+		lc_nic_step(lct_nic[1]);
+	cr_assert_eq(lct_stat(lct_nic[1], LC_NIC_STAT_net_pull_frames), 0);
+	cr_assert_null(lc_nic_rx_peek(lct_nic[1]));
+	cr_assert_eq(lc_nic_net_send_step(lct_nic[0]), 1);
+	cr_assert_eq(atomic_load(&lct_nic[0]->ctrl->pull.lock), 0, "and gives it back once the frame left");
+	pull_take_frames(1 + g.recv_ring, 1, len);
+}
+
+/* Where the NIC's Net-Send has state of its own about a frame (an MCP thread here), nothing is pulled. */
+Test(mcp, frames_of_an_mcp_thread_are_not_pulled)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024, .thread = 1 });
+
+	lct_setup(&g, "pullthr");
+	cr_assert_eq(atomic_load(&lct_nic[0]->ctrl->pull.ok), 0);
+	cr_assert_eq(lct_nic[0]->tx_dma_ready, LC_TX_OWN);
 }
 
 /* Two processes, as in a job: the child attaches node 1 and echoes every frame back. */

@@ -64,9 +64,12 @@ def stats_tables(build):
         check(len(tx) > node and same(sum(m for _, _, m, _ in rows), tx[node]),
               'node %d: the histogram sums to tx_msgs %s' % (node, tx))
     # the switch ports: one crossbar, each frame crosses one port (the one to its receiver)
-    ports, net = t.get('ports', {}), t.get('counters', {}).get('net_tx_frames', [])
+    # (a frame crossed by its sender's Net-Send or pulled by its receiver's)
+    ports = t.get('ports', {})
+    net = [sum(v) for v in zip(*(t.get('counters', {}).get(k, []) for k in ('net_tx_frames', 'net_pull_frames')))]
     check(sorted(ports) == ['0.0', '0.1'] and ports['0.1']['to'] == 'NIC 1 (node 1)' and
-          sum(p['frames'] for p in ports.values()) == sum(net), 'ports %s, net_tx_frames %s' % (ports, net))
+          sum(p['frames'] for p in ports.values()) == sum(net),
+          'ports %s, net_tx_frames + net_pull_frames %s' % (ports, net))
     # a timed network's two more columns, and where-it-leads-to text with spaces
     t = commstats.parse('# switch output ports: 2 switches\n'
                         'port  leads to  frames  bytes  stalls  wait ms  busy ms\n'

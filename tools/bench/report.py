@@ -73,8 +73,10 @@ LARGE_TARGETS = [
 ]
 LARGE_COPIES = [('baseline', 1 << 20, 4.0), ('rendezvous', 1 << 20, 3.0)]
 # The counters a byte's copies are read from (commrun --stats, both nodes summed): the Tx DMA
-# engine, Net-Send (the wire, headers included), the Rx DMA engine and the host's own copies.
-COPY_COUNTERS = ['dma_to_nic_bytes', 'net_tx_bytes', 'dma_to_host_bytes', 'host_copy_bytes']
+# engine, the wire (headers included) -- a sender's own Net-Send, or the receiver's Net-Send pulling
+# the frame (docs/internals.md, "A link engine either side may run") -- the Rx DMA engine and the
+# host's own copies.
+COPY_COUNTERS = ['dma_to_nic_bytes', 'net_tx_bytes', 'net_pull_bytes', 'dma_to_host_bytes', 'host_copy_bytes']
 
 
 def target_rows(rows, targets=None):
@@ -146,8 +148,8 @@ def large_section(rows, outdir):
     if got is None:
         return L + [NOT_MEASURED % ('copies', 'large'), '']
     want = {(c, s): b for c, s, b in LARGE_COPIES}
-    L += ['| config | size | Tx DMA | Net-Send | Rx DMA | host | delivered | copies per byte | target |',
-          '|---|---|---|---|---|---|---|---|---|']
+    L += ['| config | size | Tx DMA | Net-Send | pulled | Rx DMA | host | delivered | copies per byte | target |',
+          '|---|---|---|---|---|---|---|---|---|---|']
     for c, size, cnt, d, per in got:
         w = want.get((c, size))
         if cnt is None:
