@@ -840,8 +840,8 @@ int lc_nic_net_recv_step(struct lc_nic *nic)
 	}
 	if (v == LC_CONSUMED)
 		goto drop;
-	/* a DMA frame from a NIC that lets its frames be pulled: idle passes pull the next ones */
-	if (wire > nic->g.hdr_bytes + LC_PIO_THRESHOLD && !nic->pull_src)
+	/* a DMA frame from another NIC that lets its frames be pulled: idle passes pull the next ones */
+	if (wire > nic->g.hdr_bytes + LC_PIO_THRESHOLD && !nic->pull_src && hdr->src != nic->node)
 		pull_from(nic, hdr->src);
 	if (__builtin_expect(hdr->type == LC_FT_RDMA, 0)) {
 		int placed = lc_nic_rdma_place(nic, hdr, next, h0);
