@@ -332,6 +332,19 @@ static void lc_net_count_traffic(_Atomic uint64_t *traffic, _Atomic uint64_t *si
 #undef LC_X_ADD
 }
 
+/* A frame of `bytes` crossed route r: count it at each port (the port locks held: one writer). */
+static inline void lc_net_port_count(struct lc_nic *nic, const struct lc_route *r, uint32_t bytes)
+{
+	for (uint32_t i = 0; i < r->hops; i++) {
+		struct lc_net_port *p = lc_net_port(nic, r->gport[i]);
+
+		atomic_store_explicit(&p->frames, atomic_load_explicit(&p->frames, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+		atomic_store_explicit(&p->bytes, atomic_load_explicit(&p->bytes, memory_order_relaxed) + bytes,
+				      memory_order_relaxed);
+	}
+}
+
 int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint32_t *busy)
 {
 	const struct lc_route *r;
@@ -391,15 +404,7 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 	LC_PATH_END();
 	/* the next sender's slot (the port lock orders the senders, R5 -> A5) */
 	atomic_store_explicit(&rc->recv_head.v, rh + n, memory_order_release);
-	for (uint32_t i = 0; i < r->hops; i++) {
-		struct lc_net_port *p = lc_net_port(nic, r->gport[i]);
-
-		/* the holder of the port lock is the only writer of these two */
-		atomic_store_explicit(&p->frames, atomic_load_explicit(&p->frames, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
-		atomic_store_explicit(&p->bytes, atomic_load_explicit(&p->bytes, memory_order_relaxed) + bytes,
-				      memory_order_relaxed);
-	}
+	lc_net_port_count(nic, r, bytes);
 	lc_net_unlock(nic, r);
 	lc_nic_count(nic, LC_NIC_STAT_net_tx_frames, 1);
 	lc_nic_count(nic, LC_NIC_STAT_net_tx_bytes, bytes);
@@ -572,14 +577,7 @@ static int pull_frame(struct lc_nic *nic, uint32_t src)
 	memcpy(recv_slot(nic->sram, &nic->g, rh), hdr, bytes);
 	lc_recv_publish(nic->sram, &nic->g, rh, bytes);
 	atomic_store_explicit(&ct->recv_head.v, rh + 1, memory_order_release);
-	for (uint32_t i = 0; i < r->hops; i++) {
-		struct lc_net_port *p = lc_net_port(nic, r->gport[i]);
-
-		atomic_store_explicit(&p->frames, atomic_load_explicit(&p->frames, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
-		atomic_store_explicit(&p->bytes, atomic_load_explicit(&p->bytes, memory_order_relaxed) + bytes,
-				      memory_order_relaxed);
-	}
+	lc_net_port_count(nic, r, bytes);
 	lc_net_unlock(nic, r);
 	lc_nic_count(nic, LC_NIC_STAT_net_pull_frames, 1);
 	lc_nic_count(nic, LC_NIC_STAT_net_pull_bytes, bytes);
