@@ -15,7 +15,7 @@ BENCHMARKS = [
     dict(name='pingpong', program='pingpong', kind='latency', column=1, unit='us',
          header='# Size  Latency (us)', full=['-i', '1000', '-w', '100'],
          quick=['-i', '50', '-w', '5'], min_size=0, max_size=None,
-         anchors=('shm', 'openmpi'), better='low', reqs=0, nodes=2, needs=None),
+         anchors=('shm', 'nic', 'openmpi'), better='low', reqs=0, nodes=2, needs=None),
     # windowed programs: OSU's loop at small sizes (100 windows of 64 after 10 untimed; the
     # programs scale them down above 8 KiB); 20 windows and 2 of warm-up measured the first size
     # of a sweep (1 B) at about half its rate, a start the rounds did not outlast
@@ -50,8 +50,12 @@ def window_for(bench, max_requests, mpi=False):
     return max(1, min(WINDOW, (int(max_requests) - 2) // per_slot))
 BENCH = {b['name']: b for b in BENCHMARKS}
 
-# Anchors: the raw shared-memory floor and Open MPI, run in the same rounds.
-ANCHORS = ['shm', 'openmpi']
+# Anchors: the raw shared-memory floor, the NIC model's own floor (tools/bench/nic_floor.c: the
+# emulated NIC of the first config alone, no framework) and Open MPI, run in the same rounds.
+ANCHORS = ['shm', 'nic', 'openmpi']
+# The largest size an anchor is measured at (None: the benchmark's own limit).  nic_floor is a
+# floor for small messages only: above a few frames it is a plain loop of frames, not a floor.
+ANCHOR_MAX_SIZE = {'nic': 4096}
 
 # The MPI series.  A benchmark with the openmpi anchor has an MPI twin, tools/bench/mpi/<program>.c;
 # the same source is also built with each config's bin/mpicc (the MPI personality over that
@@ -170,7 +174,7 @@ def sizes_of(bench, target, sizes):
     """The sizes of `sizes` that target is run at in benchmark bench."""
     pb = personality_bench(target, bench['name'])
     lo = max(bench['min_size'], pb['min_size']) if pb else bench['min_size']
-    hi = pb['max_size'] if pb else bench['max_size']
+    hi = pb['max_size'] if pb else ANCHOR_MAX_SIZE.get(target, bench['max_size'])
     return [s for s in sizes if s >= lo and (hi is None or s <= hi)]
 
 

@@ -11,6 +11,7 @@ import benchlib as bl
 COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2',
            '#17becf', '#bcbd22', '#7f7f7f']
 ANCHOR_STYLE = {'shm': ('#000000', 'shm floor (raw copy in + out)'),
+                'nic': ('#996633', 'NIC model floor (nic/ alone, no framework)'),
                 'openmpi': ('#777777', 'Open MPI (ob1 + vader)')}
 
 # The plots: file stem, benchmark, y label, title.

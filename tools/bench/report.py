@@ -103,6 +103,57 @@ def target_rows(rows, targets=None):
     return out
 
 
+# The NIC model's own floor (anchor 'nic', tools/bench/nic_floor.c: the emulated NIC of one config
+# with no framework above it) against each latency target of `baseline`: the same ratio with the
+# floor in baseline's place says whether any framework over this NIC could meet the target.
+FLOOR = 'nic'
+
+
+def floor_rows(rows, targets=None):
+    """[(target dict, floor's target dict)] for the targets of `baseline`'s ping-pong, the floor
+    judged against the same bound and series, plus the framework's share (baseline vs the floor)."""
+    mine = [t for t in (TARGETS if targets is None else targets) if t[1] == 'baseline' and t[3] == 'pingpong'
+            and t[2] != FLOOR]
+    out = []
+    for t in mine:
+        sizes = [sz for sz in t[4] if sz <= bl.ANCHOR_MAX_SIZE[FLOOR]]
+        floor_t = ('the NIC model floor' + t[0][len('`baseline`'):], FLOOR, t[2], t[3], sizes, t[5], t[6])
+        out.append((target_rows(rows, [t])[0], target_rows(rows, [floor_t])[0]))
+    return out
+
+
+def floor_lines(rows, targets=None):
+    """The table of floor_rows, or [] when the floor was not measured."""
+    got = floor_rows(rows, targets)
+    if not got or all(f['x'] is None for _, f in got):
+        return []
+    L = ['What the NIC model costs by itself: `nic_floor` (anchor `nic`, tools/bench/nic_floor.c) runs '
+         'the ping-pong over the emulated NIC of the same config with no framework above it -- Send Ring '
+         'slot, PIO copy or Tx DMA, doorbell, Net-Send into the peer\'s Receive Ring, Net-Recv, Rx DMA '
+         'into staging, copy out, and nothing else (no request, matching, queue or protocol).  Where '
+         'the floor itself misses a bound, no host path over this NIC model can meet it: the rest of '
+         'the distance is the model\'s mandated work, measured in the same rounds.', '',
+         '| target | bound | `baseline` | the NIC model floor | the floor alone meets the bound |',
+         '|---|---|---|---|---|']
+
+    def cell(t):
+        x = t['x']
+        return t['why'] if x is None else '%.3f× (%s), IQR %.3f–%.3f' % (
+            x['median'], bl.fmt_size(t['size']), x['q1'], x['q3'])
+    for t, f in got:
+        L.append('| %s | %s %.2f× | %s | %s | %s |' % (
+            t['what'], '≤' if t['how'] == 'le' else '≥', t['bound'], cell(t), cell(f),
+            'not measured' if f['x'] is None else ('yes' if f['verdict'] == 'met' else 'no')))
+    share = target_rows(rows, [('`baseline` 8 B latency vs the NIC model floor', 'baseline', FLOOR,
+                                'pingpong', [8], 1.0, 'le')])[0]
+    if share['x'] is not None:
+        x = share['x']
+        L += ['', 'The framework\'s share: `baseline` 8 B latency over the NIC model floor\'s, per round: '
+              '%.3f×, IQR %.3f–%.3f [%.3f %.3f] (%d rounds).' % (x['median'], x['q1'], x['q3'], x['min'],
+                                                                 x['max'], x['n'])]
+    return L + ['']
+
+
 def target_section(rows, title=TARGET_SECTION, targets=None, preset='small'):
     L = [title, '',
          'Each target is judged on the ratio of the two series measured in the same round (median '
@@ -117,7 +168,7 @@ def target_section(rows, title=TARGET_SECTION, targets=None, preset='small'):
             t['why'] if x is None else '%.3f×, IQR %.3f–%.3f [%.3f %.3f] (%d rounds)' % (
                 x['median'], x['q1'], x['q3'], x['min'], x['max'], x['n'])))
     L.append('')
-    return L
+    return L + (floor_lines(rows, targets) if targets is None else [])
 
 
 def copies_rows(outdir):

@@ -387,14 +387,32 @@ def model_stage(configs, path, quick):
     return 'calibrated on %s' % ', '.join(configs)
 
 
-def build_anchors(bindir, want_mpi):
-    """{anchor: None | reason it is skipped}; compiles shm_pingpong and the Open MPI twins."""
+def floor_config(configs):
+    """The config whose NIC the NIC model floor (nic_floor) runs: baseline when measured, else the first."""
+    return 'baseline' if 'baseline' in configs else (configs[0] if configs else None)
+
+
+def build_anchors(bindir, want_mpi, configs):
+    """{anchor: None | reason it is skipped}; compiles shm_pingpong, nic_floor and the Open MPI twins."""
     res = {}
     os.makedirs(bindir, exist_ok=True)
     inc = ['-I' + os.path.join(ROOT, 'examples')]
     rc, o, e = run_cmd(['gcc'] + CFLAGS + inc + [os.path.join(HERE, 'shm_pingpong.c'),
                                                  '-o', os.path.join(bindir, 'shm_pingpong'), '-lrt'])
     res['shm'] = None if rc == 0 else 'shm_pingpong does not compile: ' + e.strip()[-300:]
+    # the NIC model floor: below the public API on purpose (nic/ and the geometry of the config,
+    # linked with that config's libcomm.a, just built)
+    fc = floor_config(configs)
+    if fc is None:
+        res['nic'] = 'no config was built'
+    else:
+        b = os.path.join(ROOT, 'build', fc)
+        rc, o, e = run_cmd(['gcc'] + CFLAGS + inc + [
+            '-I' + os.path.join(ROOT, 'nic'), '-I' + os.path.join(ROOT, 'framework'),
+            '-I' + os.path.join(b, 'include'), os.path.join(HERE, 'nic_floor.c'),
+            '-o', os.path.join(bindir, 'nic_floor'), os.path.join(b, 'libcomm.a'), '-lpthread', '-lrt'])
+        res['nic'] = None if rc == 0 else 'nic_floor does not compile against build/%s: %s' % (
+            fc, e.strip()[-300:])
     if not want_mpi:
         res['openmpi'] = 'mpi=0'
         return res
@@ -552,6 +570,8 @@ def bench_cmd(target, bench, seg, args, bindir, timeout, quick=False, bind='core
         # the floor under a stream: the same program's ring of mailboxes (--stream)
         mode = ['--stream'] if bench['name'] == 'stream' else []
         return [os.path.join(bindir, 'shm_pingpong')] + cbind + mode + rng + args
+    if target == 'nic':
+        return [os.path.join(bindir, 'nic_floor')] + cbind + rng + args
     if target == 'openmpi':
         return MPIRUN + ['--bind-to', bind] + [twin_path(bindir, target, bench['program'])] + \
             rng + args
@@ -898,7 +918,7 @@ def main(argv):
             skipped[c] = why
             configs.remove(c)
     cjs = {c: config_json(c) for c in configs}
-    anchors = build_anchors(bindir, o['mpi'])
+    anchors = build_anchors(bindir, o['mpi'], configs)
     for a, why in anchors.items():
         if why:
             say('bench: anchor %s skipped: %s' % (a, why))
@@ -962,6 +982,11 @@ def main(argv):
             if bl.personality_of(t):
                 # its own program sizes its own window (bl.PERSONALITY_BENCH)
                 plan.append((b, t, bl.sizes_of(b, t, sizes), []))
+                continue
+            if t in bl.ANCHOR_MAX_SIZE:
+                sizes_t = bl.sizes_of(b, t, sizes)
+                if sizes_t:
+                    plan.append((b, t, sizes_t, []))
                 continue
             mr = ((cjs.get(c) or {}).get('config') or {}).get('host', {}).get('max_requests')
             w = bl.window_for(b, mr, bl.is_mpi_target(t))
@@ -1073,7 +1098,7 @@ def main(argv):
                 mpi_twins={'%s %s' % k: v for k, v in sorted(twins.items())},
                 instr_api=dict(calls=API_CALLS, wait=API_WAIT, put_back=list(API_PUT_BACK)),
                 skipped=skipped, notes=note, mpirun=' '.join(MPIRUN + ['--bind-to', o['bind']]),
-                bind=o['bind'],
+                bind=o['bind'], nic_floor=floor_config(configs),
                 benchmarks=[{k: v for k, v in b.items() if k != 'anchors'} for b in bl.BENCHMARKS])
     summary = [dict(config=k[0], benchmark=k[1], size=k[2], **v)
                for k, v in sorted(bl.cells(rows).items())]

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/* nic_floor: the floor the NIC model itself sets -- a ping-pong over nic/ alone, no framework. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "geom.h"
+#include "lc_config.h"
+#include "lc_ex_pattern.h"
+#include "lc_frame_hdr.h"
+#include "nic.h"
+
+/*
+ * Usage: nic_floor [--bind core|none] [-s min:max] [-i iters] [-w warmup]
+ *        (pingpong's options and output; --bind as shm_pingpong's)
+ *
+ * The parent (node 0) and a forked child (node 1) attach to one job segment of
+ * the configuration this program is linked with (its geometry: lc_geom_from_config)
+ * and exchange one frame per message through the emulated NIC exactly as the
+ * framework's path does: the host fills a Send Ring slot (header, then the payload
+ * by PIO up to the PIO threshold, else a Tx DMA request for it) and rings the
+ * doorbell; its inline MCP runs the doorbell service and Net-Send
+ * (lc_nic_step_send_held, as a send of the framework does), which copies the frame
+ * into the peer's Receive Ring; the peer's waiting host steps its MCP
+ * (lc_nic_step_held, as the framework's progress does) until Net-Recv and the Rx DMA
+ * engine have put the frame into host staging, copies the payload out and releases
+ * the slot.  A message above the MTU goes in frames of the MTU, as the framework
+ * fragments it.  Nothing else runs: no request, no matching, no queues, no protocol.
+ * What libcomm adds above this program is the framework's host path; what this
+ * program adds above shm_pingpong is the model's mandated work (the Send Ring, the
+ * doorbell, the wire copy, the Rx DMA into staging).  Waiting busy-polls, as shm_pingpong does.
+ */
+
+#define LC_FLOOR_WAIT_NS (30ull * 1000000000ull)   /* a peer silent this long has failed */
+
+static uint64_t lc_floor_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* --bind core: the first two cores this process may use; none: -1 -1.  0, or -1 (bad value). */
+static int lc_floor_bind_plan(const char *what, int cpu[2])
+{
+	cpu_set_t allowed;
+	int n = 0;
+
+	cpu[0] = cpu[1] = -1;
+	if (strcmp(what, "none") == 0)
+		return 0;
+	if (strcmp(what, "core") != 0) {
+		fprintf(stderr, "nic_floor: --bind needs 'core' or 'none'\n");
+		return -1;
+	}
+	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) {
+		fprintf(stderr, "nic_floor: --bind core: fewer than 2 cores: not bound (oversubscribed)\n");
+		return 0;
+	}
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpu[n++] = c;
+	return 0;
+}
+
+static void lc_floor_bind(int cpu)
+{
+	cpu_set_t one;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof one, &one) != 0)
+		fprintf(stderr, "nic_floor: cannot bind to core %d: %s\n", cpu, strerror(errno));
+}
+
+/* Step until the NIC has a Send Ring slot; NULL after the limit. */
+static struct lc_frame_hdr *lc_floor_slot(struct lc_nic *nic)
+{
+	struct lc_frame_hdr *h;
+	uint64_t t0 = 0;
+
+	while (!(h = lc_nic_tx_slot(nic))) {
+		lc_nic_step_held(nic);
+		if (!t0)
+			t0 = lc_floor_ns();
+		else if (lc_floor_ns() - t0 > LC_FLOOR_WAIT_NS)
+			return NULL;
+	}
+	return h;
+}
+
+/*
+ * One message of len bytes from buf to dst, in frames of at most the MTU (the
+ * framework's fragmentation: first and last flags, each frame's offset).  0, or -1
+ * when the NIC had no room for the limit.
+ */
+static int lc_floor_send(struct lc_nic *nic, uint32_t dst, uint32_t seq, const void *buf, uint32_t len,
+			 uint32_t mtu)
+{
+	uint32_t off = 0;
+
+	do {
+		struct lc_frame_hdr *h = lc_floor_slot(nic);
+		uint32_t n = len - off < mtu ? len - off : mtu;
+
+		if (!h)
+			return -1;
+		memset(h, 0, sizeof(*h));
+		h->magic = LC_FRAME_MAGIC;
+		h->type = LC_FT_DATA;
+		h->flags = (uint8_t)((off == 0 ? LC_FF_FIRST : 0) | (off + n == len ? LC_FF_LAST : 0));
+		h->src = (uint16_t)lc_nic_node(nic);
+		h->dst = (uint16_t)dst;
+		h->len = n;
+		h->msg_len = len;
+		h->seq = seq;
+		h->off = off;
+		if (n > LC_PIO_THRESHOLD) {
+			lc_nic_tx_post_dma(nic, (const uint8_t *)buf + off, n);
+		} else {
+			memcpy(h + 1, (const uint8_t *)buf + off, n);
+			lc_nic_tx_post_pio(nic);
+		}
+		lc_nic_step_send_held(nic);
+		off += n;
+	} while (off < len);
+	return 0;
+}
+
+/*
+ * Wait for message seq of len bytes from src, frame by frame, and copy each frame's
+ * payload to its offset in buf.  0, or -1 (nothing within the limit, the peer died,
+ * or not the frame expected).
+ */
+static int lc_floor_recv(struct lc_nic *nic, uint32_t src, uint32_t seq, void *buf, uint32_t len,
+			 uint32_t mtu)
+{
+	uint32_t off = 0;
+
+	do {
+		struct lc_frame_hdr *h;
+		uint32_t n = len - off < mtu ? len - off : mtu;
+		uint64_t t0 = 0;
+
+		for (unsigned polls = 0; !(h = lc_nic_rx_peek(nic)); ) {
+			lc_nic_step_held(nic);
+			if (++polls % 4096 == 0) {
+				if (!t0)
+					t0 = lc_floor_ns();
+				else if (lc_floor_ns() - t0 > LC_FLOOR_WAIT_NS || !lc_nic_peer_alive(nic, src)) {
+					fprintf(stderr, "nic_floor: node %u: no frame of message %u (offset %u) "
+							"from node %u\n", lc_nic_node(nic), seq, off, src);
+					return -1;
+				}
+			}
+		}
+		if (h->src != src || h->seq != seq || h->len != n || h->off != off) {
+			fprintf(stderr, "nic_floor: node %u: frame src %u seq %u len %u offset %u, "
+					"expected %u %u %u %u\n", lc_nic_node(nic), h->src, h->seq, h->len,
+				h->off, src, seq, n, off);
+			return -1;
+		}
+		memcpy((uint8_t *)buf + off, h + 1, n);
+		lc_nic_rx_release(nic);
+		off += n;
+	} while (off < len);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct lc_ex_opts o = { .lo = 0, .hi = 4096, .iters = 1000, .warmup = 100, .window = 64 };
+	int cpu[2] = { -1, -1 };
+
+	if (argc > 2 && strcmp(argv[1], "--bind") == 0) {
+		if (lc_floor_bind_plan(argv[2], cpu) != 0)
+			return 2;
+		argv[2] = argv[0];
+		argv += 2;
+		argc -= 2;
+	}
+	int rc = lc_ex_parse(argc, argv, "nic_floor", LC_EX_OPT_COUNTS, &o);
+	if (rc == 1)
+		fprintf(stderr, "usage: nic_floor [--bind core|none] [-s min:max] [-i iters] [-w warmup]\n");
+	if (rc != 0)
+		return 2;
+
+	struct lc_nic_geom g;
+	char name[64], err[256] = "";
+
+	if (lc_geom_from_config(&g, 2) != 0) {
+		fprintf(stderr, "nic_floor: no geometry for 2 nodes\n");
+		return 1;
+	}
+	snprintf(name, sizeof name, "/lc.floor.%ld", (long)getpid());
+	rc = lc_seg_create(name, &g, err, sizeof err);
+	if (rc != 0) {
+		fprintf(stderr, "nic_floor: lc_seg_create %s: %d %s\n", name, rc, err);
+		return 1;
+	}
+	fflush(stdout);
+	pid_t child = fork();
+	if (child < 0) {
+		fprintf(stderr, "nic_floor: fork: %s\n", strerror(errno));
+		lc_seg_unlink(name);
+		return 1;
+	}
+	uint32_t me = child == 0, peer = 1 - me;
+	int bad = 0;
+
+	lc_floor_bind(cpu[me]);
+	struct lc_nic *nic = lc_nic_attach(name, me, &g, err, sizeof err, &rc);
+	unsigned char *sbuf = malloc(o.hi ? o.hi : 1), *rbuf = malloc(o.hi ? o.hi : 1);
+
+	if (!nic || !sbuf || !rbuf) {
+		fprintf(stderr, "nic_floor: node %u: attach: %d %s\n", me, rc, nic ? "out of memory" : err);
+		if (me)
+			_exit(1);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		lc_seg_unlink(name);
+		return 1;
+	}
+	/* both attached once a first frame went each way: the name is no longer needed */
+	uint32_t seq = 0;
+	bad = me ? lc_floor_recv(nic, peer, seq, rbuf, 0, g.mtu) || lc_floor_send(nic, peer, seq, sbuf, 0, g.mtu)
+		 : lc_floor_send(nic, peer, seq, sbuf, 0, g.mtu) || lc_floor_recv(nic, peer, seq, rbuf, 0, g.mtu);
+	if (me == 0) {
+		lc_seg_unlink(name);
+		printf("# nic_floor (config %s: the NIC model alone, no framework; busy-polling; %s)\n",
+		       LC_CONFIG_NAME, cpu[0] >= 0 ? "each on a core of its own" : "not bound");
+		printf("# Size  Latency (us)\n");
+		fflush(stdout);
+	}
+	for (size_t size = o.lo; size <= o.hi && !bad; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
+		struct lc_ex_lat l = lc_ex_lat(&o, size);
+		uint32_t len = (uint32_t)size;
+
+		for (unsigned it = 0; lc_ex_lat_more(&l, it); it++) {
+			uint64_t seed = lc_ex_seed(size, it);
+
+			seq++;
+			if (me == 0) {
+				lc_ex_fill(sbuf, size, seed);
+				if (lc_floor_send(nic, peer, seq, sbuf, len, g.mtu) ||
+				    lc_floor_recv(nic, peer, seq, rbuf, len, g.mtu)) {
+					bad = 1;
+					break;
+				}
+			} else if (lc_floor_recv(nic, peer, seq, rbuf, len, g.mtu)) {
+				bad = 1;
+				break;
+			}
+			size_t at = lc_ex_check(rbuf, size, seed);
+			if (at != size) {
+				fprintf(stderr, "nic_floor: node %u: payload mismatch: size %zu iteration %u: "
+						"first bad byte at %zu\n", me, size, it, at);
+				bad = 1;
+				break;
+			}
+			if (me == 1 && lc_floor_send(nic, peer, seq, rbuf, len, g.mtu)) {
+				bad = 1;
+				break;
+			}
+		}
+		if (me == 0 && !bad)
+			lc_ex_row(size, (lc_ex_now_us() - l.t0) / (2.0 * l.timed));
+	}
+	/* the last frame leaves the NIC before it detaches (a DMA frame needs more steps) */
+	for (uint64_t t0 = lc_floor_ns(); !lc_nic_tx_idle(nic) && lc_floor_ns() - t0 < LC_FLOOR_WAIT_NS; )
+		lc_nic_step_held(nic);
+	lc_nic_detach(nic);
+	free(sbuf);
+	free(rbuf);
+	if (me == 1)
+		_exit(bad);
+	int st = 0;
+	if (waitpid(child, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		bad = 1;
+	return bad;
+}
