@@ -18,8 +18,8 @@
 #include "nic.h"
 
 /*
- * Usage: nic_floor [--bind core|none] [-s min:max] [-i iters] [-w warmup]
- *        (pingpong's options and output; --bind as shm_pingpong's)
+ * Usage: nic_floor [--bind core|none] [--rate] [-s min:max] [-i iters] [-w warmup] [--window W]
+ *        (pingpong's options and output; --bind as shm_pingpong's; --rate: msgrate's)
  *
  * The parent (node 0) and a forked child (node 1) attach to one job segment of
  * the configuration this program is linked with (its geometry: lc_geom_from_config)
@@ -177,21 +177,84 @@ static int lc_floor_recv(struct lc_nic *nic, uint32_t src, uint32_t seq, void *b
 	return 0;
 }
 
+/*
+ * --rate: msgrate's windows at every size of o (me: this node).  0, or 1 after a failure.
+ * The messages of a window are numbered on from *seq, as the ping-pong's.
+ */
+static int lc_floor_rate(const struct lc_ex_opts *o, struct lc_nic *nic, uint32_t me, uint32_t mtu,
+			 uint32_t *seq, unsigned char *bufs, size_t slot)
+{
+	uint32_t peer = 1 - me;
+	unsigned char ack = 0;
+
+	for (size_t size = o->lo; size <= o->hi; size = lc_ex_sweep_next(size, o->lo, o->hi)) {
+		double t0 = lc_ex_now_us();
+
+		for (unsigned w = 0; w < o->warmup + o->iters; w++) {
+			if (w == o->warmup)
+				t0 = lc_ex_now_us();
+			for (unsigned j = 0; j < o->window; j++) {
+				unsigned char *b = bufs + j * slot;
+				uint64_t seed = lc_ex_seed(size, (uint64_t)w * o->window + j);
+
+				++*seq;
+				if (me == 0) {
+					lc_ex_fill(b, size, seed);
+					if (lc_floor_send(nic, peer, *seq, b, (uint32_t)size, mtu))
+						return 1;
+				} else if (lc_floor_recv(nic, peer, *seq, b, (uint32_t)size, mtu)) {
+					return 1;
+				}
+			}
+			++*seq;
+			if (me == 0) {
+				if (lc_floor_recv(nic, peer, *seq, &ack, 1, mtu))
+					return 1;
+				continue;
+			}
+			for (unsigned j = 0; j < o->window; j++) {
+				size_t at = lc_ex_check(bufs + j * slot, size,
+							lc_ex_seed(size, (uint64_t)w * o->window + j));
+
+				if (at != size) {
+					fprintf(stderr, "nic_floor: node 1: size %zu window %u message %u: first bad "
+							"byte at %zu\n", size, w, j, at);
+					return 1;
+				}
+			}
+			if (lc_floor_send(nic, peer, *seq, &ack, 1, mtu))
+				return 1;
+		}
+		if (me == 0)
+			lc_ex_row_rate(size, (double)o->iters * o->window, (lc_ex_now_us() - t0) / 1e6);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct lc_ex_opts o = { .lo = 0, .hi = 4096, .iters = 1000, .warmup = 100, .window = 64 };
-	int cpu[2] = { -1, -1 };
+	int cpu[2] = { -1, -1 }, rate = 0;
 
-	if (argc > 2 && strcmp(argv[1], "--bind") == 0) {
-		if (lc_floor_bind_plan(argv[2], cpu) != 0)
-			return 2;
-		argv[2] = argv[0];
-		argv += 2;
-		argc -= 2;
+	for (;;) {
+		if (argc > 2 && strcmp(argv[1], "--bind") == 0) {
+			if (lc_floor_bind_plan(argv[2], cpu) != 0)
+				return 2;
+			argv[2] = argv[0];
+			argv += 2;
+			argc -= 2;
+		} else if (argc > 1 && strcmp(argv[1], "--rate") == 0) {
+			rate = 1;
+			argv[1] = argv[0];
+			argv++;
+			argc--;
+		} else
+			break;
 	}
-	int rc = lc_ex_parse(argc, argv, "nic_floor", LC_EX_OPT_COUNTS, &o);
+	int rc = lc_ex_parse(argc, argv, "nic_floor", LC_EX_OPT_COUNTS | (rate ? LC_EX_OPT_WINDOW : 0), &o);
 	if (rc == 1)
-		fprintf(stderr, "usage: nic_floor [--bind core|none] [-s min:max] [-i iters] [-w warmup]\n");
+		fprintf(stderr, "usage: nic_floor [--bind core|none] [--rate] [-s min:max] [-i iters] [-w warmup] "
+				"[--window W (--rate)]\n");
 	if (rc != 0)
 		return 2;
 
@@ -220,7 +283,8 @@ int main(int argc, char **argv)
 
 	lc_floor_bind(cpu[me]);
 	struct lc_nic *nic = lc_nic_attach(name, me, &g, err, sizeof err, &rc);
-	unsigned char *sbuf = malloc(o.hi ? o.hi : 1), *rbuf = malloc(o.hi ? o.hi : 1);
+	size_t slot = o.hi ? o.hi : 1;
+	unsigned char *sbuf = malloc(slot * (rate ? o.window : 1)), *rbuf = malloc(slot);
 
 	if (!nic || !sbuf || !rbuf) {
 		fprintf(stderr, "nic_floor: node %u: attach: %d %s\n", me, rc, nic ? "out of memory" : err);
@@ -239,10 +303,13 @@ int main(int argc, char **argv)
 		lc_seg_unlink(name);
 		printf("# nic_floor (config %s: the NIC model alone, no framework; busy-polling; %s)\n",
 		       LC_CONFIG_NAME, cpu[0] >= 0 ? "each on a core of its own" : "not bound");
-		printf("# Size  Latency (us)\n");
+		printf(rate ? "# window %u\n# Size  Bandwidth (MB/s)  Messages/s\n" : "# Size  Latency (us)\n",
+		       o.window);
 		fflush(stdout);
 	}
-	for (size_t size = o.lo; size <= o.hi && !bad; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
+	if (rate && !bad)
+		bad = lc_floor_rate(&o, nic, me, g.mtu, &seq, sbuf, slot);
+	for (size_t size = o.lo; size <= o.hi && !bad && !rate; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
 		struct lc_ex_lat l = lc_ex_lat(&o, size);
 		uint32_t len = (uint32_t)size;
 

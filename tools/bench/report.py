@@ -110,10 +110,10 @@ FLOOR = 'nic'
 
 
 def floor_rows(rows, targets=None):
-    """[(target dict, floor's target dict)] for the targets of `baseline`'s ping-pong, the floor
+    """[(target dict, floor's target dict)] for the targets of `baseline` the floor is measured in, the floor
     judged against the same bound and series, plus the framework's share (baseline vs the floor)."""
-    mine = [t for t in (TARGETS if targets is None else targets) if t[1] == 'baseline' and t[3] == 'pingpong'
-            and t[2] != FLOOR]
+    mine = [t for t in (TARGETS if targets is None else targets) if t[1] == 'baseline' and t[2] != FLOOR
+            and FLOOR in bl.BENCH[t[3]]['anchors']]
     out = []
     for t in mine:
         sizes = [sz for sz in t[4] if sz <= bl.ANCHOR_MAX_SIZE[FLOOR]]
@@ -130,7 +130,8 @@ def floor_lines(rows, targets=None):
     L = ['What the NIC model costs by itself: `nic_floor` (anchor `nic`, tools/bench/nic_floor.c) runs '
          'the ping-pong over the emulated NIC of the same config with no framework above it -- Send Ring '
          'slot, PIO copy or Tx DMA, doorbell, Net-Send into the peer\'s Receive Ring, Net-Recv, Rx DMA '
-         'into staging, copy out, and nothing else (no request, matching, queue or protocol).  Where '
+         'into staging, copy out, and nothing else (no request, matching, queue or protocol); with '
+         '`--rate` the same in msgrate\'s windows.  Where '
          'the floor itself misses a bound, no host path over this NIC model can meet it: the rest of '
          'the distance is the model\'s mandated work, measured in the same rounds.', '',
          '| target | bound | `baseline` | the NIC model floor | the floor alone meets the bound |',
@@ -144,13 +145,12 @@ def floor_lines(rows, targets=None):
         L.append('| %s | %s %.2f× | %s | %s | %s |' % (
             t['what'], '≤' if t['how'] == 'le' else '≥', t['bound'], cell(t), cell(f),
             'not measured' if f['x'] is None else ('yes' if f['verdict'] == 'met' else 'no')))
-    share = target_rows(rows, [('`baseline` 8 B latency vs the NIC model floor', 'baseline', FLOOR,
-                                'pingpong', [8], 1.0, 'le')])[0]
-    if share['x'] is not None:
-        x = share['x']
-        L += ['', 'The framework\'s share: `baseline` 8 B latency over the NIC model floor\'s, per round: '
-              '%.3f×, IQR %.3f–%.3f [%.3f %.3f] (%d rounds).' % (x['median'], x['q1'], x['q3'], x['min'],
-                                                                 x['max'], x['n'])]
+    for bench, what in (('pingpong', 'latency'), ('msgrate', 'message rate')):
+        x = bl.summarise(bl.round_ratios(rows, 'baseline', FLOOR, bench, 8))
+        if x is not None:
+            L += ['', 'The framework\'s share, %s: `baseline` over the NIC model floor at 8 B, per round: '
+                  '%.3f×, IQR %.3f–%.3f [%.3f %.3f] (%d rounds).' % (what, x['median'], x['q1'], x['q3'],
+                                                                     x['min'], x['max'], x['n'])]
     return L + ['']
 
 

@@ -571,7 +571,9 @@ def bench_cmd(target, bench, seg, args, bindir, timeout, quick=False, bind='core
         mode = ['--stream'] if bench['name'] == 'stream' else []
         return [os.path.join(bindir, 'shm_pingpong')] + cbind + mode + rng + args
     if target == 'nic':
-        return [os.path.join(bindir, 'nic_floor')] + cbind + rng + args
+        # msgrate's windows (--rate) or the ping-pong
+        mode = ['--rate'] if bench['name'] == 'msgrate' else []
+        return [os.path.join(bindir, 'nic_floor')] + cbind + mode + rng + args
     if target == 'openmpi':
         return MPIRUN + ['--bind-to', bind] + [twin_path(bindir, target, bench['program'])] + \
             rng + args
@@ -986,7 +988,7 @@ def main(argv):
             if t in bl.ANCHOR_MAX_SIZE:
                 sizes_t = bl.sizes_of(b, t, sizes)
                 if sizes_t:
-                    plan.append((b, t, sizes_t, []))
+                    plan.append((b, t, sizes_t, ['--window', str(bl.WINDOW)] if b['reqs'] else []))
                 continue
             mr = ((cjs.get(c) or {}).get('config') or {}).get('host', {}).get('max_requests')
             w = bl.window_for(b, mr, bl.is_mpi_target(t))
