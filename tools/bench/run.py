@@ -392,7 +392,7 @@ def floor_config(configs):
     return 'baseline' if 'baseline' in configs else (configs[0] if configs else None)
 
 
-def build_anchors(bindir, want_mpi, configs):
+def build_anchors(bindir, want_mpi, configs=()):
     """{anchor: None | reason it is skipped}; compiles shm_pingpong, nic_floor and the Open MPI twins."""
     res = {}
     os.makedirs(bindir, exist_ok=True)
