@@ -202,6 +202,17 @@ struct lc_nic_fifo_entry {
  * host never posts it.
  */
 #define LC_DMA_HOLD    8u
+/*
+ * Chain 0 only, set by Net-Recv on the payload block of an RDMA frame of at
+ * least LC_DMA_STREAM_MIN bytes: the engine writes it as a DMA engine writes
+ * host memory, around the CPU's caches (lc_nic_copy_stream), not as cached
+ * stores that would read every destination line first and evict the host's
+ * working set.  The host does not read registered memory before the frame's
+ * completion; staging, which it copies out at once, stays cached.  Measured:
+ * docs/internals.md, "The Rx DMA writes around the caches".
+ */
+#define LC_DMA_STREAM  16u
+#define LC_DMA_STREAM_MIN 4096u
 
 struct lc_nic_dma_block {
 	uint64_t host;    /* host virtual address */
@@ -631,6 +642,13 @@ static inline int64_t lc_recv_wire(uint8_t *sram, const struct lc_nic_geom *g, u
 }
 
 /* Check a geometry is self-consistent. 0 or LC_ERR_CONFIG with a message. */
+/*
+ * The DMA engine's copy for LC_DMA_STREAM blocks: n bytes from src to dst with
+ * non-temporal stores (any alignment and length; x86-64, else memcpy), then a
+ * store fence, so that the engine's release of the chain's done index (R4)
+ * publishes them as it publishes a memcpy's.
+ */
+LC_NIC_FUNC void lc_nic_copy_stream(void *dst, const void *src, size_t n);
 LC_NIC_FUNC int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen);
 /* Layout of a segment for g: per-node areas and switch ports. */
 LC_NIC_FUNC void lc_seg_layout(const struct lc_nic_geom *g, struct lc_seg_node_layout *nl,

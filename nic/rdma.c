@@ -289,7 +289,7 @@ int lc_nic_rdma_place(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t nex
 	a->host = (uint64_t)(uintptr_t)dst;
 	a->sram = (uint32_t)((uint8_t *)(hdr + 1) - nic->sram);
 	a->len = hdr->len;
-	a->flags = LC_DMA_TO_HOST | LC_DMA_HOLD;
+	a->flags = LC_DMA_TO_HOST | LC_DMA_HOLD | (hdr->len >= LC_DMA_STREAM_MIN ? LC_DMA_STREAM : 0);
 	a->tag = next;
 	a->next = (h0 + 1) & mask;
 	a->status = 0;

@@ -468,3 +468,46 @@ Test(rdma, the_same_stream_across_the_wrap_of_every_index_at_2_32)
 #endif
 	stream(UINT32_MAX - 3);
 }
+
+/*
+ * A payload of LC_DMA_STREAM_MIN bytes or more is written by the engine's
+ * non-temporal copy (LC_DMA_STREAM, nic_impl.h): it lands exactly, canaries
+ * untouched, and only its payload block carries the flag.
+ */
+Test(rdma, a_payload_of_a_page_or_more_is_streamed_around_the_caches_and_lands_exactly)
+{
+#if !LCT_RDMA_RUNS
+	cr_skip_test("%s", LCT_RDMA_WHY);
+#endif
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = REGION });
+	static uint8_t buf[REGION];
+	struct lc_nic *n0, *n1;
+	struct lc_frame_hdr *hdr;
+	uint32_t h = 0, streamed = 0;
+	uint8_t *p;
+
+	cr_assert_geq(REGION, LC_DMA_STREAM_MIN);
+	region_init();
+	lct_setup(&g, "rdmast");
+	n0 = lct_nic[0];
+	n1 = lct_nic[1];
+	cr_assert_eq(lc_nic_reg(n0, region + CANARY, REGION, lc_nic_vi_tag(n0), LC_NIC_REG_WRITE, &h), 0);
+	rdma_send(n1, 0, h, 0, REGION, 7, 1, buf);
+	hdr = lct_wait_rx(n0);
+	cr_assert_eq(hdr->type, LC_FT_RDMA);
+	p = lc_nic_rdma_payload(n0, hdr);
+	cr_assert_eq(p, region + CANARY);
+	for (uint32_t i = 0; i < REGION; i++)
+		cr_assert_eq(p[i], lct_byte(1, 7, i), "byte %u of the streamed payload", i);
+	region_untouched_but(0, REGION);
+	for (uint32_t i = 0; i <= n0->chain[0].mask; i++) {
+		const struct lc_nic_dma_block *b = &n0->chain[0].blocks[i];
+
+		if (b->status == LC_DMA_DONE && (b->flags & LC_DMA_STREAM)) {
+			cr_assert_eq(b->len, REGION, "only the payload block is streamed");
+			streamed++;
+		}
+	}
+	cr_assert_eq(streamed, 1, "the payload block carried LC_DMA_STREAM");
+	lc_nic_rx_release(n0);
+}
