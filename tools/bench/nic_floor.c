@@ -13,6 +13,7 @@
 
 #include "geom.h"
 #include "lc_config.h"
+#include "lc_bench_pair.h"
 #include "lc_ex_pattern.h"
 #include "lc_frame_hdr.h"
 #include "nic.h"
@@ -46,41 +47,6 @@ static uint64_t lc_floor_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-/* --bind core: the first two cores this process may use; none: -1 -1.  0, or -1 (bad value). */
-static int lc_floor_bind_plan(const char *what, int cpu[2])
-{
-	cpu_set_t allowed;
-	int n = 0;
-
-	cpu[0] = cpu[1] = -1;
-	if (strcmp(what, "none") == 0)
-		return 0;
-	if (strcmp(what, "core") != 0) {
-		fprintf(stderr, "nic_floor: --bind needs 'core' or 'none'\n");
-		return -1;
-	}
-	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) {
-		fprintf(stderr, "nic_floor: --bind core: fewer than 2 cores: not bound (oversubscribed)\n");
-		return 0;
-	}
-	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-		if (CPU_ISSET(c, &allowed))
-			cpu[n++] = c;
-	return 0;
-}
-
-static void lc_floor_bind(int cpu)
-{
-	cpu_set_t one;
-
-	if (cpu < 0)
-		return;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	if (sched_setaffinity(0, sizeof one, &one) != 0)
-		fprintf(stderr, "nic_floor: cannot bind to core %d: %s\n", cpu, strerror(errno));
 }
 
 /* Step until the NIC has a Send Ring slot; NULL after the limit. */
@@ -236,26 +202,7 @@ int main(int argc, char **argv)
 	struct lc_ex_opts o = { .lo = 0, .hi = 4096, .iters = 1000, .warmup = 100, .window = 64 };
 	int cpu[2] = { -1, -1 }, rate = 0;
 
-	for (;;) {
-		if (argc > 2 && strcmp(argv[1], "--bind") == 0) {
-			if (lc_floor_bind_plan(argv[2], cpu) != 0)
-				return 2;
-			argv[2] = argv[0];
-			argv += 2;
-			argc -= 2;
-		} else if (argc > 1 && strcmp(argv[1], "--rate") == 0) {
-			rate = 1;
-			argv[1] = argv[0];
-			argv++;
-			argc--;
-		} else
-			break;
-	}
-	int rc = lc_ex_parse(argc, argv, "nic_floor", LC_EX_OPT_COUNTS | (rate ? LC_EX_OPT_WINDOW : 0), &o);
-	if (rc == 1)
-		fprintf(stderr, "usage: nic_floor [--bind core|none] [--rate] [-s min:max] [-i iters] [-w warmup] "
-				"[--window W (--rate)]\n");
-	if (rc != 0)
+	if (lc_bench_options(argc, argv, "nic_floor", "--rate", cpu, &rate, &o) != 0)
 		return 2;
 
 	struct lc_nic_geom g;
@@ -266,7 +213,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(name, sizeof name, "/lc.floor.%ld", (long)getpid());
-	rc = lc_seg_create(name, &g, err, sizeof err);
+	int rc = lc_seg_create(name, &g, err, sizeof err);
 	if (rc != 0) {
 		fprintf(stderr, "nic_floor: lc_seg_create %s: %d %s\n", name, rc, err);
 		return 1;
@@ -281,7 +228,7 @@ int main(int argc, char **argv)
 	uint32_t me = child == 0, peer = 1 - me;
 	int bad = 0;
 
-	lc_floor_bind(cpu[me]);
+	lc_bench_bind("nic_floor", cpu[me]);
 	struct lc_nic *nic = lc_nic_attach(name, me, &g, err, sizeof err, &rc);
 	size_t slot = o.hi ? o.hi : 1;
 	unsigned char *sbuf = malloc(slot * (rate ? o.window : 1)), *rbuf = malloc(slot);
@@ -349,10 +296,5 @@ int main(int argc, char **argv)
 	lc_nic_detach(nic);
 	free(sbuf);
 	free(rbuf);
-	if (me == 1)
-		_exit(bad);
-	int st = 0;
-	if (waitpid(child, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		bad = 1;
-	return bad;
+	return lc_bench_join(me, child, bad);
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lc_bench_pair.h"
 #include "lc_ex_pattern.h"
 
 /*
@@ -156,68 +157,11 @@ static int lc_shm_stream(const struct lc_ex_opts *o, int me, unsigned char *ring
 	return 0;
 }
 
-/*
- * --bind core: the cores of each side (the first two this process may use), or -1 -1 for
- * none.  0, or -1 with a message (a bad value).
- */
-static int lc_shm_bind_plan(const char *what, int cpu[2])
-{
-	cpu_set_t allowed;
-	int n = 0;
-
-	cpu[0] = cpu[1] = -1;
-	if (strcmp(what, "none") == 0)
-		return 0;
-	if (strcmp(what, "core") != 0) {
-		fprintf(stderr, "shm_pingpong: --bind needs 'core' or 'none'\n");
-		return -1;
-	}
-	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) {
-		fprintf(stderr, "shm_pingpong: --bind core: fewer than 2 cores: not bound (oversubscribed)\n");
-		return 0;
-	}
-	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-		if (CPU_ISSET(c, &allowed))
-			cpu[n++] = c;
-	return 0;
-}
-
-static void lc_shm_bind(int cpu)
-{
-	cpu_set_t one;
-
-	if (cpu < 0)
-		return;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	if (sched_setaffinity(0, sizeof one, &one) != 0)
-		fprintf(stderr, "shm_pingpong: cannot bind to core %d: %s\n", cpu, strerror(errno));
-}
-
 int main(int argc, char **argv)
 {
 	struct lc_ex_opts o = { .lo = 0, .hi = 4u << 20, .iters = 1000, .warmup = 100, .window = 64 };
 	int cpu[2] = { -1, -1 }, stream = 0;
-	for (;;) {
-		if (argc > 2 && strcmp(argv[1], "--bind") == 0) {
-			if (lc_shm_bind_plan(argv[2], cpu) != 0)
-				return 2;
-			argv[2] = argv[0];
-			argv += 2;
-			argc -= 2;
-		} else if (argc > 1 && strcmp(argv[1], "--stream") == 0) {
-			stream = 1;
-			argv[1] = argv[0];
-			argv++;
-			argc--;
-		} else
-			break;
-	}
-	int rc = lc_ex_parse(argc, argv, "shm_pingpong", LC_EX_OPT_COUNTS | (stream ? LC_EX_OPT_WINDOW : 0), &o);
-	if (rc == 1)
-		fprintf(stderr, "usage: shm_pingpong [--bind core|none] [--stream] [-s min:max] [-i iters] "
-				"[-w warmup] [--window W (--stream)]\n");
-	if (rc != 0)
+	if (lc_bench_options(argc, argv, "shm_pingpong", "--stream", cpu, &stream, &o) != 0)
 		return 2;
 	size_t lo = o.lo, hi = o.hi;
 
@@ -259,7 +203,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int me = child == 0;
-	lc_shm_bind(cpu[me]);
+	lc_bench_bind("shm_pingpong", cpu[me]);
 	unsigned char *sbuf = malloc(hi ? hi : 1), *rbuf = malloc(hi ? hi : 1);
 	if (!sbuf || !rbuf) {
 		fprintf(stderr, "shm_pingpong: out of memory for %zu bytes\n", hi);
@@ -311,11 +255,6 @@ int main(int argc, char **argv)
 	}
 	free(sbuf);
 	free(rbuf);
-	if (me == 1)
-		_exit(bad);
-	int st = 0;
-	if (waitpid(child, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		bad = 1;
 	munmap(seg, segb);
-	return bad;
+	return lc_bench_join(me, child, bad);
 }
