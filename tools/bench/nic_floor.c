@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "geom.h"
@@ -39,27 +38,19 @@
  * doorbell, the wire copy, the Rx DMA into staging).  Waiting busy-polls, as shm_pingpong does.
  */
 
-#define LC_FLOOR_WAIT_NS (30ull * 1000000000ull)   /* a peer silent this long has failed */
-
-static uint64_t lc_floor_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
+#define LC_FLOOR_WAIT_US 30e6   /* a peer silent this long has failed */
 
 /* Step until the NIC has a Send Ring slot; NULL after the limit. */
 static struct lc_frame_hdr *lc_floor_slot(struct lc_nic *nic)
 {
 	struct lc_frame_hdr *h;
-	uint64_t t0 = 0;
+	double t0 = 0;
 
 	while (!(h = lc_nic_tx_slot(nic))) {
 		lc_nic_step_held(nic);
 		if (!t0)
-			t0 = lc_floor_ns();
-		else if (lc_floor_ns() - t0 > LC_FLOOR_WAIT_NS)
+			t0 = lc_ex_now_us();
+		else if (lc_ex_now_us() - t0 > LC_FLOOR_WAIT_US)
 			return NULL;
 	}
 	return h;
@@ -116,14 +107,14 @@ static int lc_floor_recv(struct lc_nic *nic, uint32_t src, uint32_t seq, void *b
 	do {
 		struct lc_frame_hdr *h;
 		uint32_t n = len - off < mtu ? len - off : mtu;
-		uint64_t t0 = 0;
+		double t0 = 0;
 
 		for (unsigned polls = 0; !(h = lc_nic_rx_peek(nic)); ) {
 			lc_nic_step_held(nic);
 			if (++polls % 4096 == 0) {
 				if (!t0)
-					t0 = lc_floor_ns();
-				else if (lc_floor_ns() - t0 > LC_FLOOR_WAIT_NS || !lc_nic_peer_alive(nic, src)) {
+					t0 = lc_ex_now_us();
+				else if (lc_ex_now_us() - t0 > LC_FLOOR_WAIT_US || !lc_nic_peer_alive(nic, src)) {
 					fprintf(stderr, "nic_floor: node %u: no frame of message %u (offset %u) "
 							"from node %u\n", lc_nic_node(nic), seq, off, src);
 					return -1;
@@ -291,7 +282,7 @@ int main(int argc, char **argv)
 			lc_ex_row(size, (lc_ex_now_us() - l.t0) / (2.0 * l.timed));
 	}
 	/* the last frame leaves the NIC before it detaches (a DMA frame needs more steps) */
-	for (uint64_t t0 = lc_floor_ns(); !lc_nic_tx_idle(nic) && lc_floor_ns() - t0 < LC_FLOOR_WAIT_NS; )
+	for (double t0 = lc_ex_now_us(); !lc_nic_tx_idle(nic) && lc_ex_now_us() - t0 < LC_FLOOR_WAIT_US; )
 		lc_nic_step_held(nic);
 	lc_nic_detach(nic);
 	free(sbuf);
