@@ -281,7 +281,6 @@ static int lc_allof(lc_node *node, int n, lc_req **reqs, int *done, struct lc_st
 {
 	unsigned spins = 0;
 	int i, first = -1, rc = lc_multi_args(node, n, reqs, done, fn);
-	struct lc_status st;
 
 	if (rc)
 		return rc;
@@ -319,13 +318,12 @@ static int lc_allof(lc_node *node, int n, lc_req **reqs, int *done, struct lc_st
 			reqs[i] = NULL;
 			continue;
 		}
-		lc_req_status(node, reqs[i], &st);
-		if (sts)
-			sts[i] = st;
-		if (st.err && first < 0) {
+		if (reqs[i]->err && first < 0) {
 			first = i;
-			rc = st.err;
+			rc = reqs[i]->err;
 		}
+		if (sts)
+			lc_req_status(node, reqs[i], &sts[i]);
 		lc_req_free(node, reqs[i]);
 		reqs[i] = NULL;
 	}

@@ -1099,6 +1099,85 @@ LC_T_SKIPPED(pipe, isend_now_whose_frame_was_dropped_fails,
 	     "(!LC_PROTO_RELIABILITY && !LC_PC_USED_send_msg)")
 #endif
 
+/*
+ * lc_isend of one PIO frame behind an empty send queue leaves at once in a
+ * request of the pool, complete (comm.c, lc_send_start's keep): it must not
+ * overtake a queued send, waits in the queue without a Send Ring slot, and
+ * reports a frame the NIC dropped at its wait.
+ */
+Test(pipe, isend_that_leaves_at_once_keeps_the_order_of_queued_sends)
+{
+	uint8_t a[8] = { 1 }, b[8] = { 2 }, c[8] = { 3 };
+	lc_req *r = send_left_queued(a), *q, *p;
+	int done;
+
+	cr_assert_eq(lc_isend(nd, 1, b, 8, &q), 0, "%s", lc_last_error(nd));
+	cr_assert_not_null(q);
+	cr_expect_eq(lc_wait(nd, r, NULL), 0);
+	cr_expect_eq(lc_wait(nd, q, NULL), 0);
+	cr_assert_eq(wire_count_after_progress(2), 2);
+	cr_expect_eq(lc_fake_wire(0)->payload[0], 1, "the queued send leaves first");
+	cr_expect_eq(lc_fake_wire(1)->payload[0], 2);
+	/* no Send Ring slot: it waits in the queue, and leaves in order once there is one */
+	lc_fake_set_ring(0);
+	cr_assert_eq(lc_isend(nd, 1, c, 8, &p), 0, "%s", lc_last_error(nd));
+	cr_assert_eq(lc_test(nd, p, &done, NULL), 0, "%s", lc_last_error(nd));
+	cr_expect_not(done, "a send without a Send Ring slot is not complete");
+	cr_expect_eq(lc_fake_wire_count(), 2);
+	lc_fake_set_ring(LC_NIC_SEND_RING);
+	cr_expect_eq(lc_wait(nd, p, NULL), 0, "%s", lc_last_error(nd));
+	cr_assert_eq(wire_count_after_progress(3), 3);
+	cr_expect_eq(lc_fake_wire(2)->payload[0], 3);
+	cr_expect_eq(lc_fake_wire(2)->hdr.seq, lc_fake_wire(1)->hdr.seq + 1);
+}
+
+#if !LC_PROTO_RELIABILITY
+Test(pipe, isend_whose_frame_was_dropped_fails_at_its_wait)
+{
+	uint8_t a[8] = { 0 };
+	lc_req *r;
+
+	lc_fake_add_drops(3, 1);
+	cr_assert_eq(lc_isend(nd, 3, a, 8, &r), 0, "%s", lc_last_error(nd));
+	cr_expect_eq(lc_wait(nd, r, NULL), LC_ERR_LOST);
+	cr_assert_eq(lc_isend(nd, 3, a, 8, &r), 0, "%s", lc_last_error(nd));
+	cr_expect_eq(lc_wait(nd, r, NULL), 0, "the drop was counted once: %s", lc_last_error(nd));
+	lc_fake_set_alive(2, 0);
+	lc_fake_add_drops(2, 1);
+	cr_assert_eq(lc_isend(nd, 2, a, 8, &r), 0, "%s", lc_last_error(nd));
+	cr_expect_eq(lc_wait(nd, r, NULL), LC_ERR_PEER_DEAD);
+}
+#else
+LC_T_SKIPPED(pipe, isend_whose_frame_was_dropped_fails_at_its_wait,
+	     "without reliability only: with it a frame the NIC dropped is sent again, not lost "
+	     "(!LC_PROTO_RELIABILITY)")
+#endif
+
+/*
+ * lc_copy_payload's own path for up to 16 bytes (node.h): exactly len bytes
+ * at every small length and alignment, nothing before or after them.
+ */
+Test(pipe, payload_copy_writes_exactly_len_bytes_at_every_small_length_and_alignment)
+{
+	uint8_t src[64], dst[64];
+
+	for (size_t len = 0; len <= 40; len++)
+		for (size_t so = 0; so < 8; so++)
+			for (size_t d0 = 8; d0 < 16; d0++) {
+				fill(src, sizeof src, (uint32_t)(len * 8 + so));
+				for (size_t i = 0; i < sizeof src; i++)
+					src[i] = src[i] == 0xa5 ? 0x5a : src[i];
+				memset(dst, 0xa5, sizeof dst);
+				lc_copy_payload(dst + d0, src + so, len);
+				for (size_t i = 0; i < sizeof dst; i++) {
+					uint8_t want = i >= d0 && i < d0 + len ? src[so + i - d0] : 0xa5;
+
+					cr_assert_eq(dst[i], want, "len %zu, source +%zu, destination +%zu: "
+						     "byte %zu is %#x, not %#x", len, so, d0, i, dst[i], want);
+				}
+			}
+}
+
 Test(pipe, receive_from_dead_peer_fails)
 {
 	uint8_t b[8];
