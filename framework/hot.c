@@ -43,7 +43,7 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 	if (v == LC_CONTINUE) {
 		memcpy(slot, &hdr, sizeof(hdr));
 		if (len <= LC_PIO_THRESHOLD) {
-			lc_copy_payload(slot + sizeof(hdr), payload, len);
+			lc_copy(slot + sizeof(hdr), payload, len);
 			lc_nic_tx_post_pio(node->nic);
 #if !LC_NIC_MCP_THREAD
 			/*
@@ -128,7 +128,7 @@ __attribute__((always_inline)) static inline int lc_rx_data(struct lc_node *node
 			goto bad;
 	}
 	if (off < m->cap) {
-		lc_copy_payload(m->data + off, payload, m->cap - off < len ? m->cap - off : len);
+		lc_copy(m->data + off, payload, m->cap - off < len ? m->cap - off : len);
 		LC_STAT_ADD(node, host_copy_bytes, m->cap - off < len ? m->cap - off : len);
 	}
 	rs->off = off + len;

@@ -18,6 +18,7 @@
 #include "comm.h"
 #include "lc_config.h"
 #include "lc_coop.h"
+#include "lc_copy.h"
 #include "lc_frame_hdr.h"
 #include "lc_protocols.h"
 #include "lc_verdict.h"
@@ -460,55 +461,6 @@ static inline void lc_tx_frame_moved(struct lc_node *node, const struct lc_req *
 	(void)node;
 	(void)r;
 #endif
-}
-
-/*
- * Copy a frame's payload through the C library's memcpy.  Where the compiler
- * knows the length's bound (a payload of at most LC_MTU or LC_PIO_THRESHOLD
- * bytes) GCC 12 at -O2 copies inline with `rep movsq`, microcoded: 27-59 TSC
- * ticks at 8-512 B on the AMD EPYC (Zen 5) we measure on, against 3.5-10 for
- * glibc's vector copy (one process, in cache, best of 7 x 200000 copies).
- * The empty asm hides the bound, so the copy is a call (about 15 Ir more in
- * callgrind, which counts a `rep movsq` as one instruction per word).
- */
-static inline void lc_copy_payload(void *dst, const void *src, size_t len)
-{
-	/*
-	 * Up to 16 bytes (an MPI program's typical small message) in two
-	 * overlapping moves of the largest size that fits, as glibc's own small
-	 * path does, without the call, the PLT and the size dispatch: 23 of the
-	 * 8 B msgrate receiver's Ir a message were the call.  Fixed-size memcpy
-	 * is a plain load and store.
-	 */
-	if (len <= 16) {
-		unsigned char *d = dst;
-		const unsigned char *s = src;
-
-		if (len >= 8) {
-			uint64_t a, b;
-
-			memcpy(&a, s, 8);
-			memcpy(&b, s + len - 8, 8);
-			memcpy(d, &a, 8);
-			memcpy(d + len - 8, &b, 8);
-		} else if (len >= 4) {
-			uint32_t a, b;
-
-			memcpy(&a, s, 4);
-			memcpy(&b, s + len - 4, 4);
-			memcpy(d, &a, 4);
-			memcpy(d + len - 4, &b, 4);
-		} else if (len) {
-			unsigned char a = s[0], b = s[len / 2], c = s[len - 1];
-
-			d[0] = a;
-			d[len / 2] = b;
-			d[len - 1] = c;
-		}
-		return;
-	}
-	__asm__("" : "+r"(len));
-	memcpy(dst, src, len);
 }
 
 /* ---- the baseline frame header ---- */

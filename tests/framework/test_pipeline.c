@@ -1184,26 +1184,29 @@ LC_T_SKIPPED(pipe, isend_whose_frame_was_dropped_fails_at_its_wait,
 #endif
 
 /*
- * lc_copy_payload's own path for up to 16 bytes (node.h): exactly len bytes
- * at every small length and alignment, nothing before or after them.
+ * lc_copy (framework/lc_copy.h), the host's copy of every payload: each
+ * length of its inline moves (0-64) and past them, at every destination
+ * alignment of a line and several source ones; exactly the bytes asked for.
  */
-Test(pipe, payload_copy_writes_exactly_len_bytes_at_every_small_length_and_alignment)
+Test(pipe, payload_copy_writes_exactly_the_bytes_at_every_small_length_and_alignment)
 {
-	uint8_t src[64], dst[64];
+	enum { PAD = 64, MAXLEN = 140 };
+	static uint8_t src[MAXLEN + PAD], dst[MAXLEN + 3 * PAD];
 
-	for (size_t len = 0; len <= 40; len++)
-		for (size_t so = 0; so < 8; so++)
-			for (size_t d0 = 8; d0 < 16; d0++) {
-				fill(src, sizeof src, (uint32_t)(len * 8 + so));
-				for (size_t i = 0; i < sizeof src; i++)
-					src[i] = src[i] == 0xa5 ? 0x5a : src[i];
-				memset(dst, 0xa5, sizeof dst);
-				lc_copy_payload(dst + d0, src + so, len);
-				for (size_t i = 0; i < sizeof dst; i++) {
-					uint8_t want = i >= d0 && i < d0 + len ? src[so + i - d0] : 0xa5;
+	for (size_t i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 7 + 1) == 0xee ? 0x11 : (uint8_t)(i * 7 + 1);
+	for (size_t n = 0; n <= MAXLEN; n++)
+		for (size_t da = 0; da < 64; da++)
+			for (size_t sa = 0; sa < 64; sa += 13) {
+				memset(dst, 0xee, sizeof(dst));
+				lc_copy(dst + PAD + da, src + sa, n);
+				for (size_t k = 0; k < sizeof(dst); k++) {
+					int in = k >= PAD + da && k < PAD + da + n;
+					uint8_t want = in ? src[sa + k - PAD - da] : 0xee;
 
-					cr_assert_eq(dst[i], want, "len %zu, source +%zu, destination +%zu: "
-						     "byte %zu is %#x, not %#x", len, so, d0, i, dst[i], want);
+					if (dst[k] != want)
+						cr_assert_fail("length %zu, dst offset %zu, src offset %zu: byte %zu is %#x, "
+							       "not %#x", n, da, sa, k, dst[k], want);
 				}
 			}
 }

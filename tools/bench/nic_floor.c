@@ -13,6 +13,7 @@
 #include "geom.h"
 #include "lc_config.h"
 #include "lc_bench_pair.h"
+#include "lc_copy.h"
 #include "lc_ex_pattern.h"
 #include "lc_frame_hdr.h"
 #include "nic.h"
@@ -85,7 +86,7 @@ static int lc_floor_send(struct lc_nic *nic, uint32_t dst, uint32_t seq, const v
 		if (n > LC_PIO_THRESHOLD) {
 			lc_nic_tx_post_dma(nic, (const uint8_t *)buf + off, n);
 		} else {
-			memcpy(h + 1, (const uint8_t *)buf + off, n);
+			lc_copy(h + 1, (const uint8_t *)buf + off, n);   /* the framework's copies (lc_copy.h) */
 			lc_nic_tx_post_pio(nic);
 		}
 		lc_nic_step_send_held(nic);
@@ -127,7 +128,7 @@ static int lc_floor_recv(struct lc_nic *nic, uint32_t src, uint32_t seq, void *b
 				h->off, src, seq, n, off);
 			return -1;
 		}
-		memcpy((uint8_t *)buf + off, h + 1, n);
+		lc_copy((uint8_t *)buf + off, h + 1, n);
 		lc_nic_rx_release(nic);
 		off += n;
 	} while (off < len);
