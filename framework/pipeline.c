@@ -85,40 +85,11 @@ void lc_uq_free(struct lc_node *node, struct lc_rmsg *m)
 
 /* ---- receive side ---- */
 
-/*
- * The cold parts of lc_rx_begin out of line (noinline, reached by tail
- * calls), so that the common case -- a posted receive matches -- stays a
- * leaf function without a stack frame.
- */
-static __attribute__((noinline)) struct lc_rmsg *lc_rx_begin_sync(struct lc_node *node,
-								 const struct lc_frame_hdr *hdr,
-								 struct lc_rmsg *m)
+/* lc_rx_begin's cold parts (node.h): out of line, so that the common case stays short */
+struct lc_rmsg *lc_rx_begin_sync(struct lc_node *node, const struct lc_frame_hdr *hdr, struct lc_rmsg *m)
 {
 	lc_fw_ack(node, hdr->src, LC_FW_SYNC_ACK, hdr->seq, 0);
 	return m;
-}
-
-static __attribute__((noinline)) struct lc_rmsg *lc_rx_unexpected(struct lc_node *node,
-								 const struct lc_frame_hdr *hdr,
-								 uint64_t match);
-
-struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_frame_hdr *hdr)
-{
-	struct lc_req *r, *prev = NULL;
-	uint64_t match = (uint64_t)hdr->match_hi << 32 | hdr->match_lo;
-
-	for (r = node->posted.head; r; prev = r, r = r->next)
-		if ((r->src == LC_ANY_SOURCE || (uint32_t)r->src == hdr->src) &&
-		    !((match ^ r->match) & r->mask))
-			break;
-	if (!r)
-		return lc_rx_unexpected(node, hdr, match);
-	lc_reqq_unlink(&node->posted, prev, r);
-	r->m = (struct lc_rmsg){ .match = match, .src = hdr->src, .seq = hdr->seq,
-				 .len = hdr->msg_len, .data = r->ubuf, .cap = r->ucap, .req = r };
-	if (hdr->flags & LC_FF_SYNC)
-		return lc_rx_begin_sync(node, hdr, &r->m);
-	return &r->m;
 }
 
 /*
@@ -155,8 +126,7 @@ struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_frame_hdr *hdr
  * a program that relies on buffering of unreceived sends unsafe).  Keep the
  * budget above what the program leaves unreceived at once.
  */
-static struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_frame_hdr *hdr,
-					uint64_t match)
+struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_frame_hdr *hdr, uint64_t match)
 {
 	struct lc_rmsg *m;
 #if LC_PC_ANNOUNCE

@@ -39,9 +39,10 @@ import tempfile
 
 HOT = ('lc_tx_frame', 'lc_rx_frame')
 # the functions a message crosses, host and MCP: each must be in the compared objects
-# (lc_rx_complete is inline in lc_rx_frame; its other cases are lc_rx_complete_rest)
+# (lc_rx_begin and lc_rx_complete are inline in lc_rx_frame; their other cases are
+# lc_rx_unexpected and lc_rx_complete_rest)
 PATH = ('lc_isend', 'lc_irecv', 'lc_wait', 'lc_test', 'lc_progress_locked', 'lc_tx_push',
-        'lc_tx_frame', 'lc_rx_frame', 'lc_rx_begin', 'lc_rx_complete_rest', 'lc_proto_send_ctrl',
+        'lc_tx_frame', 'lc_rx_frame', 'lc_rx_unexpected', 'lc_rx_complete_rest', 'lc_proto_send_ctrl',
         'lc_nic_net_send_step', 'lc_nic_net_recv_step')
 # those that call a pointcut: the negative control must change each of them
 # (lc_progress_locked calls poll only when a protocol is active: not in the baseline)
