@@ -781,7 +781,13 @@ static inline void lc_req_status(const struct lc_node *node, const struct lc_req
 	st->err = r->err;
 	st->match = send ? r->s.match : r->m.match;
 }
-/* Completed r: fill st (may be NULL), free r, release the lock, write the error text; r's error. */
+
+/*
+ * Completed r: fill st (may be NULL), free r, release the lock, write the
+ * error text; r's error.  A call of its own: the bench's instruction count of
+ * the API calls puts it back beside the wait loop it leaves out (run.py,
+ * API_PUT_BACK).
+ */
 LC_INTERNAL int lc_finish(struct lc_node *node, struct lc_req *r, struct lc_status *st, const char *fn);
 /* Every 1024 rounds of waiting on pending r: liveness and the backpressure limit. Lock held. */
 LC_INTERNAL void lc_req_check(struct lc_node *node, struct lc_req *r);
