@@ -18,7 +18,6 @@
 int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 {
 	struct lc_sreq *s = &r->s;
-	struct lc_frame_hdr hdr;
 	uint8_t *slot = lc_nic_tx_slot(node->nic);
 	uint32_t off = s->off;
 	uint32_t len = s->len - off;
@@ -38,12 +37,24 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 
 	if (len > mtu)
 		len = mtu;
-	lc_hdr_fill(&hdr, node->rank, s, off, len);
-	v = LC_PC(send_frame, node, &hdr, payload);
+#if LC_PC_USED_send_frame || LC_PC_USED_after_send
+	/* the protocols see (and send_frame may change) the header before it is in the Send Ring */
+	struct lc_frame_hdr hdr_copy, *hdr = &hdr_copy;
+#else
+	/*
+	 * no protocol looks at the header: it is written straight into the Send
+	 * Ring slot.  Built on the stack and copied, its 16-byte loads could not
+	 * be forwarded from the field-wide stores that filled it.
+	 */
+	struct lc_frame_hdr *hdr = (struct lc_frame_hdr *)slot;
+#endif
+	lc_hdr_fill(hdr, node->rank, s, off, len);
+	v = LC_PC(send_frame, node, hdr, payload);
 	if (v == LC_CONTINUE) {
-		memcpy(slot, &hdr, sizeof(hdr));
+		if (hdr != (struct lc_frame_hdr *)slot)
+			memcpy(slot, hdr, sizeof(*hdr));
 		if (len <= LC_PIO_THRESHOLD) {
-			lc_copy(slot + sizeof(hdr), payload, len);
+			lc_copy(slot + sizeof(*hdr), payload, len);
 			lc_nic_tx_post_pio(node->nic);
 #if !LC_NIC_MCP_THREAD
 			/*
@@ -62,7 +73,7 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 		}
 		LC_STAT_ADD(node, tx_frames, 1);
 		LC_STAT_ADD(node, tx_bytes, len);
-		LC_PC(after_send, node, &hdr, payload);
+		LC_PC(after_send, node, hdr, payload);
 	} else if (v == LC_RETRY) {
 		r->held = 1;
 		return LC_ERR_AGAIN;

@@ -8,6 +8,11 @@
  * nic/nic.c lc_net_put) -- in a ping-pong, one node's turn: the receive's
  * completion, the program's and a personality's work, the reply's send.
  * tools/cg_path.py runs a program so and prints the turn's instructions.
+ * With LC_PATH_HALF=rx in the environment (cg_path.py --half rx) the marks
+ * count the other half of a one-way message instead: from Net-Recv's sight
+ * of a published frame (LC_PATH_FRAME, nic/nic.c) to the wait's or test's
+ * completion -- the NIC's receive engines, the host's poll that takes the
+ * frame, matching, the copy out and the request's completion.
  *
  * The marks also time each turn (TSC ticks on x86-64, else ns): with
  * LC_PATH_TSC set, a node prints at exit the turns' median, spread and the
@@ -73,28 +78,49 @@ static inline void lc_path_report(void)
 		t[n / 10], t[n / 2], t[n - 1 - n / 10], sum / (double)(n - 2 * (n / 10)));
 }
 
-#define LC_PATH_BEGIN()                                                         \
-	do {                                                                    \
-		if (!lc_path_on) {                                              \
-			lc_path_on = 1;                                         \
-			lc_path_t0 = lc_path_now();                             \
-			CALLGRIND_TOGGLE_COLLECT;                               \
-		}                                                               \
-	} while (0)
-#define LC_PATH_END()                                                           \
-	do {                                                                    \
-		if (lc_path_on) {                                               \
-			CALLGRIND_TOGGLE_COLLECT;                               \
-			lc_path_on = 0;                                         \
-			if (lc_path_n < LC_PATH_SAMPLES &&                      \
-			    (lc_path_ticks[lc_path_n++] =                       \
-			     (uint32_t)(lc_path_now() - lc_path_t0), lc_path_n == 1)) \
-				atexit(lc_path_report);                         \
-		}                                                               \
-	} while (0)
+/* LC_PATH_HALF=rx: the receive's half instead, from Net-Recv's sight of a frame to the wait's completion */
+__attribute__((weak)) int lc_path_rx = -1;
+
+static inline int lc_path_half_rx(void)
+{
+	if (lc_path_rx < 0) {
+		const char *h = getenv("LC_PATH_HALF");
+
+		lc_path_rx = h && h[0] == 'r' && h[1] == 'x' && !h[2];
+	}
+	return lc_path_rx;
+}
+
+static inline void lc_path_start(void)
+{
+	if (!lc_path_on) {
+		lc_path_on = 1;
+		lc_path_t0 = lc_path_now();
+		CALLGRIND_TOGGLE_COLLECT;
+	}
+}
+
+static inline void lc_path_stop(void)
+{
+	if (lc_path_on) {
+		CALLGRIND_TOGGLE_COLLECT;
+		lc_path_on = 0;
+		if (lc_path_n < LC_PATH_SAMPLES &&
+		    (lc_path_ticks[lc_path_n++] = (uint32_t)(lc_path_now() - lc_path_t0), lc_path_n == 1))
+			atexit(lc_path_report);
+	}
+}
+
+/* a wait or test sees its request complete */
+#define LC_PATH_BEGIN() (lc_path_half_rx() ? lc_path_stop() : lc_path_start())
+/* the node's next frame is published into a peer's Receive Ring */
+#define LC_PATH_END()   (lc_path_half_rx() ? (void)0 : lc_path_stop())
+/* Net-Recv sees a frame published in this node's Receive Ring */
+#define LC_PATH_FRAME() (lc_path_half_rx() ? lc_path_start() : (void)0)
 #else
 #define LC_PATH_BEGIN() ((void)0)
 #define LC_PATH_END()   ((void)0)
+#define LC_PATH_FRAME() ((void)0)
 #endif
 
 #endif /* LC_MARKS_H */

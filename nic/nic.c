@@ -814,6 +814,7 @@ static inline __attribute__((always_inline)) int net_recv_step(struct lc_nic *ni
 	if (lc_nic_now_ns() < atomic_load_explicit(lc_recv_arrival(nic->sram, &nic->g, next), memory_order_relaxed))
 		return 0;
 #endif
+	LC_PATH_FRAME();
 	wire = (uint32_t)w;
 	hdr = (struct lc_frame_hdr *)recv_slot(nic->sram, &nic->g, next);
 	/*

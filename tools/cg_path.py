@@ -8,7 +8,8 @@ critical path of one turn on the measured node: the receive's completion, the pr
 personality's work, the reply's send down to the wire.  The program runs twice, with two
 iteration counts, under commrun with callgrind on one node only; the difference of the two runs
 divided by the difference of the counts is the turn's cost with start-up, warm-up and the end
-cancelled out.  Prints the Ir per turn and the functions that make it up (self cost, inlined
+cancelled out.  With --half rx it counts the other half of a one-way message instead: from the
+moment Net-Recv sees the frame published in the node's Receive Ring to the wait's completion.  Prints the Ir per turn and the functions that make it up (self cost, inlined
 code counted where gcc put it).  Usage:
 
   scons -Q mode=marks config-baseline
@@ -32,10 +33,10 @@ NODE_SH = ('if [ "$LC_NODE" = "$CG_NODE" ]; then exec valgrind --tool=callgrind 
            '--collect-atstart=no --callgrind-out-file="$CG_OUT" "$@"; else exec "$@"; fi')
 
 
-def run(build, node, prog, iters, out):
+def run(build, node, prog, iters, out, half='tx'):
     """Self Ir per function of one run with iters iterations."""
     args = [a.replace('{iters}', str(iters)) for a in prog]
-    env = dict(os.environ, CG_NODE=str(node), CG_OUT=out)
+    env = dict(os.environ, CG_NODE=str(node), CG_OUT=out, LC_PATH_HALF=half)
     cmd = [os.path.join(build, 'bin', 'commrun'), '-n', '2', 'sh', '-c', NODE_SH, 'sh'] + args
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     if r.returncode != 0:
@@ -54,6 +55,9 @@ def main(argv):
     ap.add_argument('--node', type=int, default=1, help='the node measured (default 1)')
     ap.add_argument('--iters', default='1000,3000', help='the two iteration counts')
     ap.add_argument('--top', type=int, default=20, help='functions listed')
+    ap.add_argument('--half', choices=('tx', 'rx'), default='tx',
+                    help='tx: a turn, completion to the reply on the wire (default); '
+                         'rx: the receive, Net-Recv seeing the frame to the wait\'s completion')
     ap.add_argument('prog', nargs=argparse.REMAINDER, help='-- PROG ARGS with {iters}')
     a = ap.parse_args(argv)
     prog = a.prog[1:] if a.prog[:1] == ['--'] else a.prog
@@ -63,15 +67,15 @@ def main(argv):
         ap.error('%s is not a mode=marks build (scons mode=marks config=CFG)' % a.build)
     lo, hi = (int(x) for x in a.iters.split(','))
     with tempfile.TemporaryDirectory() as tmp:
-        c_lo = run(a.build, a.node, prog, lo, os.path.join(tmp, 'lo'))
-        c_hi = run(a.build, a.node, prog, hi, os.path.join(tmp, 'hi'))
+        c_lo = run(a.build, a.node, prog, lo, os.path.join(tmp, 'lo'), a.half)
+        c_hi = run(a.build, a.node, prog, hi, os.path.join(tmp, 'hi'), a.half)
     n = hi - lo
     diff = {f: (c_hi[f] - c_lo[f]) / n for f in set(c_hi) | set(c_lo)}
     total = sum(diff.values())
     if total <= 0:
         sys.exit('cg_path: nothing counted between the marks: is %s built with mode=marks?' % prog[0])
-    print('%.0f Ir per turn on node %d (%s, runs of %d and %d iterations)'
-          % (total, a.node, os.path.basename(prog[0]), lo, hi))
+    print('%.0f Ir per %s on node %d (%s, runs of %d and %d iterations)'
+          % (total, 'turn' if a.half == 'tx' else 'receive', a.node, os.path.basename(prog[0]), lo, hi))
     for f, v in sorted(diff.items(), key=lambda kv: -kv[1])[:a.top]:
         if v >= 0.5:
             print('%8.1f  %s' % (v, f))
