@@ -489,6 +489,30 @@ struct lc_nic_engine_lock {
 	alignas(LC_LINE) _Atomic int lock;   /* R11/A11 */
 };
 
+/*
+ * Exact division by a constant d > 0 known at attach: x a multiple of d,
+ * d = 2^shift * odd, x / d = (x >> shift) * inv modulo 2^64 where inv is
+ * odd's inverse modulo 2^64 (Newton's iteration from odd itself, right to 3
+ * bits, each step doubling them: 5 steps give 96).  A multiply where a
+ * 64-bit division took 10-18 cycles on the Rx path of every frame (the
+ * staging slot of a completed Rx DMA block, slot_bytes 8256 = 64 x 129).
+ */
+static inline void lc_exact_div_init(uint32_t d, uint32_t *shift, uint64_t *inv)
+{
+	uint64_t odd;
+
+	*shift = (uint32_t)__builtin_ctz(d);
+	odd = d >> *shift;
+	*inv = odd;
+	for (int i = 0; i < 5; i++)
+		*inv *= 2 - odd * *inv;
+}
+
+static inline uint64_t lc_exact_div(uint64_t x, uint32_t shift, uint64_t inv)
+{
+	return (x >> shift) * inv;
+}
+
 struct lc_nic {
 	struct lc_nic_geom g;
 	uint32_t node;
@@ -499,6 +523,9 @@ struct lc_nic {
 	uint8_t *sram;                      /* this node's SRAM */
 	struct lc_nic_ctrl *ctrl;
 	uint8_t *staging;
+	/* a staging slot's index from its offset: lc_exact_div(off, slot_shift, slot_inv) */
+	uint64_t slot_inv;
+	uint32_t slot_shift;
 	_Atomic uint64_t *stats;
 	_Atomic uint64_t *host_stats;
 	_Atomic uint32_t *dst_drops;        /* written by Net-Send */

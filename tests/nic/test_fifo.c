@@ -171,3 +171,25 @@ Test(fifo, a_doorbell_naming_another_endpoints_page_is_refused)
 	lct_check(lct_wait_rx(lct_nic[1]), 0, 1, 7, 4);
 	cr_assert_eq(lct_stat(s, LC_NIC_STAT_db_refused), 1);
 }
+
+/*
+ * An Rx FIFO entry names its staging slot by index, found from the block's
+ * address by an exact division (lc_exact_div): right for every slot size a
+ * geometry may have (multiples of 64) and every quotient up to 2^32 - 1, far
+ * past the handful of slots a test's frames reach.
+ */
+Test(fifo, rx_fifo_slot_index_is_exact_for_every_slot_size_and_large_indices)
+{
+	static const uint64_t q[] = { 0, 1, 2, 63, 64, 127, 128, 129, 4095, 4097, 65535, 65537,
+				      (1ull << 24) + 3, (1ull << 31) - 1, 1ull << 31, UINT32_MAX };
+
+	for (uint32_t d = 64; d <= 65536 + 64; d += 64) {
+		uint32_t shift;
+		uint64_t inv;
+
+		lc_exact_div_init(d, &shift, &inv);
+		for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+			cr_assert_eq(lc_exact_div(q[i] * d, shift, inv), q[i], "slot_bytes %u: %llu x %u / %u",
+				     d, (unsigned long long)q[i], d, d);
+	}
+}
