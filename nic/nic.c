@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dma_step.h"
 #include "lc_marks.h"
 #include "lc_pc_nic.h"
 #include "nic_impl.h"
@@ -1006,7 +1007,7 @@ static inline int step_all(struct lc_nic *nic)
 	} else {
 		k = (int)(h1 - h0);
 	}
-	d = lc_nic_dma_run(nic, k ? k : 1);
+	d = dma_run(nic, k ? k : 1);
 	if (d)
 		recv_reap(nic);
 	w += d;
