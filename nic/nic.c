@@ -939,7 +939,7 @@ static inline int net_send_ready(const struct lc_nic *nic)
 						   (nic->g.send_ring - 1)], memory_order_relaxed) != 0;
 }
 
-static inline int nic_quiet(struct lc_nic *nic)
+static inline __attribute__((always_inline)) int nic_quiet(struct lc_nic *nic)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
 	uint32_t c, next = ct->net_recv.recv_next;
@@ -972,14 +972,12 @@ static inline int nic_quiet(struct lc_nic *nic)
  * the very step that moved it (a remote sender waiting for the slot need
  * not wait for this host's next call), and an idle step pays no reap.
  */
-static inline int step_all(struct lc_nic *nic)
+static __attribute__((noinline)) int step_busy(struct lc_nic *nic)
 {
 	_Atomic uint32_t *rx_head = &nic->ctrl->chain_head[0].v;
 	uint32_t h0, h1;
 	int w, d, k;
 
-	if (nic_quiet(nic))
-		return nic->pull_src ? lc_nic_pull_step(nic) : 0;
 	w = lc_nic_doorbell_step(nic);
 
 	/*
@@ -1018,6 +1016,19 @@ static inline int step_all(struct lc_nic *nic)
 	if (!w && nic->pull_src)
 		w = lc_nic_pull_step(nic);
 	return w;
+}
+
+/*
+ * A pass: the quiet test inline in the steppers, the work out of line, so
+ * that an idle pass -- every round of a wait -- sets up no frame of saved
+ * registers (an idle round of an 8 B ping-pong's wait about 140 -> 126 Ir: a
+ * shorter round, a frame seen sooner).
+ */
+static inline __attribute__((always_inline)) int step_all(struct lc_nic *nic)
+{
+	if (nic_quiet(nic))
+		return nic->pull_src ? lc_nic_pull_step(nic) : 0;
+	return step_busy(nic);
 }
 
 /*
