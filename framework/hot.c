@@ -38,7 +38,13 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 	if (len > mtu)
 		len = mtu;
 #if LC_PC_USED_send_frame || LC_PC_USED_after_send
-	/* the protocols see (and send_frame may change) the header before it is in the Send Ring */
+	/*
+	 * the protocols see (and send_frame may change) the header on the stack:
+	 * after_send must see it as it was posted, and the NIC may rewrite the
+	 * slot's copy meanwhile (a NIC replicating a group frame sets each
+	 * replica's dst there, nic/mcast.c; with the header in the slot for every
+	 * config, the group tests of the NIC-replicating configs failed)
+	 */
 	struct lc_frame_hdr hdr_copy, *hdr = &hdr_copy;
 #else
 	/*
