@@ -57,8 +57,9 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 	lc_hdr_fill(hdr, node->rank, s, off, len);
 	v = LC_PC(send_frame, node, hdr, payload);
 	if (v == LC_CONTINUE) {
-		if (hdr != (struct lc_frame_hdr *)slot)
-			memcpy(slot, hdr, sizeof(*hdr));
+#if LC_PC_USED_send_frame || LC_PC_USED_after_send
+		memcpy(slot, hdr, sizeof(*hdr));
+#endif
 		if (len <= LC_PIO_THRESHOLD) {
 			lc_copy(slot + sizeof(*hdr), payload, len);
 			lc_nic_tx_post_pio(node->nic);

@@ -926,6 +926,18 @@ void lc_nic_net_recv_reap(struct lc_nic *nic)
 /* ---- the MCP: stepping ---- */
 
 /*
+ * The frame at send_tail is ready for Net-Send (a hint: relaxed, Net-Send's
+ * own acquire (A13) decides).  An idle Net-Send's call costs its frame of six
+ * saved registers: a pass that found a frame to receive and none to send
+ * looks here first (the 8 B ping-pong's receive 664 -> 644 Ir).
+ */
+static inline int net_send_ready(const struct lc_nic *nic)
+{
+	return atomic_load_explicit(&nic->tx_ready[atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_relaxed) &
+						   (nic->g.send_ring - 1)], memory_order_relaxed) != 0;
+}
+
+/*
  * Nothing for any engine of the inline MCP: no doorbell entry, no frame
  * published in the next Receive Ring slot, no DMA block activated and not
  * done, the next Send Ring slot not ready, no fault injector (its step has
@@ -936,22 +948,10 @@ void lc_nic_net_recv_reap(struct lc_nic *nic)
  * Receive Ring word that much sooner: a frame lands on average half an idle
  * round before it is seen.  The word is the last load, so that a frame
  * published meanwhile is seen by this very pass's Net-Recv.  An engine or
- * a source of engine work added to step_all must be looked at here too,
+ * a source of engine work added to step_busy must be looked at here too,
  * or its work waits for another engine's (test_pipeline_sizes fails when
  * the DMA chains are left out).
  */
-/*
- * The frame at send_tail is ready for Net-Send (a hint: relaxed, Net-Send's
- * own acquire (A13) decides).  An idle Net-Send's call costs its frame of six
- * saved registers: a pass that found a frame to receive and none to send
- * looks here first (the 8 B ping-pong's receive 664 -> 646 Ir).
- */
-static inline int net_send_ready(const struct lc_nic *nic)
-{
-	return atomic_load_explicit(&nic->tx_ready[atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_relaxed) &
-						   (nic->g.send_ring - 1)], memory_order_relaxed) != 0;
-}
-
 static inline __attribute__((always_inline)) int nic_quiet(struct lc_nic *nic)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;

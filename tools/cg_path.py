@@ -9,8 +9,9 @@ personality's work, the reply's send down to the wire.  The program runs twice, 
 iteration counts, under commrun with callgrind on one node only; the difference of the two runs
 divided by the difference of the counts is the turn's cost with start-up, warm-up and the end
 cancelled out.  With --half rx it counts the other half of a one-way message instead: from the
-moment Net-Recv sees the frame published in the node's Receive Ring to the wait's completion.  Prints the Ir per turn and the functions that make it up (self cost, inlined
-code counted where gcc put it).  Usage:
+moment Net-Recv sees the frame published in the node's Receive Ring to the wait's completion.
+Prints the Ir per turn and the functions that make it up (self cost, inlined code counted where
+gcc put it).  Usage:
 
   scons -Q mode=marks config-baseline
   tools/cg_path.py --build build/baseline-marks -- PROG -s 8:8 -i {iters} -w 10
