@@ -260,6 +260,47 @@ Test(mcp, misdelivered_frame_dropped)
 }
 
 /*
+ * A lone frame's Receive Ring slot is freed in the pass after the one that
+ * moved it to staging (step_busy), and that pass runs although it finds
+ * nothing else (nic_quiet looks at the unreaped block); the frames of a
+ * burst are freed in the pass that moved them.
+ */
+Test(mcp, a_lone_frames_slot_is_freed_by_the_next_pass_a_bursts_by_its_own)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ 0 });
+	struct lc_nic *r;
+	uint8_t buf[64] = { 0 };
+	uint32_t t0;
+
+	lct_setup(&g, "lonereap");
+	r = lct_nic[1];
+	t0 = atomic_load(&r->ctrl->recv_tail.v);
+	cr_assert_eq(lct_send(lct_nic[0], 1, 0, 8, 0, buf, NULL), 0);
+	lc_nic_step(lct_nic[0]);
+	cr_assert_eq(atomic_load(&r->ctrl->recv_head.v), t0 + 1);
+	cr_assert_gt(lc_nic_step(r), 0);
+	cr_assert_not_null(lc_nic_rx_peek(r), "the pass moved the frame to staging");
+	cr_assert_eq(atomic_load(&r->ctrl->recv_tail.v), t0, "its slot is not freed in that pass");
+	lc_nic_step(r);
+	cr_assert_eq(atomic_load(&r->ctrl->recv_tail.v), t0 + 1, "the next pass, idle otherwise, frees it");
+	cr_assert_eq(lc_nic_step(r), 0, "and the pass after that is idle");
+	lct_check(lc_nic_rx_peek(r), 0, 1, 0, 8);
+	lc_nic_rx_release(r);
+	/* a burst of three: their slots free after the one pass that moved them */
+	for (uint32_t i = 1; i <= 3; i++)
+		cr_assert_eq(lct_send(lct_nic[0], 1, i, 8, 0, buf, NULL), 0);
+	for (int i = 0; i < 8 && atomic_load(&r->ctrl->recv_head.v) != t0 + 4; i++)
+		lc_nic_step(lct_nic[0]);
+	cr_assert_eq(atomic_load(&r->ctrl->recv_head.v), t0 + 4);
+	lc_nic_step(r);
+	cr_assert_eq(atomic_load(&r->ctrl->recv_tail.v), t0 + 4);
+	for (uint32_t i = 1; i <= 3; i++) {
+		lct_check(lc_nic_rx_peek(r), 0, 1, i, 8);
+		lc_nic_rx_release(r);
+	}
+}
+
+/*
  * The receiving NIC uses the wire byte count the sender recorded beside the
  * Receive Ring, never the frame's header len: a header len flipped larger
  * (still <= mtu) or smaller than what crossed the wire is dropped as bad,
@@ -445,6 +486,8 @@ Test(mcp, a_frame_its_own_net_send_began_is_not_pulled)
 	pull_post(buf, 0, 1, len);
 	cr_assert_eq(lc_nic_net_send_step(lct_nic[0]), 1);
 	pull_take_frames(0, 1, len);
+	/* a lone frame's Receive Ring slot is freed in the pass after the one that moved it (step_busy) */
+	lc_nic_step(lct_nic[1]);
 	/* node 1 stops taking frames: node 0 fills its Receive Ring, the next frame stalls begun */
 	pull_post(buf, 1, g.recv_ring + 1, len);
 	lct_nic[1]->pull_src = 0;       /* node 1 does not step meanwhile */
