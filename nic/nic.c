@@ -984,8 +984,10 @@ static inline __attribute__((always_inline)) int nic_quiet(struct lc_nic *nic)
 		if (atomic_load_explicit(&ct->chain_active[c].v, memory_order_relaxed) !=
 		    atomic_load_explicit(&ct->chain_done[c].v, memory_order_relaxed))
 			return 0;
-	if (lc_recv_wire(nic->sram, &nic->g, next) >= 0)
+	if (lc_recv_wire(nic->sram, &nic->g, next) >= 0) {
+		LC_PATH_FRAME();        /* the wait's sight of the frame: the receive's path starts here */
 		return 0;
+	}
 	recv_wait_prefetch(nic, next);        /* Net-Recv's wait for the next frame */
 	return 1;
 }
@@ -1005,7 +1007,9 @@ static __attribute__((noinline)) int step_busy(struct lc_nic *nic)
 
 	/* the block a lone frame's pass moved (below): its Receive Ring slot freed now */
 	recv_reap(nic);
-	w = lc_nic_doorbell_step(nic);
+	/* the doorbell service's call only for an entry (a pass that came for a frame: 8 B receive 12 Ir) */
+	w = atomic_load_explicit(&nic->db->head.v, memory_order_relaxed) !=
+	    atomic_load_explicit(&nic->db->tail.v, memory_order_relaxed) ? lc_nic_doorbell_step(nic) : 0;
 
 	/*
 	 * a burst of arrived frames costs one pass, not a pass each (nic_impl.h); an
