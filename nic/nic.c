@@ -984,10 +984,8 @@ static inline __attribute__((always_inline)) int nic_quiet(struct lc_nic *nic)
 		if (atomic_load_explicit(&ct->chain_active[c].v, memory_order_relaxed) !=
 		    atomic_load_explicit(&ct->chain_done[c].v, memory_order_relaxed))
 			return 0;
-	if (lc_recv_wire(nic->sram, &nic->g, next) >= 0) {
-		LC_PATH_FRAME();        /* the wait's sight of the frame: the receive's path starts here */
+	if (lc_recv_wire(nic->sram, &nic->g, next) >= 0)
 		return 0;
-	}
 	recv_wait_prefetch(nic, next);        /* Net-Recv's wait for the next frame */
 	return 1;
 }
