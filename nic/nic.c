@@ -934,6 +934,13 @@ void lc_nic_net_recv_reap(struct lc_nic *nic)
 
 /* ---- the MCP: stepping ---- */
 
+/* The doorbell FIFO holds an entry (a hint: relaxed, the service's own acquire (A2) decides). */
+static inline int doorbell_pending(const struct lc_nic *nic)
+{
+	return atomic_load_explicit(&nic->db->head.v, memory_order_relaxed) !=
+	       atomic_load_explicit(&nic->db->tail.v, memory_order_relaxed);
+}
+
 /*
  * The frame at send_tail is ready for Net-Send (a hint: relaxed, Net-Send's
  * own acquire (A13) decides).  An idle Net-Send's call costs its frame of six
@@ -968,8 +975,7 @@ static inline __attribute__((always_inline)) int nic_quiet(struct lc_nic *nic)
 
 	if (nic->faults || nic->rx_waiting)
 		return 0;
-	if (atomic_load_explicit(&nic->db->head.v, memory_order_relaxed) !=
-	    atomic_load_explicit(&nic->db->tail.v, memory_order_relaxed))
+	if (doorbell_pending(nic))
 		return 0;
 	if (net_send_ready(nic))
 		return 0;
@@ -1006,8 +1012,7 @@ static __attribute__((noinline)) int step_busy(struct lc_nic *nic)
 	/* the block a lone frame's pass moved (below): its Receive Ring slot freed now */
 	recv_reap(nic);
 	/* the doorbell service's call only for an entry (a pass that came for a frame: 8 B receive 12 Ir) */
-	w = atomic_load_explicit(&nic->db->head.v, memory_order_relaxed) !=
-	    atomic_load_explicit(&nic->db->tail.v, memory_order_relaxed) ? lc_nic_doorbell_step(nic) : 0;
+	w = doorbell_pending(nic) ? lc_nic_doorbell_step(nic) : 0;
 
 	/*
 	 * a burst of arrived frames costs one pass, not a pass each (nic_impl.h); an
