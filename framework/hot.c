@@ -127,18 +127,30 @@ __attribute__((always_inline)) static inline int lc_rx_data(struct lc_node *node
 				goto bad;
 			}
 		}
-		if (rs->cur)
+		if (rs->cur) {
 			lc_rx_abort(node, rs->cur);
+			rs->cur = NULL;
+		}
 		m = lc_rx_begin(node, hdr);
-		rs->cur = m;
-		LC_RX_CUR_ONCE_SET(rs, hdr);
 		rs->expect = hdr->seq;
 		if (!m)
 			return lc_rx_nomsg(node, hdr);   /* parked at the budget, or no memory */
 #if LC_PC_ANNOUNCE
-		if (hdr->flags & LC_FF_ANNOUNCE)
+		if (hdr->flags & LC_FF_ANNOUNCE) {
+			rs->cur = m;
+			LC_RX_CUR_ONCE_SET(rs, hdr);
 			return lc_rx_announced(node, hdr, m);
+		}
 #endif
+		/*
+		 * frames of it follow: it is src's message in assembly.  A message of one
+		 * frame (every small one) never is: no assembly state written and read
+		 * back (below)
+		 */
+		if (len != m->len) {
+			rs->cur = m;
+			LC_RX_CUR_ONCE_SET(rs, hdr);
+		}
 	} else {
 		m = rs->cur;
 		if (!m || hdr->seq != m->seq || off != rs->off || hdr->msg_len != m->len ||
@@ -149,14 +161,15 @@ __attribute__((always_inline)) static inline int lc_rx_data(struct lc_node *node
 		lc_copy(m->data + off, payload, m->cap - off < len ? m->cap - off : len);
 		LC_STAT_ADD(node, host_copy_bytes, m->cap - off < len ? m->cap - off : len);
 	}
-	rs->off = off + len;
 	m->got += len;
 	LC_STAT_ADD(node, rx_bytes, len);
-	if (rs->off == m->len) {
+	if (off + len == m->len) {
 		rs->cur = NULL;
 		rs->expect = m->seq + 1;
 		v = LC_PC(deliver_msg, node, m);
 		lc_rx_complete(node, m, v);
+	} else {
+		rs->off = off + len;
 	}
 	return 1;
 bad:

@@ -579,8 +579,18 @@ static inline struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_
 	if (!r)
 		return lc_rx_unexpected(node, hdr, match);
 	lc_reqq_unlink(&node->posted, prev, r);
-	r->m = (struct lc_rmsg){ .match = match, .src = hdr->src, .seq = hdr->seq,
-				 .len = hdr->msg_len, .data = r->ubuf, .cap = r->ucap, .req = r };
+	/*
+	 * a posted receive's m is zero (lc_req_alloc; lc_rx_complete_rest zeroes it
+	 * again when it puts r back): only its other fields are written (the 8 B
+	 * msgrate receiver's lc_rx_frame 175 -> N Ir a message)
+	 */
+	r->m.match = match;
+	r->m.src = hdr->src;
+	r->m.seq = hdr->seq;
+	r->m.len = hdr->msg_len;
+	r->m.data = r->ubuf;
+	r->m.cap = r->ucap;
+	r->m.req = r;
 	if (hdr->flags & LC_FF_SYNC)
 		return lc_rx_begin_sync(node, hdr, &r->m);
 	return &r->m;

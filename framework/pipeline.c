@@ -447,13 +447,15 @@ void lc_rx_complete_rest(struct lc_node *node, struct lc_rmsg *m, lc_verdict v)
 	if (v != LC_CONTINUE) {
 		if (v == LC_DROP)
 			LC_STAT_ADD(node, rx_drops_proto, 1);
-		if (r) {
-			r->um = NULL;
-			lc_reqq_push_front(&node->posted, r);
-		}
 		if (m->unexpected) {
 			lc_uq_unlink(node, m);
 			lc_uq_free(node, m);
+		}
+		if (r) {
+			/* posted again as it was posted: its m zero (lc_rx_begin writes only the rest) */
+			r->um = NULL;
+			r->m = (struct lc_rmsg){ 0 };
+			lc_reqq_push_front(&node->posted, r);
 		}
 		return;
 	}
@@ -638,6 +640,25 @@ void lc_check_peers(struct lc_node *node)
 /* ---- progress ---- */
 
 /*
+ * The send side's queues: owed acks, queued sends, sends in flight.  Out of
+ * line: lc_progress_rest's frame then keeps the few registers its Rx FIFO
+ * loop needs (six saved before, for these calls' sake, in every step that
+ * took a frame).  Returns the work.
+ */
+static __attribute__((noinline)) int lc_tx_queues(struct lc_node *node)
+{
+	int work = 0;
+
+	if (node->acks_n)
+		work += lc_tx_acks(node);
+	if (node->sendq.head)
+		work += lc_tx_push(node);
+	if (node->inflight.head)
+		work += lc_tx_reap(node);
+	return work;
+}
+
+/*
  * A progress step whose NIC step or first Rx FIFO look found work, or with
  * host work pending (frames held, acks, queued or in-flight sends), or in a
  * config whose protocols hook poll: everything after the NIC step.  hdr:
@@ -659,12 +680,8 @@ static __attribute__((noinline)) int lc_progress_rest(struct lc_node *node, int 
 		hdr = NULL;
 		work++;
 	}
-	if (node->acks_n)
-		work += lc_tx_acks(node);
-	if (node->sendq.head)
-		work += lc_tx_push(node);
-	if (node->inflight.head)
-		work += lc_tx_reap(node);
+	if (node->acks_n || node->sendq.head || node->inflight.head)
+		work += lc_tx_queues(node);
 #if LC_PROTO_ANY_ACTIVE
 #if LC_PC_USED_poll
 	/*
