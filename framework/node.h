@@ -581,8 +581,9 @@ static inline struct lc_rmsg *lc_rx_begin(struct lc_node *node, const struct lc_
 	lc_reqq_unlink(&node->posted, prev, r);
 	/*
 	 * a posted receive's m is zero (lc_req_alloc; lc_rx_complete_rest zeroes it
-	 * again when it puts r back): only its other fields are written (the 8 B
-	 * msgrate receiver's lc_rx_frame 175 -> N Ir a message)
+	 * again when it puts r back): only its other fields are written, not a
+	 * whole struct's zeros again (with lc_rx_data's message of one frame: the
+	 * 8 B ping-pong's lc_rx_frame 177 -> 172 Ir)
 	 */
 	r->m.match = match;
 	r->m.src = hdr->src;
