@@ -104,7 +104,7 @@ int lc_faults_tx(struct lc_nic *nic, const struct lc_frame_hdr **frame, uint32_t
  * dst's Receive Ring, with the route held and room for `room` frames from rh
  * (at least what lc_faults_tx asked for): corrupt the copy, add a duplicate,
  * release a held frame if it fits (each added frame published in its slot,
- * lc_recv_publish).  Returns the frames now written from rh (>= 1): the
+ * lc_recv_publish_word).  Returns the frames now written from rh (>= 1): the
  * caller publishes slot rh's frame, then recv_head = rh + n.
  */
 uint32_t lc_faults_wire(struct lc_nic *nic, uint32_t dst, const void *src, uint32_t bytes,

@@ -88,7 +88,7 @@
  *   unlock store release, R5 -> A5), acquires recv_tail (A6) for room,
  *   copies the frame into slot recv_head, then releases the slot's
  *   publication word -- the ring index and the wire byte count of the copy,
- *   in the line of the frame's header (lc_recv_publish, R7) -> Net-Recv
+ *   in the line of the frame's header (lc_recv_publish_word, R7) -> Net-Recv
  *   acquires the word of the index it expects (lc_recv_wire, A7), so it
  *   never reads recv_head, the senders' own index (released after the word,
  *   for the next sender).  Net-Recv trusts that count, never
@@ -625,14 +625,18 @@ static inline uint8_t *lc_recv_slot(uint8_t *sram, const struct lc_nic_geom *g, 
 	return (uint8_t *)(void *)lc_recv_word(sram, g, i) + LC_NIC_RECV_WORD_BYTES;
 }
 
-/* The frame of index i is in its slot, `bytes` on the wire: publish it (R7). */
-static inline void lc_recv_publish(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i, uint32_t bytes)
+/*
+ * The frame of index i is in its slot, `bytes` on the wire: publish it (R7)
+ * in its word w (lc_recv_word; a writer that copied the frame in has the
+ * slot's address already).
+ */
+static inline void lc_recv_publish_word(_Atomic uint64_t *w, uint32_t i, uint32_t bytes)
 {
 	/* release (R7): pairs with the remote Net-Recv's acquire of the word (A7) */
-	atomic_store_explicit(lc_recv_word(sram, g, i),
-			      (uint64_t)i << 32 | LC_RECV_VALID | (bytes & ~LC_RECV_VALID),
+	atomic_store_explicit(w, (uint64_t)i << 32 | LC_RECV_VALID | (bytes & ~LC_RECV_VALID),
 			      memory_order_release);
 }
+
 
 #if LC_NET_TIMED
 /*
@@ -653,8 +657,10 @@ static inline _Atomic uint64_t *lc_recv_arrival(uint8_t *sram, const struct lc_n
 static inline void lc_recv_put(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i,
 			       const void *frame, uint32_t bytes)
 {
-	memcpy(lc_recv_slot(sram, g, i), frame, bytes);
-	lc_recv_publish(sram, g, i, bytes);
+	_Atomic uint64_t *w = lc_recv_word(sram, g, i);
+
+	memcpy((uint8_t *)w + LC_NIC_RECV_WORD_BYTES, frame, bytes);
+	lc_recv_publish_word(w, i, bytes);
 }
 
 /* The wire byte count of the frame of index i, or -1 when it is not published yet (A7). */
