@@ -19,6 +19,7 @@
 #include "lc_config.h"
 #include "lc_coop.h"
 #include "lc_copy.h"
+#include "lc_count.h"
 #include "lc_frame_hdr.h"
 #include "lc_protocols.h"
 #include "lc_verdict.h"
@@ -315,12 +316,8 @@ struct lc_node {
 _Static_assert(LC_STAT_COUNT - LC_NIC_STAT_COUNT <= LC_HOST_STATS_MAX,
 	       "pipeline counters must fit the segment's host area");
 
-/* Add n to pipeline counter `name`; plain load + store, the lock makes us the only writer. */
-#define LC_STAT_ADD(node, name, n)                                              \
-	atomic_store_explicit(&(node)->stats[LC_STAT_##name],                   \
-			      atomic_load_explicit(&(node)->stats[LC_STAT_##name], \
-						   memory_order_relaxed) + (n), \
-			      memory_order_relaxed)
+/* Add n to pipeline counter `name` (lc_count_add): the lock makes us the only writer. */
+#define LC_STAT_ADD(node, name, n) lc_count_add(&(node)->stats[LC_STAT_##name], (n))
 
 /* ---- the progress lock ---- */
 

@@ -359,10 +359,8 @@ static inline void lc_net_port_count(struct lc_nic *nic, const struct lc_route *
 	for (uint32_t i = 0; i < r->hops; i++) {
 		struct lc_net_port *p = lc_net_port(nic, r->gport[i]);
 
-		atomic_store_explicit(&p->frames, atomic_load_explicit(&p->frames, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
-		atomic_store_explicit(&p->bytes, atomic_load_explicit(&p->bytes, memory_order_relaxed) + bytes,
-				      memory_order_relaxed);
+		lc_count_add(&p->frames, 1);
+		lc_count_add(&p->bytes, bytes);
 	}
 }
 

@@ -154,6 +154,7 @@
 
 #include "lc_config.h"
 #include "faults.h"
+#include "lc_count.h"
 #include "lc_errors.h"
 #include "lc_frame_hdr.h"
 #include "lc_names.h"
@@ -934,10 +935,7 @@ LC_NIC_FUNC uint64_t lc_nic_now_ns(void);
 /* Counters: each has one writer engine, so no read-modify-write. */
 static inline void lc_nic_count(struct lc_nic *nic, enum lc_nic_stat s, uint64_t v)
 {
-	_Atomic uint64_t *c = &nic->stats[s];
-
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
-			      memory_order_relaxed);
+	lc_count_add(&nic->stats[s], v);
 }
 
 /* A counter two engines write (nic_drops_bad, nic_drops_proto: drop paths only). */
