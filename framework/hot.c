@@ -132,11 +132,13 @@ __attribute__((always_inline)) static inline int lc_rx_data(struct lc_node *node
 			rs->cur = NULL;
 		}
 		m = lc_rx_begin(node, hdr);
-		rs->expect = hdr->seq;
-		if (!m)
+		if (!m) {
+			rs->expect = hdr->seq;
 			return lc_rx_nomsg(node, hdr);   /* parked at the budget, or no memory */
+		}
 #if LC_PC_ANNOUNCE
 		if (hdr->flags & LC_FF_ANNOUNCE) {
+			rs->expect = hdr->seq;
 			rs->cur = m;
 			LC_RX_CUR_ONCE_SET(rs, hdr);
 			return lc_rx_announced(node, hdr, m);
@@ -145,9 +147,10 @@ __attribute__((always_inline)) static inline int lc_rx_data(struct lc_node *node
 		/*
 		 * frames of it follow: it is src's message in assembly.  A message of one
 		 * frame (every small one) never is: no assembly state written and read
-		 * back (below)
+		 * back, and its source's next seq written once (below)
 		 */
 		if (len != m->len) {
+			rs->expect = hdr->seq;
 			rs->cur = m;
 			LC_RX_CUR_ONCE_SET(rs, hdr);
 		}

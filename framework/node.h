@@ -654,8 +654,8 @@ static inline void lc_recv_done(struct lc_req *r, const struct lc_rmsg *m, int e
 		r->m.len = m->len;
 		r->m.seq = m->seq;
 		r->m.match = m->match;
+		r->um = NULL;   /* m was its unexpected message (r->m's never is: um is NULL then) */
 	}
-	r->um = NULL;
 	r->err = err ? err : (m->len > r->ucap ? LC_ERR_TRUNC : 0);
 	r->done = 1;
 }
