@@ -490,12 +490,24 @@ static inline void lc_hdr_fill(struct lc_frame_hdr *h, uint32_t me, const struct
 /* ---- request pool (framework/pipeline.c) ---- */
 
 /*
- * A request is zeroed by a copy of this one (pipeline.c): GCC 12 at -O2
- * zeroes the 208 bytes of `(struct lc_req){ 0 }` with `rep stosq`, 30-42 TSC
- * ticks on the AMD EPYC (Zen 5) we measure on, against 6-7 for the copy's 13
- * vector loads and stores (one process, in cache, 5 x 1000000 requests).
+ * A request is zeroed by 16-byte stores of one zero register, unrolled:
+ * GCC 12 at -O2 zeroes the 208 bytes of `(struct lc_req){ 0 }` -- and a
+ * loop of such stores of a known zero -- with `rep stosq`, 30-42 TSC ticks
+ * on the AMD EPYC we measure on; a copy of a zero request (the way before)
+ * took 13 vector loads and 13 stores, 26 instructions; these are 14 (the
+ * empty asm hides the zero from the memset idiom).  Every post allocates
+ * one: msgrate's receiver and sender 12 Ir a message fewer.
  */
-LC_INTERNAL extern const struct lc_req lc_req_zero;
+_Static_assert(sizeof(struct lc_req) % 16 == 0, "a request is zeroed 16 bytes at a time");
+static inline void lc_req_zero(struct lc_req *r)
+{
+	lc_copy_v16 z = { 0 };
+
+	__asm__("" : "+x"(z));
+#pragma GCC unroll 16
+	for (size_t k = 0; k < sizeof(*r) / 16; k++)
+		memcpy((unsigned char *)r + 16 * k, &z, 16);
+}
 
 /*
  * Take a request from the pool, zeroed, or NULL when all are in use.
@@ -508,7 +520,7 @@ static inline struct lc_req *lc_req_alloc(struct lc_node *node)
 	if (__builtin_expect(!r, 0))
 		return NULL;
 	node->free = r->next;
-	*r = lc_req_zero;
+	lc_req_zero(r);
 	node->reqs_used++;
 	return r;
 }

@@ -46,8 +46,6 @@ void lc_node_reset(struct lc_node *node)
 	node->reqs_used = 0;
 }
 
-const struct lc_req lc_req_zero;
-
 /* ---- unexpected queue ---- */
 
 static void lc_uq_push(struct lc_node *node, struct lc_rmsg *m)
