@@ -496,7 +496,7 @@ static inline void lc_hdr_fill(struct lc_frame_hdr *h, uint32_t me, const struct
  * on the AMD EPYC we measure on; a copy of a zero request (the way before)
  * took 13 vector loads and 13 stores, 26 instructions; these are 14 (the
  * empty asm hides the zero from the memset idiom).  Every post allocates
- * one: msgrate's receiver and sender 12 Ir a message fewer.
+ * one: msgrate's receiver 702.0 -> 695.0 Ir a message, its sender 656.4 -> 647.3.
  */
 _Static_assert(sizeof(struct lc_req) % 16 == 0, "a request is zeroed 16 bytes at a time");
 static inline void lc_req_zero(struct lc_req *r)

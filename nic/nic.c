@@ -420,7 +420,7 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 #endif
 	/* the NIC-to-NIC copy: header and payload, from our SRAM into the remote Receive Ring */
 	word = lc_recv_word(lc_seg_sram(nic, dst), &nic->g, rh);
-	memcpy((uint8_t *)word + LC_NIC_RECV_WORD_BYTES, frame, bytes);
+	memcpy(lc_recv_frame_at(word), frame, bytes);
 	n = 1;
 	if (nic->faults)
 		n = lc_faults_wire(nic, dst, frame, bytes, rh, nic->g.recv_ring - (rh - nic->peer_tail[dst]));

@@ -620,10 +620,16 @@ static inline _Atomic uint64_t *lc_recv_word(uint8_t *sram, const struct lc_nic_
 					    (size_t)(i & (g->recv_ring - 1)) * g->slot_bytes);
 }
 
-/* The frame in Receive Ring slot i, right after its word. */
+/* The frame of the Receive Ring slot whose word is w, right after it. */
+static inline uint8_t *lc_recv_frame_at(_Atomic uint64_t *w)
+{
+	return (uint8_t *)(void *)w + LC_NIC_RECV_WORD_BYTES;
+}
+
+/* The frame in Receive Ring slot i. */
 static inline uint8_t *lc_recv_slot(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
 {
-	return (uint8_t *)(void *)lc_recv_word(sram, g, i) + LC_NIC_RECV_WORD_BYTES;
+	return lc_recv_frame_at(lc_recv_word(sram, g, i));
 }
 
 /*
@@ -660,7 +666,7 @@ static inline void lc_recv_put(uint8_t *sram, const struct lc_nic_geom *g, uint3
 {
 	_Atomic uint64_t *w = lc_recv_word(sram, g, i);
 
-	memcpy((uint8_t *)w + LC_NIC_RECV_WORD_BYTES, frame, bytes);
+	memcpy(lc_recv_frame_at(w), frame, bytes);
 	lc_recv_publish_word(w, i, bytes);
 }
 
