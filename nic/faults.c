@@ -215,10 +215,8 @@ void lc_faults_detach(struct lc_nic *nic)
 
 static void lc_fault_count(struct lc_nic *nic, uint32_t dst, enum lc_fault f)
 {
-	_Atomic uint64_t *c = &nic->fault_stats[(size_t)dst * LC_FAULT_COUNT + f];
-
 	/* single writer: this NIC's Net-Send; readers (--stats) only need the value eventually */
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+	lc_count_add(&nic->fault_stats[(size_t)dst * LC_FAULT_COUNT + f], 1);
 }
 
 /* Hold back frame (bytes at f) on link dst until the link's next frame, or LC_FAULT_HOLD_NS. */
