@@ -2,7 +2,9 @@
 -- The baseline frame header: the one source of truth for its fields.  The
 -- generator lays out struct lc_frame_hdr as these fields followed by the
 -- header fields of the active protocols (composition order), then pads the
--- struct to a multiple of 8 bytes.
+-- struct to its widest field (gen/model.lua: a header of 32-bit fields may be
+-- 4 bytes past a multiple of 8; the Receive Ring's publication word then takes
+-- 4 bytes, not 8, and the payload still starts 8-aligned in the ring).
 --
 -- Columns: { C type, name, one line of help }, and optionally alias = { name,
 -- help }: a second name for the same bytes (an anonymous union member of the
@@ -14,9 +16,9 @@
 -- The match word (comm.h, lc_isend_match) travels once per message, on its
 -- first frame, where `off` is always 0: its low half rides in `off` (alias
 -- match_lo), its high half in match_hi.  So the header grows by 4 bytes, not
--- 8, and the baseline's 28 bytes pad to 32 with 4 bytes a protocol field can
--- take (a single 32-bit CRC or 16-bit credit field fits there: such a config's
--- header stays at 32 bytes instead of 40).  docs/internals.md, "The matching envelope".
+-- 8: the baseline's is 28 bytes, and with its 4-byte Receive Ring word a frame
+-- of up to 32 payload bytes fills one cache line of the ring (a single 32-bit
+-- CRC or 16-bit credit field makes it 32, and the word 8).  docs/internals.md, "The matching envelope".
 return {
   { "uint16_t", "magic",   "LC_FRAME_MAGIC: a frame of another job or config is dropped" },
   { "uint8_t",  "type",    "enum lc_frame_type: data or a protocol's control frame" },

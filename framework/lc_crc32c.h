@@ -128,7 +128,7 @@ __attribute__((always_inline)) static inline uint32_t lc_crc32c_inline(uint32_t 
 #define LC_CRC32C_ZERO_BYTES(off, size) ((((uint64_t)1 << (size)) - 1u) << (off))
 
 /*
- * CRC32C of a frame: hlen header bytes (a compile-time constant multiple of 8,
+ * CRC32C of a frame: hlen header bytes (a compile-time constant multiple of 4,
  * at most 64) in which the bytes marked in zero (bit i: byte i, a constant:
  * the header's CRC fields) count as 0, then len payload bytes.  Equal to
  * lc_crc32c(lc_crc32c(0, h, hlen), payload, len) with h the header so
@@ -140,7 +140,7 @@ __attribute__((always_inline)) static inline uint32_t lc_crc32c_inline_frame(con
 									    size_t len)
 {
 #if LC_CRC32C_INLINE_X86
-	if (hlen % 8 == 0 && hlen <= 64 && len <= LC_CRC32C_INLINE_MAX && __builtin_cpu_supports("sse4.2")) {
+	if (hlen % 4 == 0 && hlen <= 64 && len <= LC_CRC32C_INLINE_MAX && __builtin_cpu_supports("sse4.2")) {
 		const unsigned char *h = hdr;
 		uint64_t c = 0xffffffffu;
 
@@ -154,6 +154,17 @@ __attribute__((always_inline)) static inline uint32_t lc_crc32c_inline_frame(con
 					keep &= ~((uint64_t)0xff << (8 * b));
 			memcpy(&w, h + 8 * i, sizeof w);
 			c = lc_crc32c_step64(c, w & keep);
+		}
+		if (hlen % 8) {
+			/* a header 4 bytes past a multiple of 8 (gen/model.lua): its last word */
+			uint32_t w, keep = ~(uint32_t)0;
+
+#pragma GCC unroll 4
+			for (unsigned b = 0; b < 4; b++)
+				if ((zero >> (hlen - 4 + b)) & 1u)
+					keep &= ~((uint32_t)0xff << (8 * b));
+			memcpy(&w, h + hlen - 4, sizeof w);
+			c = lc_crc32c_step32((uint32_t)c, w & keep);
 		}
 		return ~lc_crc32c_steps(c, payload, len);
 	}

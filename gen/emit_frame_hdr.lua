@@ -67,7 +67,7 @@ function M.emit(m)
     prev_end = f.offset + f.size
   end
   if m.hdr_bytes > used then
-    body[#body + 1] = string.format("\tuint8_t%slc_pad%d[%d]; /* to a multiple of 8 */",
+    body[#body + 1] = string.format("\tuint8_t%slc_pad%d[%d]; /* to the widest field's alignment */",
       (" "):rep(width - 7 + 1), npad, m.hdr_bytes - used)
   end
   body[#body + 1] = "};"

@@ -10,17 +10,24 @@ M.CTRL_BYTES = 4096
 M.DMA_BLOCK_BYTES = 32
 M.FIFO_ENTRY_BYTES = 16
 M.REG_ENTRY_BYTES = 32      -- one memory registration (nic/nic_impl.h, struct lc_nic_reg)
--- a Receive Ring slot's publication word before its frame (ring index and wire byte count, written
--- by the sending NIC after the frame: nic/nic_impl.h, lc_recv_publish)
+-- A Receive Ring slot's publication word before its frame (a lap tag and the wire byte count,
+-- 32 bits, written by the sending NIC after the frame: nic/nic_impl.h, lc_recv_publish_word).
+-- It takes 4 bytes when the header is 4 bytes past a multiple of 8 (the baseline's 28), so
+-- that the payload starts 8-aligned and a frame of up to 64 - 4 - 28 = 32 payload bytes crosses
+-- as one cache line; else 8 (4 of them unused), for the same reason.
 M.RECV_WORD_BYTES = 8
+M.RECV_WORD_BYTES_SHORT = 4
 -- on a timed network (network.link_mbps or network.hop_ns) the word is followed by the frame's
--- modelled arrival time (nic/nic_impl.h, lc_recv_stamp): 16 bytes before the frame
+-- modelled arrival time (nic/nic_impl.h, lc_recv_arrival) at byte 8: 16 bytes before the frame
 M.RECV_WORD_BYTES_TIMED = 16
 
--- the Receive Ring word's bytes for a resolved config c
-function M.recv_word_bytes(c)
+-- the Receive Ring word's bytes for a resolved config c whose frame header is hdr_bytes long
+function M.recv_word_bytes(c, hdr_bytes)
   if (c["network.link_mbps"] or 0) > 0 or (c["network.hop_ns"] or 0) > 0 then
     return M.RECV_WORD_BYTES_TIMED
+  end
+  if hdr_bytes % 8 == 4 then
+    return M.RECV_WORD_BYTES_SHORT
   end
   return M.RECV_WORD_BYTES
 end
@@ -110,10 +117,11 @@ function M.build(c, frame, protos, name)
 
   -- Frame header: baseline fields, then active protocols' fields.
   local fields, cnames = {}, {}
-  local off = 0
+  local off, align = 0, 1
   local function add(ctype, cname, help, owner, owner_file, owner_src, raw, alias)
     local size = check.CTYPES[ctype]
     off = util.align(off, size)
+    align = math.max(align, size)
     if cnames[cname] then
       local prev = cnames[cname]
       diags[#diags + 1] = parse.diag(owner_file, parse.find_line(owner_src, "header", raw), "header",
@@ -151,7 +159,10 @@ function M.build(c, frame, protos, name)
     m.protocols[#m.protocols + 1] = { name = p.name, order = p.order, proto = p, params = params }
   end
   m.hdr_fields = fields
-  m.hdr_bytes = util.align(off, 8)
+  -- the struct's own size: its fields end padded to its widest field (at least 4 bytes: the
+  -- baseline's 32-bit fields), so a header of 32-bit fields may end 4 bytes past a multiple of 8
+  -- and the Receive Ring word fills those 4 (recv_word_bytes)
+  m.hdr_bytes = util.align(off, align)
 
   -- Run-time switches (registry switches, switchable; docs/internals.md "Switching protocols at
   -- run time"): the one composed protocol that declares switches carries, in each frame, a flag
@@ -186,7 +197,7 @@ function M.build(c, frame, protos, name)
     err("nic.slot_bytes", string.format("%d is not a multiple of %d (slots are cache-line aligned)",
       slot, M.SRAM_ALIGN))
   end
-  m.recv_word_bytes = M.recv_word_bytes(c)
+  m.recv_word_bytes = M.recv_word_bytes(c, m.hdr_bytes)
   if m.recv_word_bytes + mtu + m.hdr_bytes > slot then
     err("mtu", string.format("MTU larger than a ring slot: Receive Ring word %d + mtu %d + frame "
       .. "header %d = %d > nic.slot_bytes %d", m.recv_word_bytes, mtu, m.hdr_bytes,

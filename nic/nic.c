@@ -369,7 +369,7 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 	const struct lc_route *r;
 	const struct lc_frame_hdr *frame = hdr;
 	struct lc_nic_ctrl *rc;
-	_Atomic uint64_t *word;
+	_Atomic uint32_t *word;
 	uint32_t bytes = nic->g.hdr_bytes + hdr->len, rh, n, need = 1;
 #if LC_NET_TIMED
 	/* the timed network: the frame waits in the Send Ring while the NIC's link carries another */
@@ -431,7 +431,7 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 				      memory_order_relaxed);
 #endif
 	/* the frame as the wire left it (faults applied): now Net-Recv may take it (R7) */
-	lc_recv_publish_word(word, rh, bytes);
+	lc_recv_publish_word(word, &nic->g, rh, bytes);
 	LC_PATH_END();
 	/* the next sender's slot (the port lock orders the senders, R5 -> A5) */
 	atomic_store_explicit(&rc->recv_head.v, rh + n, memory_order_release);

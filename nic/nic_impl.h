@@ -602,26 +602,35 @@ static inline void lc_nic_ring(struct lc_nic *nic, uint32_t addr, uint32_t value
 }
 
 /*
- * A Receive Ring slot: its publication word (LC_NIC_RECV_WORD_BYTES), then the
- * frame.  The word of the frame that is ring index i (free-running) reads
- * (i << 32) | LC_RECV_VALID | wire bytes; the sending NIC stores it with a
- * release (R7) after the frame, in the same cache line as the frame's header
- * (and a small frame's payload), and Net-Recv polls the word of the index it
+ * A Receive Ring slot: its publication word (32 bits, in the slot's first
+ * LC_NIC_RECV_WORD_BYTES: 4 when the header is 4 bytes past a multiple of 8,
+ * else 8, 16 on a timed network; gen/model.lua), then the frame.  The word of
+ * the frame that is ring index i (free-running) reads LC_RECV_VALID | the lap
+ * of i (i / recv_ring, its low LC_RECV_LAP_BITS bits) | wire bytes; the
+ * sending NIC stores it with a release (R7) after the frame, in the same cache
+ * line as the frame's header (and a small frame's payload: up to 32 bytes with
+ * the baseline's 28-byte header), and Net-Recv polls the word of the index it
  * expects (A7): a small frame costs the receiver one line, not three
- * (recv_head, a separate wire count, the slot).  A word of an older lap or of
- * a slot never written (0) has another index or no valid bit.
+ * (recv_head, a separate wire count, the slot).  The word a slot holds when
+ * index i is not there yet is that of index i - recv_ring (Net-Send writes
+ * every index in turn and is never a ring ahead of Net-Recv), whose lap
+ * differs by one, or 0 in a slot never written (no valid bit).
  */
 #define LC_RECV_VALID 0x80000000u
+#define LC_RECV_WIRE_BITS 21
+#define LC_RECV_WIRE_MASK ((1u << LC_RECV_WIRE_BITS) - 1u)
+#define LC_RECV_LAP_BITS 10
+_Static_assert(LC_RECV_WIRE_BITS + LC_RECV_LAP_BITS == 31, "the word: valid bit, lap, wire bytes");
 
 /* The publication word of Receive Ring slot i of the SRAM at sram: the slot's start. */
-static inline _Atomic uint64_t *lc_recv_word(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
+static inline _Atomic uint32_t *lc_recv_word(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
 {
-	return (_Atomic uint64_t *)(void *)(sram + g->off_recv_ring +
+	return (_Atomic uint32_t *)(void *)(sram + g->off_recv_ring +
 					    (size_t)(i & (g->recv_ring - 1)) * g->slot_bytes);
 }
 
 /* The frame of the Receive Ring slot whose word is w, right after it. */
-static inline uint8_t *lc_recv_frame_at(_Atomic uint64_t *w)
+static inline uint8_t *lc_recv_frame_at(_Atomic uint32_t *w)
 {
 	return (uint8_t *)(void *)w + LC_NIC_RECV_WORD_BYTES;
 }
@@ -632,31 +641,38 @@ static inline uint8_t *lc_recv_slot(uint8_t *sram, const struct lc_nic_geom *g, 
 	return lc_recv_frame_at(lc_recv_word(sram, g, i));
 }
 
+/* The word of index i without its wire bytes: the valid bit and i's lap (recv_ring a power of two). */
+static inline uint32_t lc_recv_tag(const struct lc_nic_geom *g, uint32_t i)
+{
+	return LC_RECV_VALID |
+	       ((i >> __builtin_ctz(g->recv_ring)) & ((1u << LC_RECV_LAP_BITS) - 1u)) << LC_RECV_WIRE_BITS;
+}
+
 /*
- * The frame of index i is in its slot, `bytes` on the wire: publish it (R7)
- * in its word w (lc_recv_word; a writer that copied the frame in has the
- * slot's address already).
+ * The frame of index i is in its slot, `bytes` on the wire (< 2^21: lc_geom_check
+ * bounds slot_bytes): publish it (R7) in its word w (lc_recv_word; a writer that
+ * copied the frame in has the slot's address already).
  */
-static inline void lc_recv_publish_word(_Atomic uint64_t *w, uint32_t i, uint32_t bytes)
+static inline void lc_recv_publish_word(_Atomic uint32_t *w, const struct lc_nic_geom *g, uint32_t i,
+					uint32_t bytes)
 {
 	/* release (R7): pairs with the remote Net-Recv's acquire of the word (A7) */
-	atomic_store_explicit(w, (uint64_t)i << 32 | LC_RECV_VALID | (bytes & ~LC_RECV_VALID),
-			      memory_order_release);
+	atomic_store_explicit(w, lc_recv_tag(g, i) | (bytes & LC_RECV_WIRE_MASK), memory_order_release);
 }
 
 
 #if LC_NET_TIMED
 /*
  * The timed network: the modelled arrival time (lc_nic_now_ns) of the frame
- * in slot i, after its word (LC_NIC_RECV_WORD_BYTES is 16).  The sending NIC
- * writes it before the word's release (lc_net_put), Net-Recv reads it after
- * the word's acquire and takes the frame only from then on.  A frame written
- * by other means (a fault's held frame let go, a harness) finds the time of
- * the slot's last frame there, which has passed: it arrives at once.
+ * in slot i, 8 bytes after its word (LC_NIC_RECV_WORD_BYTES is 16).  The
+ * sending NIC writes it before the word's release (lc_net_put), Net-Recv reads
+ * it after the word's acquire and takes the frame only from then on.  A frame
+ * written by other means (a fault's held frame let go, a harness) finds the
+ * time of the slot's last frame there, which has passed: it arrives at once.
  */
 static inline _Atomic uint64_t *lc_recv_arrival(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
 {
-	return lc_recv_word(sram, g, i) + 1;
+	return (_Atomic uint64_t *)(void *)((uint8_t *)(void *)lc_recv_word(sram, g, i) + 8);
 }
 #endif
 
@@ -664,21 +680,21 @@ static inline _Atomic uint64_t *lc_recv_arrival(uint8_t *sram, const struct lc_n
 static inline void lc_recv_put(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i,
 			       const void *frame, uint32_t bytes)
 {
-	_Atomic uint64_t *w = lc_recv_word(sram, g, i);
+	_Atomic uint32_t *w = lc_recv_word(sram, g, i);
 
 	memcpy(lc_recv_frame_at(w), frame, bytes);
-	lc_recv_publish_word(w, i, bytes);
+	lc_recv_publish_word(w, g, i, bytes);
 }
 
 /* The wire byte count of the frame of index i, or -1 when it is not published yet (A7). */
 static inline int64_t lc_recv_wire(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
 {
 	/* acquire (A7): pairs with the sending NIC's release of the word (R7) */
-	uint64_t w = atomic_load_explicit(lc_recv_word(sram, g, i), memory_order_acquire);
+	uint32_t w = atomic_load_explicit(lc_recv_word(sram, g, i), memory_order_acquire);
 
-	if ((uint32_t)(w >> 32) != i || !(w & LC_RECV_VALID))
+	if ((w & ~LC_RECV_WIRE_MASK) != lc_recv_tag(g, i))
 		return -1;
-	return (uint32_t)w & ~LC_RECV_VALID;
+	return w & LC_RECV_WIRE_MASK;
 }
 
 /* Check a geometry is self-consistent. 0 or LC_ERR_CONFIG with a message. */

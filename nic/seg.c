@@ -52,10 +52,11 @@ int lc_geom_check(const struct lc_nic_geom *g, char *err, size_t errlen)
 			 g->recv_word_bytes, LC_NIC_RECV_WORD_BYTES);
 		return LC_ERR_CONFIG;
 	}
-	if (g->slot_bytes % LC_LINE != 0 ||
+	if (g->slot_bytes % LC_LINE != 0 || g->slot_bytes > LC_RECV_WIRE_MASK + 1u ||
 	    (uint64_t)g->slot_bytes < (uint64_t)LC_NIC_RECV_WORD_BYTES + g->hdr_bytes + g->mtu) {
-		snprintf(err, errlen, "geometry: slot_bytes %" PRIu32 " must be a multiple of 64 holding the "
-			 "Receive Ring's word %d + header %" PRIu32 " + mtu %" PRIu32, g->slot_bytes,
+		snprintf(err, errlen, "geometry: slot_bytes %" PRIu32 " must be a multiple of 64 of at most %u "
+			 "(the Receive Ring word's wire count) holding the Receive Ring's word %d + header %" PRIu32
+			 " + mtu %" PRIu32, g->slot_bytes, LC_RECV_WIRE_MASK + 1u,
 			 LC_NIC_RECV_WORD_BYTES, g->hdr_bytes, g->mtu);
 		return LC_ERR_CONFIG;
 	}

@@ -399,7 +399,7 @@ static int fz_put(struct fz_run *r, const uint8_t *bytes, uint32_t n, const uint
 	for (unsigned k = 0; k < nflips; k++)
 		slot[(flips[k] >> 3) % n] ^= (uint8_t)(1u << (flips[k] & 7));
 	if (wire)
-		lc_recv_publish_word(lc_recv_word(lc_seg_sram(r->peer, 1), &geom, rh), rh, wire);
+		lc_recv_publish_word(lc_recv_word(lc_seg_sram(r->peer, 1), &geom, rh), &geom, rh, wire);
 	r->put++;
 	return 1;
 }
