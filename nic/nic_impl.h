@@ -571,7 +571,6 @@ struct lc_nic {
 	struct lc_nic_stall mc_stall;       /* a member's Receive Ring is full */
 	/* Net-Recv */
 	alignas(LC_LINE) int rx_waiting;    /* Net-Recv waits for Rx DMA / Rx FIFO / staging room */
-	int rx_two_lines;                   /* the last frame took two lines of its slot (net_recv_step) */
 	uint32_t pull_src;                  /* 1 + the node whose DMA frames an idle pass pulls, 0 none */
 	uint32_t pull_misses;               /* idle passes that found nothing to pull since the last frame */
 	/* who steps the engines: thread mode one lock per engine, inline mode step_lock for all */
