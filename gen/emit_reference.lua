@@ -84,7 +84,7 @@ function M.emit(schema, protos, pointcuts)
         or s.members and ("`" .. s.members .. "_<VALUE>` (0/1)") or "", md(s.help))
   end
   o[#o + 1] = ""
-  o[#o + 1] = "Derived checks: the Receive Ring slot's publication word (8 bytes) + frame header + `mtu`"
+  o[#o + 1] = "Derived checks: the Receive Ring slot's publication word (4 or 8 bytes, 16 on a timed network) + frame header + `mtu`"
   o[#o + 1] = "<= `nic.slot_bytes` (a multiple of 64);"
   o[#o + 1] = "`pio_threshold` <= `mtu`; the SRAM layout (control block 4096 bytes, Send and Receive"
   o[#o + 1] = "Rings of `slot_bytes` slots, DMA chains of 32-byte blocks, FIFOs of 16-byte entries, each"
