@@ -127,6 +127,18 @@ __attribute__((always_inline)) static inline uint32_t lc_crc32c_inline(uint32_t 
 /* The zero mask of lc_crc32c_inline_frame for the size bytes at offset off (a header field). */
 #define LC_CRC32C_ZERO_BYTES(off, size) ((((uint64_t)1 << (size)) - 1u) << (off))
 
+/* The mask of the n header bytes at offset off that count (bit i of zero: byte i counts as 0). */
+__attribute__((always_inline)) static inline uint64_t lc_crc32c_keep(uint64_t zero, size_t off, unsigned n)
+{
+	uint64_t keep = ~(uint64_t)0;
+
+#pragma GCC unroll 8
+	for (unsigned b = 0; b < n; b++)
+		if ((zero >> (off + b)) & 1u)
+			keep &= ~((uint64_t)0xff << (8 * b));
+	return keep;
+}
+
 /*
  * CRC32C of a frame: hlen header bytes (a compile-time constant multiple of 4,
  * at most 64) in which the bytes marked in zero (bit i: byte i, a constant:
@@ -146,25 +158,17 @@ __attribute__((always_inline)) static inline uint32_t lc_crc32c_inline_frame(con
 
 #pragma GCC unroll 8
 		for (size_t i = 0; i < hlen / 8; i++) {
-			uint64_t w, keep = ~(uint64_t)0;
+			uint64_t w;
 
-#pragma GCC unroll 8
-			for (unsigned b = 0; b < 8; b++)
-				if ((zero >> (8 * i + b)) & 1u)
-					keep &= ~((uint64_t)0xff << (8 * b));
 			memcpy(&w, h + 8 * i, sizeof w);
-			c = lc_crc32c_step64(c, w & keep);
+			c = lc_crc32c_step64(c, w & lc_crc32c_keep(zero, 8 * i, 8));
 		}
 		if (hlen % 8) {
 			/* a header 4 bytes past a multiple of 8 (gen/model.lua): its last word */
-			uint32_t w, keep = ~(uint32_t)0;
+			uint32_t w;
 
-#pragma GCC unroll 4
-			for (unsigned b = 0; b < 4; b++)
-				if ((zero >> (hlen - 4 + b)) & 1u)
-					keep &= ~((uint32_t)0xff << (8 * b));
 			memcpy(&w, h + hlen - 4, sizeof w);
-			c = lc_crc32c_step32((uint32_t)c, w & keep);
+			c = lc_crc32c_step32((uint32_t)c, w & (uint32_t)lc_crc32c_keep(zero, hlen - 4, 4));
 		}
 		return ~lc_crc32c_steps(c, payload, len);
 	}
