@@ -254,6 +254,7 @@ int lc_open(lc_node **out)
 			       err[0] ? err : "cannot attach the NIC");
 	}
 	node->stats = lc_nic_host_stats(node->nic);
+	node->dst_drops = lc_nic_dst_drop_counts(node->nic);
 	if (lc_own_core())
 		atomic_store_explicit(&node->spin.limit, LC_SPIN_OWN, memory_order_relaxed);
 	node->rank = rank;

@@ -275,7 +275,32 @@ int lc_waitany(lc_node *node, int n, lc_req **reqs, int *index, struct lc_status
 	return lc_anyof(node, n, reqs, index, NULL, st, 1, "lc_waitany");
 }
 
-/* lc_testall / lc_waitall: one round (wait = 0) or until all completed. */
+/*
+ * The first index of reqs[0..n) from i on whose request is pending (n when
+ * none is): reqs[0..i) are done, and a request stays done until lc_allof
+ * frees it, so each round of a wait scans on from there, not from 0.
+ */
+static inline int lc_reqs_pending(lc_req **reqs, int i, int n)
+{
+	while (i < n && (!reqs[i] || reqs[i]->done))
+		i++;
+	return i;
+}
+
+/* reqs[i] of an all-of wait is not a pending request: release the lock, the error with its text. */
+static __attribute__((noinline, cold)) int lc_allof_invalid(struct lc_node *node, int i, const char *fn)
+{
+	lc_unlock(node);
+	return lc_fail(LC_ERR_INVAL, "%s: reqs[%d] is not a pending request", fn, i);
+}
+
+/*
+ * lc_testall / lc_waitall: one round (wait = 0) or until all completed.
+ * Every entry is checked (lc_req_valid) before any is read, in the same pass
+ * that finds the first pending one; the final pass reports and frees them.
+ * msgrate's window of 64 on each node: the check, the scan and the final
+ * pass were 19 + 9 + 41 Ir a request as three loops.
+ */
 static int lc_allof(lc_node *node, int n, lc_req **reqs, int *done, struct lc_status *sts,
 		    int wait, const char *fn)
 {
@@ -287,22 +312,22 @@ static int lc_allof(lc_node *node, int n, lc_req **reqs, int *done, struct lc_st
 	*done = 0;
 	if ((rc = lc_lock_open(node, fn)))
 		return rc;
-	if ((rc = lc_reqs_check(node, n, reqs, fn)) < 0)
-		return rc;
-	/*
-	 * reqs[0..i) are done: a request stays done until this call frees it, so
-	 * each round scans on from the first pending one, not from 0
-	 */
-	for (i = 0;;) {
-		while (i < n && (!reqs[i] || reqs[i]->done))
-			i++;
-		if (i < n) {
-			if (lc_reqs_round(node, i, n, reqs))
-				spins = 0;
-			while (i < n && (!reqs[i] || reqs[i]->done))
-				i++;
-		}
-		if (i == n)
+	/* the done ones up to the first pending one, then the rest: each checked once */
+	for (i = 0; i < n; i++) {
+		if (!reqs[i])
+			continue;
+		if (!lc_req_valid(node, reqs[i]))
+			return lc_allof_invalid(node, i, fn);
+		if (!reqs[i]->done)
+			break;
+	}
+	for (int k = i + 1; k < n; k++)
+		if (reqs[k] && !lc_req_valid(node, reqs[k]))
+			return lc_allof_invalid(node, k, fn);
+	while (i < n) {
+		if (lc_reqs_round(node, i, n, reqs))
+			spins = 0;
+		if ((i = lc_reqs_pending(reqs, i, n)) == n)
 			break;
 		lc_unlock(node);
 		if (!wait)
@@ -310,22 +335,25 @@ static int lc_allof(lc_node *node, int n, lc_req **reqs, int *done, struct lc_st
 		lc_idle_round(node, &spins);
 		if ((rc = lc_lock_open(node, fn)))
 			return rc;
+		i = lc_reqs_pending(reqs, i, n);
 	}
 	LC_PATH_BEGIN();
 	for (i = 0; i < n; i++) {
+		struct lc_req *r = reqs[i];
+
+		reqs[i] = NULL;
 		/* an entry given twice is freed once (kind is LC_REQ_FREE after the first) */
-		if (!reqs[i] || reqs[i]->kind == LC_REQ_FREE) {
-			reqs[i] = NULL;
+		if (!r || r->kind == LC_REQ_FREE)
 			continue;
-		}
-		if (reqs[i]->err && first < 0) {
+		if (__builtin_expect(r->err != 0, 0) && first < 0) {
 			first = i;
-			rc = reqs[i]->err;
+			rc = r->err;
+			/* a branch, not GCC's two conditional moves on every request (5 Ir each) */
+			__asm__ volatile("");
 		}
 		if (sts)
-			lc_req_status(node, reqs[i], &sts[i]);
-		lc_req_free(node, reqs[i]);
-		reqs[i] = NULL;
+			lc_req_status(node, r, &sts[i]);
+		lc_req_free(node, r);
 	}
 	lc_unlock(node);
 	*done = 1;

@@ -246,6 +246,12 @@ int lc_nic_peer_alive(const struct lc_nic *nic, uint32_t peer);
 int lc_nic_peer_stopped(const struct lc_nic *nic, uint32_t peer);
 /* Frames to peer that the MCP dropped at the backpressure limit or because peer is dead (free-running). */
 uint32_t lc_nic_dst_drops(const struct lc_nic *nic, uint32_t peer);
+/*
+ * The same counters, one per node of the job (lc_nic_nodes), for a reader
+ * that checks one after every send: read each with an acquire load (it pairs
+ * with Net-Send's release); never written by the caller.
+ */
+const _Atomic uint32_t *lc_nic_dst_drop_counts(const struct lc_nic *nic);
 /* This node's counters (NIC part, and the host area the framework writes). */
 _Atomic uint64_t *lc_nic_stats(struct lc_nic *nic);
 _Atomic uint64_t *lc_nic_host_stats(struct lc_nic *nic);

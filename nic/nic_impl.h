@@ -685,15 +685,25 @@ static inline void lc_recv_put(uint8_t *sram, const struct lc_nic_geom *g, uint3
 	lc_recv_publish_word(w, g, i, bytes);
 }
 
-/* The wire byte count of the frame of index i, or -1 when it is not published yet (A7). */
-static inline int64_t lc_recv_wire(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
+/*
+ * The wire byte count of the frame of index i whose word is at word
+ * (lc_recv_word), or -1 when it is not published yet (A7).  Net-Recv keeps
+ * the word's address for the frame after it (lc_recv_frame_at).
+ */
+static inline int64_t lc_recv_wire_at(_Atomic uint32_t *word, const struct lc_nic_geom *g, uint32_t i)
 {
 	/* acquire (A7): pairs with the sending NIC's release of the word (R7) */
-	uint32_t w = atomic_load_explicit(lc_recv_word(sram, g, i), memory_order_acquire);
+	uint32_t w = atomic_load_explicit(word, memory_order_acquire);
 
 	if ((w & ~LC_RECV_WIRE_MASK) != lc_recv_tag(g, i))
 		return -1;
 	return w & LC_RECV_WIRE_MASK;
+}
+
+/* The wire byte count of the frame of index i, or -1 when it is not published yet (A7). */
+static inline int64_t lc_recv_wire(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
+{
+	return lc_recv_wire_at(lc_recv_word(sram, g, i), g, i);
 }
 
 /* Check a geometry is self-consistent. 0 or LC_ERR_CONFIG with a message. */

@@ -28,7 +28,7 @@ struct lc_nic {
 	int alive[LC_MAX_NODES];
 	int stopped[LC_MAX_NODES];
 	int waiting;                          /* lc_nic_tx_waiting */
-	uint32_t drops[LC_MAX_NODES];
+	_Atomic uint32_t drops[LC_MAX_NODES];
 	int held[LC_MAX_NODES];               /* lc_nic_rx_hold */
 	struct lc_fake_name {                 /* the name table: valid while its node is alive */
 		int used;
@@ -237,6 +237,11 @@ void lc_nic_name_drop_all(struct lc_nic *nic)
 uint32_t lc_nic_dst_drops(const struct lc_nic *nic, uint32_t peer)
 {
 	return nic->drops[peer];
+}
+
+const _Atomic uint32_t *lc_nic_dst_drop_counts(const struct lc_nic *nic)
+{
+	return nic->drops;
 }
 
 _Atomic uint64_t *lc_nic_stats(struct lc_nic *nic)

@@ -581,6 +581,30 @@ static void mode_misuse(lc_node *node, int me)
 	bad[0] = r;
 	bad[1] = NULL;
 	LC_TP_EXPECT(node, lc_testall(node, 2, bad, &done, NULL), LC_ERR_INVAL);
+	/* a pending request before a bad entry: the call is refused and the request stays pending */
+	LC_TP_OK(node, lc_irecv_match(node, me, 77, LC_MATCH_ALL, b, 4, &r));
+	bad[0] = r;
+	bad[1] = (lc_req *)(void *)b;
+	LC_TP_EXPECT(node, lc_waitall(node, 2, bad, NULL), LC_ERR_INVAL);
+	if (lc_cancel(node, r) != 1)
+		lc_tp_fail("misuse: the request before the bad entry of lc_waitall is not pending");
+	LC_TP_EXPECT(node, lc_wait(node, r, NULL), LC_ERR_CANCELED);
+	/* failed requests: the error named is the first one's */
+	for (int k = 0; k < 2; k++) {
+		lc_req *two[3] = { NULL, NULL, NULL };
+		char want[16];
+
+		for (int j = k; j < 3; j++) {
+			LC_TP_OK(node, lc_irecv_match(node, me, 78, LC_MATCH_ALL, b, 4, &two[j]));
+			if (lc_cancel(node, two[j]) != 1)
+				lc_tp_fail("misuse: cancel");
+		}
+		LC_TP_EXPECT(node, lc_testall(node, 3, two, &done, NULL), LC_ERR_CANCELED);
+		snprintf(want, sizeof want, "reqs[%d]", k);
+		if (!done || two[0] || two[1] || two[2] || !strstr(lc_last_error(node), want))
+			lc_tp_fail("misuse: lc_testall of failed requests from %d: done %d, \"%s\"", k, done,
+				   lc_last_error(node));
+	}
 	printf("envelope ok: node %d misuse: every error returned\n", me);
 }
 
