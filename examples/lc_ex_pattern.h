@@ -274,6 +274,7 @@ struct lc_ex_opts {
 	int verify;                     /* --verify (LC_EX_OPT_VERIFY) */
 	unsigned tail_ms;               /* --tail-ms (LC_EX_OPT_VERIFY), above 0 */
 	unsigned pairs;                 /* --pairs (LC_EX_OPT_PAIRS): active pairs, 0 = all */
+	int phases;                     /* --phases (LC_EX_OPT_PHASES) */
 };
 
 #define LC_EX_OPT_WINDOW 1u     /* --window W */
@@ -281,6 +282,7 @@ struct lc_ex_opts {
 #define LC_EX_OPT_VERIFY 4u     /* --verify, --tail-ms MS */
 #define LC_EX_OPT_PAIRS  16u    /* --pairs K: of a run of N nodes, pairs (0,1) .. (2K-2,2K-1)
 				 * exchange at once, the other nodes idle (default: all N/2) */
+#define LC_EX_OPT_PHASES 32u   /* --phases: where each window's time goes (lc_ex_phase) */
 #define LC_EX_OPT_COUNTS 8u     /* a bad -i or -w value is a "bad iteration count" or a
 				 * "bad warm-up count" (the latency programs), not a "bad number" */
 
@@ -300,6 +302,10 @@ static inline int lc_ex_parse(int argc, char **argv, const char *prog, unsigned 
 
 		if (strcmp(opt, "--verify") == 0 && (flags & LC_EX_OPT_VERIFY)) {
 			o->verify = 1;
+			continue;
+		}
+		if (strcmp(opt, "--phases") == 0 && (flags & LC_EX_OPT_PHASES)) {
+			o->phases = 1;
 			continue;
 		}
 		if (a + 1 >= argc)
@@ -340,6 +346,50 @@ static inline int lc_ex_parse(int argc, char **argv, const char *prog, unsigned 
 		}
 	}
 	return 0;
+}
+
+/*
+ * --phases (msgrate and its MPI twin): where a window's time goes on each
+ * node.  The caller marks every window at three instants of its clock (s):
+ * its start (mark 0), the end of its posting loop (1: the sender's fills and
+ * sends, the receiver's posted receives) and the end of its wait for them
+ * (2); the rest runs to the next window's start (the sender's wait for the
+ * ack; the receiver's checks and its ack).  Only timed windows count, and a
+ * mark 0 with timed = 0 after the last one closes it, so the three sums make
+ * the rate's own time.  The node whose phase is longest per message bounds
+ * the rate; the other waits in its wait or rest.
+ */
+struct lc_ex_phases {
+	double mark[3], sum[3];
+	unsigned n;
+	int open;
+};
+
+static inline void lc_ex_phase(struct lc_ex_phases *p, unsigned k, double t, int timed)
+{
+	if (k == 0 && p->open) {
+		p->sum[0] += p->mark[1] - p->mark[0];
+		p->sum[1] += p->mark[2] - p->mark[1];
+		p->sum[2] += t - p->mark[2];
+		p->n++;
+		p->open = 0;
+	}
+	if (!timed || k > 2)
+		return;
+	p->mark[k] = t;
+	p->open = k == 2;
+}
+
+/* The phases of size's windows (window messages each) on node `node` in its role; then reset. */
+static inline void lc_ex_phases_print(struct lc_ex_phases *p, size_t size, unsigned window, int node,
+				      const char *role)
+{
+	double k = p->n ? 1e9 / ((double)p->n * window) : 0;
+
+	printf("# phases %zu B node %d (%s): post %.1f wait %.1f rest %.1f ns a message, %u windows\n",
+	       size, node, role, p->sum[0] * k, p->sum[1] * k, p->sum[2] * k, p->n);
+	fflush(stdout);
+	*p = (struct lc_ex_phases){ { 0 }, { 0 }, 0, 0 };
 }
 
 /* One row of the table (node 0): the size and one figure. */

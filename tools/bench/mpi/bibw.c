@@ -6,7 +6,7 @@ int main(int argc, char **argv)
 {
 	struct lc_ex_opts o = { .lo = 1, .hi = 4u << 20, .iters = 100, .warmup = 10, .window = 64 };
 	struct lc_mb_win r = lc_mb_start(&argc, &argv, "mpi_bibw", &o, 2,
-					 "Bandwidth (MB/s)");
+					 "Bandwidth (MB/s)", 0);
 	unsigned char *sbufs = r.bufs[0], *rbufs = r.bufs[1];
 	int peer = 1 - r.me;
 	for (size_t size = o.lo; size <= o.hi; size = lc_ex_sweep_next(size, o.lo, o.hi)) {

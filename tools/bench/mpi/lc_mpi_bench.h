@@ -32,22 +32,23 @@ static inline void *lc_mb_alloc(size_t n)
 }
 
 /*
- * MPI_Init and the options (o holds the defaults); returns this rank.  A
- * bad option or a world that is not 2 ranks ends the program: MPI is
- * finalized, the exit status is 2 (with say_size rank 0 names the latter).
+ * MPI_Init and the options (o holds the defaults; extra: LC_EX_OPT_PHASES or
+ * 0); returns this rank.  A bad option or a world that is not 2 ranks ends
+ * the program: MPI is finalized, the exit status is 2 (with say_size rank 0
+ * names the latter).
  */
 static inline int lc_mb_init(int *argc, char ***argv, const char *prog, struct lc_ex_opts *o,
-			     int say_size)
+			     int say_size, unsigned extra)
 {
 	int me, n, rc;
 
 	MPI_Init(argc, argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
-	rc = lc_ex_parse(*argc, *argv, prog, LC_EX_OPT_WINDOW, o);
+	rc = lc_ex_parse(*argc, *argv, prog, LC_EX_OPT_WINDOW | extra, o);
 	if (rc == 1)
 		fprintf(stderr, "usage: mpirun -np 2 %s [-s min:max] [-i iters] [-w warmup] "
-				"[--window W]\n", prog);
+				"[--window W]%s\n", prog, (extra & LC_EX_OPT_PHASES) ? " [--phases]" : "");
 	if (rc == 0 && n == 2)
 		return me;
 	if (n != 2 && say_size && me == 0)
@@ -81,9 +82,10 @@ struct lc_mb_win {
  * rank 0.
  */
 static inline struct lc_mb_win lc_mb_start(int *argc, char ***argv, const char *prog,
-					   struct lc_ex_opts *o, unsigned sets, const char *columns)
+					   struct lc_ex_opts *o, unsigned sets, const char *columns,
+					   unsigned extra)
 {
-	struct lc_mb_win r = { .me = lc_mb_init(argc, argv, prog, o, 0) };
+	struct lc_mb_win r = { .me = lc_mb_init(argc, argv, prog, o, 0, extra) };
 
 	r.slot = o->hi ? o->hi : 1;
 	for (unsigned k = 0; k < sets; k++)

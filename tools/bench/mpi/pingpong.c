@@ -5,7 +5,7 @@
 int main(int argc, char **argv)
 {
 	struct lc_ex_opts o = { .lo = 0, .hi = 4u << 20, .iters = 1000, .warmup = 100, .window = 1 };
-	int me = lc_mb_init(&argc, &argv, "mpi_pingpong", &o, 1);
+	int me = lc_mb_init(&argc, &argv, "mpi_pingpong", &o, 1, 0);
 	int peer = 1 - me;
 	unsigned char *sbuf = lc_mb_alloc(o.hi), *rbuf = lc_mb_alloc(o.hi);
 	if (me == 0)

@@ -6,7 +6,7 @@ int main(int argc, char **argv)
 {
 	struct lc_ex_opts o = { .lo = 1, .hi = 4u << 20, .iters = 100, .warmup = 10, .window = 64 };
 	struct lc_mb_win r = lc_mb_start(&argc, &argv, "mpi_stream", &o, 1,
-					 "Bandwidth (MB/s)  Messages/s");
+					 "Bandwidth (MB/s)  Messages/s", 0);
 	for (size_t size = o.lo; size <= o.hi; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
 		unsigned w_warm, w_timed = lc_ex_rounds(o.iters, o.warmup, size, 5, 1, &w_warm);
 		double t0 = 0;
