@@ -57,12 +57,15 @@ static void lc_t_line(const struct lc_t_out *o, const char *head, const char *fm
 Test(pipeline_bibw, msgrate_phases_make_up_the_rate)
 {
 	struct lc_t_out o;
-	char prog[512], head[96];
+	char prog[512], head[96], win[16];
 	double post, wait, rest, mbs, rate;
 	unsigned n;
 
+	/* a window of requests and the ack's within the request pool (small_rings: 8) */
+	snprintf(win, sizeof win, "%u", LC_HOST_MAX_REQUESTS / 2 < 16 ? LC_HOST_MAX_REQUESTS / 2 : 16);
 	lc_t_path(prog, sizeof prog, "bin/msgrate");
-	lc_t_commrun(&o, 2, 60, prog, "-s", "8:64", "-i", "50", "-w", "5", "--phases", NULL);
+	lc_t_commrun(&o, 2, 60, prog, "-s", "8:64", "-i", "50", "-w", "5", "--window", win, "--phases",
+		     NULL);
 	cr_assert_eq(o.status, 0, "exit status %d; output:\n%s", o.status, o.text);
 	for (size_t size = 8; size <= 64; size *= 2) {
 		snprintf(head, sizeof head, "[0] # phases %zu B node 0 (sender): post ", size);
