@@ -374,7 +374,7 @@ static inline void lc_ex_phase(struct lc_ex_phases *p, unsigned k, double t, int
 		p->n++;
 		p->open = 0;
 	}
-	if (!timed || k > 2)
+	if (!timed)
 		return;
 	p->mark[k] = t;
 	p->open = k == 2;
@@ -389,7 +389,7 @@ static inline void lc_ex_phases_print(struct lc_ex_phases *p, size_t size, unsig
 	printf("# phases %zu B node %d (%s): post %.1f wait %.1f rest %.1f ns a message, %u windows\n",
 	       size, node, role, p->sum[0] * k, p->sum[1] * k, p->sum[2] * k, p->n);
 	fflush(stdout);
-	*p = (struct lc_ex_phases){ { 0 }, { 0 }, 0, 0 };
+	*p = (struct lc_ex_phases){ 0 };
 }
 
 /* One row of the table (node 0): the size and one figure. */

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 		lc_ex_header(window, "", "Bandwidth (MB/s)  Messages/s");
 
 	for (size_t size = o.lo; size <= o.hi; size = lc_ex_sweep_next(size, o.lo, o.hi)) {
-		struct lc_ex_phases ph = { { 0 }, { 0 }, 0, 0 };
+		struct lc_ex_phases ph = { 0 };
 		double t0 = 0;
 		for (unsigned w = 0; w < o.warmup + o.iters; w++) {
 			unsigned char ack = 0;

@@ -260,7 +260,7 @@ int lc_open(lc_node **out)
 	node->rank = rank;
 	node->size = size;
 	for (i = 0; i < size; i++)
-		node->tx_drops_seen[i] = lc_nic_dst_drops(node->nic, i);
+		node->tx_drops_seen[i] = lc_dst_drops(node, i);
 	lc_err_text[0] = '\0';
 	rc = LC_PC(init, node);
 	if (rc) {

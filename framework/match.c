@@ -156,6 +156,13 @@ int lc_cancel(lc_node *node, lc_req *req)
 	return 0;
 }
 
+/* reqs[i] of a wait on several requests is not a pending request: release the lock, the error with its text. */
+static __attribute__((noinline, cold)) int lc_reqs_invalid(struct lc_node *node, int i, const char *fn)
+{
+	lc_unlock(node);
+	return lc_fail(LC_ERR_INVAL, "%s: reqs[%d] is not a pending request", fn, i);
+}
+
 /*
  * Check reqs[0..n-1] (lock held): every non-NULL entry a pending request.
  * Returns the number of non-NULL entries, or a negative lc_err (lock released).
@@ -167,10 +174,8 @@ static int lc_reqs_check(struct lc_node *node, int n, lc_req **reqs, const char 
 	for (i = 0; i < n; i++) {
 		if (!reqs[i])
 			continue;
-		if (!lc_req_valid(node, reqs[i])) {
-			lc_unlock(node);
-			return lc_fail(LC_ERR_INVAL, "%s: reqs[%d] is not a pending request", fn, i);
-		}
+		if (!lc_req_valid(node, reqs[i]))
+			return lc_reqs_invalid(node, i, fn);
 		active++;
 	}
 	return active;
@@ -287,13 +292,6 @@ static inline int lc_reqs_pending(lc_req **reqs, int i, int n)
 	return i;
 }
 
-/* reqs[i] of an all-of wait is not a pending request: release the lock, the error with its text. */
-static __attribute__((noinline, cold)) int lc_allof_invalid(struct lc_node *node, int i, const char *fn)
-{
-	lc_unlock(node);
-	return lc_fail(LC_ERR_INVAL, "%s: reqs[%d] is not a pending request", fn, i);
-}
-
 /*
  * lc_testall / lc_waitall: one round (wait = 0) or until all completed.
  * Every entry is checked (lc_req_valid) before any is read, in the same pass
@@ -317,13 +315,13 @@ static int lc_allof(lc_node *node, int n, lc_req **reqs, int *done, struct lc_st
 		if (!reqs[i])
 			continue;
 		if (!lc_req_valid(node, reqs[i]))
-			return lc_allof_invalid(node, i, fn);
+			return lc_reqs_invalid(node, i, fn);
 		if (!reqs[i]->done)
 			break;
 	}
 	for (int k = i + 1; k < n; k++)
 		if (reqs[k] && !lc_req_valid(node, reqs[k]))
-			return lc_allof_invalid(node, k, fn);
+			return lc_reqs_invalid(node, k, fn);
 	while (i < n) {
 		if (lc_reqs_round(node, i, n, reqs))
 			spins = 0;

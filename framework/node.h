@@ -300,7 +300,7 @@ struct lc_node {
 	const void *replaying;              /* the held frame lc_rx_unhold is replaying, or NULL */
 
 	uint32_t tx_seq[LC_MAX_NODES];      /* next message sequence number per destination */
-	uint32_t tx_drops_seen[LC_MAX_NODES]; /* lc_nic_dst_drops last read, per destination */
+	uint32_t tx_drops_seen[LC_MAX_NODES]; /* lc_dst_drops last read, per destination */
 	struct lc_rx_src rx[LC_MAX_NODES];
 	struct lc_put_rx put_rx[LC_MAX_NODES]; /* puts arriving, per source (framework/rdma.c) */
 	uint32_t put_next;                  /* id of this node's last put (framework/rdma.c) */
@@ -419,15 +419,20 @@ LC_INTERNAL void lc_send_done(struct lc_node *node, struct lc_req *r, int err);
  * lc_check_peers meanwhile.  With a protocol that provides exactly_once
  * (lc_coop.h) a dropped frame is sent again.
  */
+/*
+ * The NIC's count of frames to dst it dropped, read in place (node->dst_drops,
+ * lc_nic_dst_drop_counts), not by a call into nic/: lc_tx_dropped reads it
+ * after every send (a ping-pong's turn paid 13 Ir for the call).
+ */
+static inline uint32_t lc_dst_drops(const struct lc_node *node, uint32_t dst)
+{
+	return atomic_load_explicit(&node->dst_drops[dst], memory_order_acquire);
+}
+
 static inline int lc_tx_dropped(const struct lc_node *node, uint32_t dst)
 {
 #if !LC_PC_EXACTLY_ONCE
-	/*
-	 * the NIC's counter read in place, not by a call into nic/ (lc_nic_dst_drops):
-	 * after every send, on a ping-pong's turn (13 Ir there as a call)
-	 */
-	return dst < node->size &&
-	       atomic_load_explicit(&node->dst_drops[dst], memory_order_acquire) != node->tx_drops_seen[dst];
+	return dst < node->size && lc_dst_drops(node, dst) != node->tx_drops_seen[dst];
 #else
 	(void)node;
 	(void)dst;

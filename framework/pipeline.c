@@ -632,7 +632,7 @@ void lc_check_peers(struct lc_node *node)
 			lc_send_done(node, r, err);
 	}
 	for (i = 0; i < node->size; i++)
-		node->tx_drops_seen[i] = lc_nic_dst_drops(node->nic, i);
+		node->tx_drops_seen[i] = lc_dst_drops(node, i);
 }
 
 /* ---- progress ---- */
