@@ -515,7 +515,7 @@ __attribute__((always_inline)) static inline int lc_send_start(lc_node *node, in
 
 			if (rc)
 				lc_check_peers(node);
-			lc_send_done(node, r, rc);
+			lc_req_complete(r, rc);   /* not synchronous: lc_send_done's test folded */
 			*out = r;
 			return 0;
 		}
@@ -688,8 +688,7 @@ static inline __attribute__((always_inline)) int lc_irecv_held(lc_node *node, in
 			r->m.src = m->src;
 			r->m.len = m->len;
 			r->m.match = m->match;
-			r->err = m->len > cap ? LC_ERR_TRUNC : 0;
-			r->done = 1;
+			lc_req_complete(r, m->len > cap ? LC_ERR_TRUNC : 0);
 			lc_uq_free(node, m);
 		} else {
 			m->req = r;
@@ -859,8 +858,7 @@ void lc_req_check(struct lc_node *node, struct lc_req *r)
 	}
 	r->m.src = r->src == LC_ANY_SOURCE ? 0 : (uint32_t)r->src;
 	r->m.len = 0;
-	r->err = LC_ERR_PEER_DEAD;
-	r->done = 1;
+	lc_req_complete(r, LC_ERR_PEER_DEAD);
 }
 
 /*

@@ -237,11 +237,19 @@ int lc_wait(lc_node *node, lc_req *req, struct lc_status *st);
  * freed and set to NULL, sts[i] filled (sts may be NULL, else n entries),
  * *done = 1 and the first error returned (each in sts[i].err); else nothing
  * is freed and *done = 0.  lc_waitall waits for all of them.
+ * lc_testsome: one progress step; every request that completed is freed and
+ * set to NULL, its index in indices[j] and its status in sts[j] (sts may be
+ * NULL; indices and sts hold n entries), j < *count; the first error is
+ * returned (each in sts[j].err); *count = 0 when none completed, -1 when no
+ * entry is non-NULL.  lc_waitsome: the same, waiting until one completes.
+ * One scan of reqs reports all the completions there are (MPI_Testsome).
  */
 int lc_testany(lc_node *node, int n, lc_req **reqs, int *index, int *done, struct lc_status *st);
 int lc_waitany(lc_node *node, int n, lc_req **reqs, int *index, struct lc_status *st);
 int lc_testall(lc_node *node, int n, lc_req **reqs, int *done, struct lc_status *sts);
 int lc_waitall(lc_node *node, int n, lc_req **reqs, struct lc_status *sts);
+int lc_testsome(lc_node *node, int n, lc_req **reqs, int *count, int *indices, struct lc_status *sts);
+int lc_waitsome(lc_node *node, int n, lc_req **reqs, int *count, int *indices, struct lc_status *sts);
 
 /*
  * The job's name service.  A process names an endpoint of its node -- the

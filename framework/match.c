@@ -147,8 +147,7 @@ int lc_cancel(lc_node *node, lc_req *req)
 				req->m.src = req->src == LC_ANY_SOURCE ? node->rank : (uint32_t)req->src;
 				req->m.len = 0;
 				req->m.match = req->match;
-				req->err = LC_ERR_CANCELED;
-				req->done = 1;
+				lc_req_complete(req, LC_ERR_CANCELED);
 				lc_unlock(node);
 				return 1;
 			}
@@ -213,6 +212,38 @@ static int lc_multi_args(lc_node *node, int n, lc_req **reqs, const void *out, c
 	if (!out)
 		return lc_fail(LC_ERR_INVAL, "%s: an output pointer is NULL", fn);
 	return 0;
+}
+
+/*
+ * Completed reqs[i] (or NULL, or an entry given twice, whose request the
+ * first place freed: kind LC_REQ_FREE): 1 when it is a request to report
+ * (into sts[j] when sts is not NULL) and free, its error kept as the first
+ * one (*first, *err) when there was none; else 0.  The caller frees it.
+ */
+static inline int lc_reqs_take(struct lc_node *node, lc_req **reqs, int i, struct lc_status *sts,
+			       int j, int *first, int *err)
+{
+	struct lc_req *r = reqs[i];
+
+	if (!r || r->kind == LC_REQ_FREE)
+		return 0;
+	if (__builtin_expect(r->err != 0, 0) && *first < 0) {
+		*first = i;
+		*err = r->err;
+		/* a branch, not GCC's two conditional moves on every request (5 Ir each) */
+		__asm__ volatile("");
+	}
+	if (sts)
+		lc_req_status(node, r, &sts[j]);
+	return 1;
+}
+
+/* 0, or the first error of a multi-request completion (reqs[first]) with its text. */
+static int lc_reqs_failed(int first, int err, const char *fn)
+{
+	if (first < 0)
+		return 0;
+	return lc_fail(err, "%s: reqs[%d] (and maybe others): %s", fn, first, lc_strerror(err));
 }
 
 /* lc_testany / lc_waitany: one round (wait = 0) or until one completes. */
@@ -280,6 +311,82 @@ int lc_waitany(lc_node *node, int n, lc_req **reqs, int *index, struct lc_status
 	return lc_anyof(node, n, reqs, index, NULL, st, 1, "lc_waitany");
 }
 
+/* The indices of the completed entries of reqs[0..n) into idx (lock held); returns how many. */
+static int lc_reqs_done(lc_req **reqs, int n, int *idx)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		if (reqs[i] && reqs[i]->done)
+			idx[k++] = i;
+	return k;
+}
+
+/*
+ * lc_testsome / lc_waitsome: one round (wait = 0) or until one completes,
+ * then every completed request reported and freed in the same call: a
+ * caller that drives many requests at once (the MPI personality's progress
+ * engine) scans them once for all the completions there are, not once per
+ * completion as with lc_waitany.
+ */
+static int lc_someof(lc_node *node, int n, lc_req **reqs, int *count, int *indices,
+		     struct lc_status *sts, int wait, const char *fn)
+{
+	unsigned spins = 0;
+	int k, m = 0, first = -1, rc = lc_multi_args(node, n, reqs, count, fn);
+
+	if (rc)
+		return rc;
+	if (n && !indices)
+		return lc_fail(LC_ERR_INVAL, "%s: indices is NULL with n %d", fn, n);
+	*count = -1;
+	if ((rc = lc_lock_open(node, fn)))
+		return rc;
+	if ((rc = lc_reqs_check(node, n, reqs, fn)) <= 0) {
+		if (rc == 0)
+			lc_unlock(node);
+		return rc;
+	}
+	/* completed already: no progress step needed */
+	while (!(k = lc_reqs_done(reqs, n, indices))) {
+		if (lc_reqs_round(node, 0, n, reqs))
+			spins = 0;
+		if ((k = lc_reqs_done(reqs, n, indices)))
+			break;
+		lc_unlock(node);
+		if (!wait) {
+			*count = 0;
+			return 0;
+		}
+		lc_idle_round(node, &spins);
+		if ((rc = lc_lock_open(node, fn)))
+			return rc;
+	}
+	LC_PATH_BEGIN();
+	for (int j = 0; j < k; j++) {
+		int i = indices[j];
+
+		if (lc_reqs_take(node, reqs, i, sts, m, &first, &rc)) {
+			lc_req_free(node, reqs[i]);
+			indices[m++] = i;
+		}
+		reqs[i] = NULL;
+	}
+	lc_unlock(node);
+	*count = m;
+	return lc_reqs_failed(first, rc, fn);
+}
+
+int lc_testsome(lc_node *node, int n, lc_req **reqs, int *count, int *indices, struct lc_status *sts)
+{
+	return lc_someof(node, n, reqs, count, indices, sts, 0, "lc_testsome");
+}
+
+int lc_waitsome(lc_node *node, int n, lc_req **reqs, int *count, int *indices, struct lc_status *sts)
+{
+	return lc_someof(node, n, reqs, count, indices, sts, 1, "lc_waitsome");
+}
+
 /*
  * The first index of reqs[0..n) from i on whose request is pending (n when
  * none is): reqs[0..i) are done, and a request stays done until lc_allof
@@ -337,27 +444,13 @@ static int lc_allof(lc_node *node, int n, lc_req **reqs, int *done, struct lc_st
 	}
 	LC_PATH_BEGIN();
 	for (i = 0; i < n; i++) {
-		struct lc_req *r = reqs[i];
-
+		if (lc_reqs_take(node, reqs, i, sts, i, &first, &rc))
+			lc_req_free(node, reqs[i]);
 		reqs[i] = NULL;
-		/* an entry given twice is freed once (kind is LC_REQ_FREE after the first) */
-		if (!r || r->kind == LC_REQ_FREE)
-			continue;
-		if (__builtin_expect(r->err != 0, 0) && first < 0) {
-			first = i;
-			rc = r->err;
-			/* a branch, not GCC's two conditional moves on every request (5 Ir each) */
-			__asm__ volatile("");
-		}
-		if (sts)
-			lc_req_status(node, r, &sts[i]);
-		lc_req_free(node, r);
 	}
 	lc_unlock(node);
 	*done = 1;
-	if (first >= 0)
-		return lc_fail(rc, "%s: reqs[%d] (and maybe others): %s", fn, first, lc_strerror(rc));
-	return 0;
+	return lc_reqs_failed(first, rc, fn);
 }
 
 int lc_testall(lc_node *node, int n, lc_req **reqs, int *done, struct lc_status *sts)

@@ -410,7 +410,30 @@ static inline void lc_reqq_unlink(struct lc_reqq *q, struct lc_req *prev, struct
 	q->count--;
 }
 
-LC_INTERNAL void lc_send_done(struct lc_node *node, struct lc_req *r, int err);
+/* Complete request r with err: lc_test and lc_wait may report and free it. */
+static inline void lc_req_complete(struct lc_req *r, int err)
+{
+	r->err = err;
+	r->done = 1;
+}
+
+/*
+ * Mark send request r done with err (it left every queue).  Lock held.
+ * A send that leaves at once, never synchronous, completes with
+ * lc_req_complete in the call (lc_send_start).
+ */
+static inline void lc_send_done(struct lc_node *node, struct lc_req *r, int err)
+{
+	(void)node;
+	if (r->s.sync && !err) {
+		if (!r->synced) {
+			r->sync_wait = 1;       /* every frame left: the receiver's ack completes it */
+			return;
+		}
+		err = r->put_err;       /* acked: 0 for a synchronous send, a put's result */
+	}
+	lc_req_complete(r, err);
+}
 
 /*
  * 1 when the NIC dropped frames to dst since lc_check_peers last looked:
@@ -679,8 +702,7 @@ static inline void lc_recv_done(struct lc_req *r, const struct lc_rmsg *m, int e
 		r->m.match = m->match;
 		r->um = NULL;   /* m was its unexpected message (r->m's never is: um is NULL then) */
 	}
-	r->err = err ? err : (m->len > r->ucap ? LC_ERR_TRUNC : 0);
-	r->done = 1;
+	lc_req_complete(r, err ? err : (m->len > r->ucap ? LC_ERR_TRUNC : 0));
 }
 
 /* lc_rx_complete's other cases: a verdict other than LC_CONTINUE, an unexpected message. */
@@ -709,8 +731,6 @@ LC_INTERNAL void lc_uq_unlink(struct lc_node *node, struct lc_rmsg *m);
 
 /* Push queued sends in order as the Send Ring allows. Lock held. Returns the frames posted. */
 LC_INTERNAL int lc_tx_push(struct lc_node *node);
-/* Mark send request r done with err (it left every queue). Lock held. */
-LC_INTERNAL void lc_send_done(struct lc_node *node, struct lc_req *r, int err);
 /* One progress step with the lock held. Returns the work done. */
 LC_INTERNAL int lc_progress_locked(struct lc_node *node);
 /* Read peers' liveness and drop counters; fail the pending sends they doom. Lock held. */

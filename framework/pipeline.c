@@ -372,8 +372,7 @@ void lc_sync_fail(struct lc_node *node, uint32_t dst, int err)
 
 		if (r->kind == LC_REQ_SEND && r->sync_wait && r->s.dst == dst) {
 			r->sync_wait = 0;
-			r->err = err;
-			r->done = 1;
+			lc_req_complete(r, err);
 		}
 	}
 }
@@ -384,8 +383,7 @@ static void lc_sync_matched(struct lc_req *r)
 	r->synced = 1;
 	if (r->sync_wait) {
 		r->sync_wait = 0;
-		r->err = 0;
-		r->done = 1;
+		lc_req_complete(r, 0);
 	}
 }
 
@@ -521,20 +519,6 @@ void lc_rx_abort(struct lc_node *node, struct lc_rmsg *m)
 }
 
 /* ---- send side ---- */
-
-void lc_send_done(struct lc_node *node, struct lc_req *r, int err)
-{
-	(void)node;
-	if (r->s.sync && !err) {
-		if (!r->synced) {
-			r->sync_wait = 1;       /* every frame left: the receiver's ack completes it */
-			return;
-		}
-		err = r->put_err;       /* acked: 0 for a synchronous send, a put's result */
-	}
-	r->err = err;
-	r->done = 1;
-}
 
 int lc_tx_push(struct lc_node *node)
 {

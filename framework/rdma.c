@@ -250,8 +250,7 @@ void lc_put_acked(struct lc_node *node, uint32_t dst, uint32_t id, uint32_t byte
 			     lc_put_refusals(node, dst) != r->put_refused ? LC_ERR_ACCESS : LC_ERR_LOST;
 		if (r->sync_wait) {
 			r->sync_wait = 0;
-			r->err = r->put_err;
-			r->done = 1;
+			lc_req_complete(r, r->put_err);
 		}
 		return;
 	}

@@ -131,6 +131,8 @@ struct lcmpi_state {
 	lc_req **poll_lr;               /* lcmpi_progress's arrays (grown as needed) */
 	struct lcmpi_request **poll_owner;
 	unsigned char *poll_slot;
+	int *poll_idx;                  /* lc_waitsome's indices and statuses */
+	struct lc_status *poll_st;
 	int poll_cap;
 	struct lcmpi_pulled *pulled;    /* oldest first */
 	/*

@@ -320,6 +320,17 @@ static void lcmpi_step(struct lcmpi_request *r, int slot, int lrc, const struct 
 	lcmpi_done(r);
 }
 
+/* *p (cap entries of size elem) grown to cap entries: 0, or -1 with *p as it was. */
+static int lcmpi_grow(void **p, size_t elem, int cap)
+{
+	void *q = realloc(*p, (size_t)cap * elem);
+
+	if (!q)
+		return -1;
+	*p = q;
+	return 0;
+}
+
 int lcmpi_progress(int wait)
 {
 	lcmpi_drain();
@@ -327,16 +338,11 @@ int lcmpi_progress(int wait)
 		return 0;
 	if (2 * lcmpi.nactive > lcmpi.poll_cap) {
 		int cap = 4 * lcmpi.nactive;
-		lc_req **lr = realloc(lcmpi.poll_lr, (size_t)cap * sizeof *lr);
-		if (lr)
-			lcmpi.poll_lr = lr;
-		struct lcmpi_request **o = realloc(lcmpi.poll_owner, (size_t)cap * sizeof *o);
-		if (o)
-			lcmpi.poll_owner = o;
-		unsigned char *sl = realloc(lcmpi.poll_slot, (size_t)cap);
-		if (sl)
-			lcmpi.poll_slot = sl;
-		if (!lr || !o || !sl)
+		if (lcmpi_grow((void **)&lcmpi.poll_lr, sizeof *lcmpi.poll_lr, cap) ||
+		    lcmpi_grow((void **)&lcmpi.poll_owner, sizeof *lcmpi.poll_owner, cap) ||
+		    lcmpi_grow((void **)&lcmpi.poll_slot, sizeof *lcmpi.poll_slot, cap) ||
+		    lcmpi_grow((void **)&lcmpi.poll_idx, sizeof *lcmpi.poll_idx, cap) ||
+		    lcmpi_grow((void **)&lcmpi.poll_st, sizeof *lcmpi.poll_st, cap))
 			return LC_ERR_NOMEM;
 		lcmpi.poll_cap = cap;
 	}
@@ -350,22 +356,21 @@ int lcmpi_progress(int wait)
 			}
 	if (n == 0)     /* every pending request waits for room nothing of ours will free */
 		return LC_ERR_AGAIN;
-	for (;;) {
-		int idx = -1, done = 0;
-		struct lc_status ls = { 0 };
-		int lrc = wait ? lc_waitany(lcmpi.node, n, lcmpi.poll_lr, &idx, &ls)
-			       : lc_testany(lcmpi.node, n, lcmpi.poll_lr, &idx, &done, &ls);
-		if (idx < 0) {
-			lcmpi_drain();
-			return lrc;
-		}
-		lcmpi_step(lcmpi.poll_owner[idx], lcmpi.poll_slot[idx], lrc, &ls);
-		if (wait) {
-			lcmpi_drain();
-			return 0;
-		}
-		/* test: take every completion there is (new posts wait for the next call) */
+	/*
+	 * every completion there is in one call, and one scan of the requests for
+	 * all of them: one completion a call (lc_waitany) made a window of 64
+	 * receives cost its waiter 64 rebuilds and scans, 2785 Ir a message in
+	 * msgrate's receiver against the native API's 680
+	 */
+	int k = -1;
+	int lrc = wait ? lc_waitsome(lcmpi.node, n, lcmpi.poll_lr, &k, lcmpi.poll_idx, lcmpi.poll_st)
+		       : lc_testsome(lcmpi.node, n, lcmpi.poll_lr, &k, lcmpi.poll_idx, lcmpi.poll_st);
+	for (int j = 0; j < k; j++) {
+		int i = lcmpi.poll_idx[j];
+		lcmpi_step(lcmpi.poll_owner[i], lcmpi.poll_slot[i], lcmpi.poll_st[j].err, &lcmpi.poll_st[j]);
 	}
+	lcmpi_drain();
+	return k > 0 ? 0 : lrc;
 }
 
 void lcmpi_wait_done(struct lcmpi_request *r)

@@ -165,13 +165,16 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 	return lcmpi_any("MPI_Testany", 0, count, array_of_requests, index, flag, status);
 }
 
-/* 1 when every non-null request of reqs is done. */
-static int lcmpi_all_done(int count, MPI_Request reqs[])
+/*
+ * The first index from i on whose request is pending (count when none is):
+ * a request stays done until lcmpi_all frees it, so each round of a wait
+ * scans on from there (a window's wait scans it once, not once a round).
+ */
+static int lcmpi_pending_from(int count, MPI_Request reqs[], int i)
 {
-	for (int i = 0; i < count; i++)
-		if (reqs[i] && !lcmpi_is_done(reqs[i]))
-			return 0;
-	return 1;
+	while (i < count && (!reqs[i] || lcmpi_is_done(reqs[i])))
+		i++;
+	return i;
 }
 
 /* Waitall / Testall: MPI_ERR_IN_STATUS when some request failed (each status says which). */
@@ -184,14 +187,16 @@ static int lcmpi_all(const char *fn, int wait, int count, MPI_Request reqs[], in
 		if (rc != MPI_SUCCESS)
 			return rc;
 	}
-	int done = lcmpi_all_done(count, reqs);
-	if (!done) {
+	int at = lcmpi_pending_from(count, reqs, 0);
+	if (at < count) {
 		if (wait)
-			while (!(done = lcmpi_all_done(count, reqs)))
+			do
 				lcmpi_progress(1);
+			while ((at = lcmpi_pending_from(count, reqs, at)) < count);
 		else
-			lcmpi_progress(0), done = lcmpi_all_done(count, reqs);
+			lcmpi_progress(0), at = lcmpi_pending_from(count, reqs, at);
 	}
+	int done = at == count;
 	if (flag)
 		*flag = done;
 	if (!done)

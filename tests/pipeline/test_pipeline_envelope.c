@@ -29,7 +29,7 @@ Test(pipeline_envelope, cancel_unmatched_but_not_matched_nor_send)
 	lc_t_envelope(2, "cancel", NULL, 2);
 }
 
-Test(pipeline_envelope, testany_waitany_testall_waitall)
+Test(pipeline_envelope, testany_waitany_testall_waitall_testsome_waitsome)
 {
 	lc_t_envelope(2, "multi", NULL, 2);
 }

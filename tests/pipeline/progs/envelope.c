@@ -11,7 +11,7 @@
  *           word, order per (source, match word)
  *   probe   (2) probe then receive of the probed size; iprobe of nothing
  *   cancel  (2) cancel of an unmatched and of a matched receive, of a send
- *   multi   (2) testany / waitany / testall / waitall
+ *   multi   (2) testany / waitany / testall / waitall / testsome / waitsome
  *   ssend   (2) [ROUNDS] a synchronous send completes only after the receive
  *           posted 100 ms later; an issend to a posted receive; ROUNDS more
  *           ssends of mixed sizes with late receives (for --faults)
@@ -204,6 +204,52 @@ static void mode_cancel(lc_node *node, int me)
 	printf("envelope ok: node 0 cancel: unmatched cancelled, matched and send not\n");
 }
 
+/* lc_testsome / lc_waitsome of node 0 (node 1's messages 31, 33, 99, then 30, 32 once told). */
+static void mode_multi_some(lc_node *node, char b[4][8])
+{
+	struct lc_status sts[5];
+	lc_req *r[5];
+	int idx[5], n, got = 0, i;
+	char go = 0, one;
+
+	for (i = 0; i < 4; i++)
+		LC_TP_OK(node, lc_irecv_match(node, 1, 30 + (uint64_t)i, LC_MATCH_ALL, b[i], 8, &r[i]));
+	r[4] = NULL;
+	/* 99 follows 31 and 33 from the same node: both matched, one call reports both */
+	LC_TP_OK(node, lc_recv_match(node, 1, 99, LC_MATCH_ALL, &one, 1, NULL));
+	LC_TP_OK(node, lc_testsome(node, 5, r, &n, idx, sts));
+	if (n != 2 || idx[0] != 1 || idx[1] != 3 || r[1] || r[3] || !r[0] || !r[2])
+		lc_tp_fail("testsome: %d completed (%d %d), entries %p %p %p %p", n, idx[0], idx[1],
+			   (void *)r[0], (void *)r[1], (void *)r[2], (void *)r[3]);
+	lc_tp_expect(b[1], &sts[0], 1, 8, 31, "testsome #0");
+	lc_tp_expect(b[3], &sts[1], 1, 8, 33, "testsome #1");
+	if (sts[0].match != 31 || sts[1].match != 33)
+		lc_tp_fail("testsome: matches %llu %llu", (unsigned long long)sts[0].match,
+			   (unsigned long long)sts[1].match);
+	LC_TP_OK(node, lc_testsome(node, 5, r, &n, idx, sts));
+	if (n != 0 || !r[0] || !r[2])
+		lc_tp_fail("testsome with none completed: %d", n);
+	LC_TP_OK(node, lc_send(node, 1, &go, 1));
+	while (got < 2) {
+		LC_TP_OK(node, lc_waitsome(node, 5, r, &n, idx, sts));
+		for (i = 0; i < n; i++) {
+			if (idx[i] != 2 * got || r[idx[i]])
+				lc_tp_fail("waitsome #%d: index %d", got, idx[i]);
+			lc_tp_expect(b[idx[i]], &sts[i], 1, 8, 30 + (uint64_t)idx[i], "waitsome");
+			got++;
+		}
+		if (n < 1)
+			lc_tp_fail("waitsome returned %d completions", n);
+	}
+	/* every entry NULL: -1 at once */
+	LC_TP_OK(node, lc_testsome(node, 5, r, &n, idx, sts));
+	if (n != -1)
+		lc_tp_fail("testsome of NULL entries: %d", n);
+	LC_TP_OK(node, lc_waitsome(node, 5, r, &n, idx, NULL));
+	if (n != -1)
+		lc_tp_fail("waitsome of NULL entries: %d", n);
+}
+
 static void mode_multi(lc_node *node, int me)
 {
 	static const int order[4] = { 2, 0, 3, 1 };
@@ -226,6 +272,13 @@ static void mode_multi(lc_node *node, int me)
 			lc_tp_send(node, 0, 10 + (uint64_t)i, 8, 10 + (uint64_t)i, 0);
 		for (i = 0; i < 2; i++)
 			lc_tp_send(node, 0, 20 + (uint64_t)i, 8, 20 + (uint64_t)i, 0);
+		/* some: 31 and 33, then 99 (node 0 knows them in by then), and 30 and 32 once told */
+		lc_tp_send(node, 0, 31, 8, 31, 0);
+		lc_tp_send(node, 0, 33, 8, 33, 0);
+		lc_tp_send(node, 0, 99, 1, 99, 0);
+		LC_TP_OK(node, lc_recv(node, 0, &go, 1, NULL));
+		lc_tp_send(node, 0, 30, 8, 30, 0);
+		lc_tp_send(node, 0, 32, 8, 32, 0);
 		printf("envelope ok: node 1 multi: sent\n");
 		return;
 	}
@@ -270,7 +323,8 @@ static void mode_multi(lc_node *node, int me)
 	LC_TP_OK(node, lc_waitall(node, 2, r, sts));
 	for (i = 0; i < 2; i++)
 		lc_tp_expect(b[i], &sts[i], 1, 8, 20 + (uint64_t)i, "waitall");
-	printf("envelope ok: node 0 multi: any in completion order, all\n");
+	mode_multi_some(node, b);
+	printf("envelope ok: node 0 multi: any in completion order, all, some\n");
 }
 
 static void mode_ssend(lc_node *node, int me, int rounds)
@@ -549,7 +603,8 @@ static void mode_misuse(lc_node *node, int me)
 {
 	struct lc_status st;
 	lc_req *r = NULL, *bad[2] = { NULL, NULL };
-	int flag, idx, done;
+	struct lc_status sts3[3];
+	int flag, idx, idx2[3], done;
 	char b[4] = { 0 };
 
 	(void)me;
@@ -569,7 +624,11 @@ static void mode_misuse(lc_node *node, int me)
 	LC_TP_EXPECT(node, lc_testany(node, 2, bad, NULL, &done, &st), LC_ERR_INVAL);
 	LC_TP_EXPECT(node, lc_testany(node, 2, bad, &idx, NULL, &st), LC_ERR_INVAL);
 	LC_TP_EXPECT(node, lc_testall(node, 2, bad, NULL, NULL), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_testsome(node, 2, bad, NULL, idx2, NULL), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_testsome(node, 2, bad, &idx, NULL, NULL), LC_ERR_INVAL);
+	LC_TP_EXPECT(node, lc_waitsome(node, -1, bad, &idx, idx2, NULL), LC_ERR_INVAL);
 	bad[1] = (lc_req *)(void *)b;
+	LC_TP_EXPECT(node, lc_waitsome(node, 2, bad, &idx, idx2, NULL), LC_ERR_INVAL);
 	LC_TP_EXPECT(node, lc_waitany(node, 2, bad, &idx, &st), LC_ERR_INVAL);
 	LC_TP_EXPECT(node, lc_waitall(node, 2, bad, NULL), LC_ERR_INVAL);
 	/* a request completed and freed is no longer pending */
@@ -603,6 +662,17 @@ static void mode_misuse(lc_node *node, int me)
 		snprintf(want, sizeof want, "reqs[%d]", k);
 		if (!done || two[0] || two[1] || two[2] || !strstr(lc_last_error(node), want))
 			lc_tp_fail("misuse: lc_testall of failed requests from %d: done %d, \"%s\"", k, done,
+				   lc_last_error(node));
+		/* the same through lc_testsome: every one reported, the first named */
+		for (int j = k; j < 3; j++) {
+			LC_TP_OK(node, lc_irecv_match(node, me, 78, LC_MATCH_ALL, b, 4, &two[j]));
+			if (lc_cancel(node, two[j]) != 1)
+				lc_tp_fail("misuse: cancel");
+		}
+		LC_TP_EXPECT(node, lc_testsome(node, 3, two, &done, idx2, sts3), LC_ERR_CANCELED);
+		if (done != 3 - k || idx2[0] != k || two[0] || two[1] || two[2] ||
+		    sts3[0].err != LC_ERR_CANCELED || !strstr(lc_last_error(node), want))
+			lc_tp_fail("misuse: lc_testsome of failed requests from %d: %d, \"%s\"", k, done,
 				   lc_last_error(node));
 	}
 	printf("envelope ok: node %d misuse: every error returned\n", me);
