@@ -269,6 +269,22 @@ def main(argv):
                     len(whats) == (1 + 2 * len(impls)) * len(sizes),
                     'crc.csv: memcpy, and crc and fused of each implementation (%s; default %s), '
                     'measured at each of %d sizes' % (', '.join(sorted(impls)), default, len(sizes)))
+        # msgrate --phases (phases.csv): each series' run of each round has both nodes' phases at
+        # every size it measured, and report.md a row for each series
+        ppath = os.path.join(outdir, 'phases.csv')
+        if os.path.isfile(ppath):
+            with open(ppath, newline='') as f:
+                prows = list(csv.DictReader(f))
+            roles = {}
+            for r in prows:
+                roles.setdefault((r['config'], r['round'], r['size']), set()).add(r['role'])
+            half = sorted('%s round %s %s B' % k for k, v in roles.items() if v != {'sender', 'receiver'})
+            series = sorted({r['config'] for r in prows})
+            c.check(prows and not half, 'phases.csv: sender and receiver phases of every msgrate run '
+                    '(%s)%s' % (', '.join(series), ' (one side only: %s)' % '; '.join(half[:3]) if half else ''))
+            psec = text.split(report.PHASES_SECTION)[-1].split('\n## ')[0]
+            c.check(all('| %s | ' % t in psec for t in series),
+                    'report.md\'s phases table has a row for each of %s' % ', '.join(series))
         # scaling with peers (scale=1): every job has figures, and a message costs node 0 the same
         # instructions whatever the number of nodes and active pairs (idle peers cost nothing)
         spath = os.path.join(outdir, 'scale.csv')

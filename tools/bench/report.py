@@ -21,18 +21,19 @@ SECTIONS = ['## Run', '## Fastest configuration per size range', '## Cost of eac
             '## Distance to the shm floor and to Open MPI', '## Failed cells', '## Broadcast and fault sweep',
             '## MPI personality vs native API', '## The seeds\' personalities (CSN, ATLAS) vs native API',
             '## The seeds\' own tables, reproduced', '## Small-message targets',
-            '## Scaling with peers', '## CRC32C against memcpy',
+            '## Where the message rate waits', '## Scaling with peers', '## CRC32C against memcpy',
             '## The cost model beside the measurements', '## The advisor beside the measurements',
             '## Large-message targets (rendezvous)']
 MPI_SECTION = SECTIONS[7]
 PERS_SECTION = SECTIONS[8]
 SEED_SECTION = SECTIONS[9]
 TARGET_SECTION = SECTIONS[10]
-SCALE_SECTION = SECTIONS[11]
-CRC_SECTION = SECTIONS[12]
-MODEL_SECTION = SECTIONS[13]
-ADVISE_SECTION = SECTIONS[14]
-LARGE_SECTION = SECTIONS[15]
+PHASES_SECTION = SECTIONS[11]
+SCALE_SECTION = SECTIONS[12]
+CRC_SECTION = SECTIONS[13]
+MODEL_SECTION = SECTIONS[14]
+ADVISE_SECTION = SECTIONS[15]
+LARGE_SECTION = SECTIONS[16]
 # The small-message targets: (what, numerator series, denominator series, benchmark, sizes, bound,
 # 'le' (ratio at most bound) or 'ge' (at least)).  Each is judged on the per-round ratios of the
 # two series in the same round (their median; the worst size's where there are several), and
@@ -305,6 +306,54 @@ def crc_section(outdir):
             bl.fmt_size(s), cell(s, 'memcpy'),
             ' | '.join('%s | %s' % (cell(s, 'crc:' + i), cell(s, 'fused:' + i)) for i in impls),
             seq, slow))
+    return L + ['']
+
+
+def phases_section(outdir, cells):
+    """Where msgrate's windows wait (run.py: every msgrate run of a config, its MPI twin and Open
+    MPI's prints --phases; phases.csv): each node's ns a message in its posting loop, its wait and
+    the rest of the window, median over rounds, at 8 B (the target's size) or the smallest size."""
+    L = [PHASES_SECTION, '']
+    rows = stage_rows(outdir, 'phases')
+    if not rows:
+        return L + ['Not measured in this run (no msgrate run printed its phases).', '']
+    sizes = sorted({int(r['size']) for r in rows})
+    size = 8 if 8 in sizes else sizes[0]
+    series = list(dict.fromkeys(r['config'] for r in rows))
+    val = {}
+    for r in rows:
+        if int(r['size']) == size:
+            for k in ('post', 'wait', 'rest'):
+                val.setdefault((r['config'], r['role'], k), {})[r['round']] = float(r[k])
+    L += ['`msgrate --phases` at %s, in the rounds of the matrix (the MPI twins print the same): on '
+          'each node, ns a message in its posting loop (*post*: `lc_isend` / `MPI_Isend`, or the '
+          'receives), in its wait for the window (*wait*), and in the rest of the window (*rest*: the '
+          'ack, the payload check), median over rounds [min max].  The sender\'s three make up the '
+          'rate\'s time a message; its *post share* is the part of it spent posting -- near 1, the '
+          'rate is the sender\'s posting loop; low, the sender waits for its receiver.  *post vs Open '
+          'MPI*: the sender\'s post over Open MPI\'s in the same round.' % bl.fmt_size(size), '',
+          '| series | rate | sender post | wait | rest | receiver post | wait | rest | post share | '
+          'post vs Open MPI |', '|---|---|---|---|---|---|---|---|---|---|']
+
+    def cell(t, role, k):
+        x = bl.summarise(list(val.get((t, role, k), {}).values()))
+        return 'n/a' if x is None else '%.1f [%.1f %.1f]' % (x['median'], x['min'], x['max'])
+
+    for t in series:
+        post = val.get((t, 'sender', 'post'), {})
+        share = [post[rd] / (post[rd] + val[(t, 'sender', 'wait')][rd] + val[(t, 'sender', 'rest')][rd])
+                 for rd in post if rd in val.get((t, 'sender', 'wait'), {}) and
+                 rd in val.get((t, 'sender', 'rest'), {})]
+        ref = val.get(('openmpi', 'sender', 'post'), {})
+        vs = [post[rd] / ref[rd] for rd in post if ref.get(rd)]
+        sh, rv = bl.summarise(share), bl.summarise(vs)
+        rate = med(cells, t, 'msgrate', size)
+        L.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            t, 'n/a' if rate is None else '%.2f M/s' % (rate / 1e6),
+            cell(t, 'sender', 'post'), cell(t, 'sender', 'wait'), cell(t, 'sender', 'rest'),
+            cell(t, 'receiver', 'post'), cell(t, 'receiver', 'wait'), cell(t, 'receiver', 'rest'),
+            'n/a' if sh is None else '%.2f' % sh['median'],
+            'n/a' if rv is None or t == 'openmpi' else '%.3f [%.3f %.3f]' % (rv['median'], rv['q1'], rv['q3'])))
     return L + ['']
 
 
@@ -734,6 +783,7 @@ def write(outdir, csv_path, meta, cjs):
 
     # ---- the small-message targets
     L += target_section(rows)
+    L += phases_section(outdir, cells)
     L += scale_section(outdir, meta)
     L += crc_section(outdir)
     L += model_section(outdir, cells, configs, meta)

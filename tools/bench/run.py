@@ -83,6 +83,18 @@ MPI_PERSONALITY = ['bin/mpicc', 'bin/mpirun', 'lib/libmpi.a', 'include/mpi.h', '
 CFG_BIN = {}
 # a row "size value [value]" of any node (a personality's measuring process need not be node 0)
 LINE_RE = re.compile(r'^(?:\[\d+\]\s+)?(\d+)\s+([-+0-9.eE]+)(?:\s+([-+0-9.eE]+))?\s*$')
+# msgrate --phases (examples/lc_ex_pattern.h, lc_ex_phases_print; the MPI twin's the same): each
+# node's time a message in its posting loop, its wait and the rest of the window
+PHASES_RE = re.compile(r'^(?:\[\d+\]\s+)?# phases (\d+) B node (\d+) \((sender|receiver)\): '
+                       r'post ([0-9.]+) wait ([0-9.]+) rest ([0-9.]+) ns a message, (\d+) windows')
+PHASES_COLUMNS = ['config', 'round', 'size', 'node', 'role', 'post', 'wait', 'rest', 'windows']
+
+
+def wants_phases(target, bench):
+    """1 when a run of bench for target prints msgrate's --phases: the native msgrate of a config,
+    its MPI twin and Open MPI's (the same source); not the NIC floor, not a personality's own."""
+    return bench['name'] == 'msgrate' and target not in ('nic', 'shm') and \
+        not bl.personality_bench(target, bench['name'])
 
 
 def say(msg):
@@ -512,8 +524,9 @@ def failure_text(rc, errtext):
     return 'exit status %d: %s' % (rc, ' | '.join(parts) or 'no message')
 
 
-def run_sweep(cmd, sizes, column, timeout, on_size):
-    """Run cmd (one process group), parse the OSU table; return ({size: value}, error or None)."""
+def run_sweep(cmd, sizes, column, timeout, on_size, phases=None):
+    """Run cmd (one process group), parse the OSU table; return ({size: value}, error or None).
+    phases: a list that takes each --phases line of the sizes asked for (PHASES_COLUMNS' last seven)."""
     got, err = {}, None
     try:
         p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -543,6 +556,10 @@ def run_sweep(cmd, sizes, column, timeout, on_size):
                 line, buf[key.data] = buf[key.data].split('\n', 1)
                 if key.data == 'err':
                     errtext.append(line)
+                    continue
+                m = PHASES_RE.match(line) if phases is not None else None
+                if m and int(m.group(1)) in sizes:
+                    phases.append(dict(zip(PHASES_COLUMNS[2:], m.groups())))
                     continue
                 m = LINE_RE.match(line)
                 if m and m.group(column + 1) is not None:
@@ -933,6 +950,7 @@ def main(argv):
         say('bench: no config could be built; nothing to measure')
 
     rows = []
+    prows = []   # msgrate's --phases lines (phases.csv)
     # instructions per message: once per config, from a fixed-count callgrind run
     have_vg = shutil.which('valgrind') is not None
     isizes = [8] if o['quick'] else [8, 65536]
@@ -1022,14 +1040,16 @@ def main(argv):
                 # even one slow round cannot overrun it; sizes not reached say so
                 left = t0 + o['budget'] - 30 - time.time()
                 limit = int(min(timeout, max(15, left / (len(plan) - i))))
+            ph = [] if wants_phases(t, b) else None
             for seg in segments(sizes):
                 got, err = {}, twins.get((t, b['name']))
                 if err is None:
-                    cmd = bench_cmd(t, b, seg, args, bindir, limit, o['quick'], o['bind'])
+                    cmd = bench_cmd(t, b, seg, args + (['--phases'] if ph is not None else []),
+                                    bindir, limit, o['quick'], o['bind'])
                     got, err = run_sweep(cmd, seg, b['column'], limit,
                                          lambda s, lab=label, rem=remaining:
                                          progress.show('%s size %s' % (lab, bl.fmt_size(s)), rem,
-                                                       plain=False))
+                                                       plain=False), ph)
                 for s in seg:
                     ok = s in got
                     rows.append(dict(config=t, benchmark=b['name'], size=s, round=rnd,
@@ -1038,11 +1058,19 @@ def main(argv):
                 if err:
                     say('bench: FAILED %s %s round %d sizes %s..%s: %s'
                         % (t, b['name'], rnd, seg[0], seg[-1], err))
+            prows += [dict(p, config=t, round=rnd) for p in ph or []]
             progress.spent.setdefault((b['name'], t), time.time() - start)
             progress.done += 1
         # seed 001's own experiment, in the same round (the CSN personality over each config)
         if os.path.isdir(os.path.join(ROOT, 'personalities', bl.SEED_FILTER['personality'])):
             seed_filter_round(configs, rnd, o['quick'], rows)
+
+    # where msgrate's windows wait, on each node (report.md reads it)
+    if prows:
+        with open(os.path.join(outdir, 'phases.csv'), 'w', newline='') as f:
+            w = csv.DictWriter(f, fieldnames=PHASES_COLUMNS)
+            w.writeheader()
+            w.writerows(prows)
 
     # broadcast latency: only where multicast is active (examples/bcast.c falls back to sends elsewhere)
     bcast = {}
