@@ -438,6 +438,39 @@ int lcmpi_post_send(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag,
 	*out = r;
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;
+	/*
+	 * An eager standard send with no first post waiting and room in the
+	 * first posts' share (lcmpi_start's rule) is tried at once, before r joins
+	 * the active list: one that left (lc_isend_now, no libcomm request) is
+	 * complete as lcmpi_req_new made it -- step done, a zero status -- and
+	 * never was on the list; one queued by libcomm holds its request as
+	 * lcmpi_start's would.  Without the list's add and unlink, the waiting
+	 * scan, lcmpi_start's checks and its status (lc_rank), msgrate's MPI
+	 * twin's sender paid about 300 Ir a message above the native API's.
+	 */
+	if (len <= lcmpi.eager && !sync && !lcmpi.waitq &&
+	    (lcmpi.held == 0 || lcmpi.held + 1 <= LCMPI_POST_MAX)) {
+		lc_req *lr;
+		int lrc = lc_isend_now(lcmpi.node, c->node_of[dest], lcmpi_match(ctx, tag), buf, len, &lr);
+		if (lrc == 0 && !lr) {
+			r->posted = 1;
+			return MPI_SUCCESS;
+		}
+		if (lrc == 0) {
+			lcmpi_post_begin(r, (void *)buf, len);
+			r->peer = r->node = c->node_of[dest];
+			r->match = lcmpi_match(ctx, tag);
+			r->lr[0] = lr;
+			lcmpi.held++;
+			r->started = 1;
+			return MPI_SUCCESS;
+		}
+		if (lrc != LC_ERR_AGAIN) {
+			lcmpi_req_free(r);
+			return lcmpi_err_of_lc(lrc);
+		}
+		/* no room in libcomm's pool: queued below as any first post */
+	}
 	lcmpi_post_begin(r, (void *)buf, len);
 	r->peer = r->node = c->node_of[dest];
 	r->match = lcmpi_match(ctx, tag);
