@@ -426,17 +426,14 @@ static inline __attribute__((always_inline)) int lc_send_check(lc_node *node, in
 	return 0;
 }
 
-/* The fields of send request r (the rest zero); takes the message's sequence number. */
+/* Send request r's message, the whole of r->s; takes the message's sequence number. */
 static inline void lc_sreq_init(lc_node *node, struct lc_req *r, int dst, uint64_t match,
 				uint8_t sync, const void *buf, size_t len)
 {
 	r->kind = LC_REQ_SEND;
-	r->s.match = match;
-	r->s.sync = sync;
-	r->s.dst = (uint32_t)dst;
-	r->s.seq = node->tx_seq[dst]++;
-	r->s.buf = len ? buf : lc_empty;
-	r->s.len = (uint32_t)len;
+	r->s = (struct lc_sreq){ .match = match, .sync = sync, .dst = (uint32_t)dst,
+				 .seq = node->tx_seq[dst]++, .buf = len ? buf : lc_empty,
+				 .len = (uint32_t)len };
 }
 
 /* Send request r joins the send queue (lock held); the head of the queue goes to the NIC. */
@@ -501,13 +498,15 @@ __attribute__((always_inline)) static inline int lc_send_start(lc_node *node, in
 
 	(void)lost_fn;  /* unread where a protocol hooks send_msg */
 	(void)keep;
-	*out = NULL;
+	/* *out is NULL already: every caller checked the send first (lc_send_check) */
 #if !LC_PC_USED_send_msg
 	if (keep && !sync && len <= LC_SEND_NOW_MAX && !node->sendq.head) {
-		if (!(r = lc_req_alloc(node)))
+		/* not zeroed: what is read of a send done in the call is written (lc_req_now) */
+		if (!(r = lc_req_take(node)))
 			return lc_no_request(node, fn);
-		r->s.admitted = 1;
 		lc_sreq_init(node, r, dst, match, 0, buf, len);
+		r->s.admitted = 1;
+		lc_req_now(r);
 		LC_STAT_ADD(node, tx_msgs, 1);
 		if (lc_tx_frame(node, r) > 0) {
 			/* a frame the NIC dropped (a stopped or dead peer) fails it, as lc_tx_push does */
@@ -520,15 +519,16 @@ __attribute__((always_inline)) static inline int lc_send_start(lc_node *node, in
 			return 0;
 		}
 		/* no Send Ring slot (or a protocol held the frame back): it waits in the queue */
+		lc_req_settle(r);
 		goto queue;
 	}
 	if (!keep && !sync && len <= LC_SEND_NOW_MAX && !node->sendq.head) {
 		struct lc_req now;
 		int rc;
 
-		now.s = (struct lc_sreq){ .admitted = 1 };
 		now.held = 0;
 		lc_sreq_init(node, &now, dst, match, 0, buf, len);
+		now.s.admitted = 1;
 		LC_STAT_ADD(node, tx_msgs, 1);
 		if (lc_tx_frame(node, &now) > 0) {
 			/* a frame the NIC dropped (a stopped or dead peer) fails it, as lc_tx_push does */

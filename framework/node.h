@@ -505,20 +505,48 @@ static inline void lc_tx_frame_moved(struct lc_node *node, const struct lc_req *
 static inline void lc_hdr_fill(struct lc_frame_hdr *h, uint32_t me, const struct lc_sreq *s,
 			       uint32_t off, uint32_t len)
 {
+	uint8_t flags = (uint8_t)((off == 0 ? LC_FF_FIRST | s->sync : 0) |
+				  (off + len == s->len ? LC_FF_LAST : 0));
+	/* the first frame's offset is 0: its low match half rides there (frame.lua) */
+	uint32_t word = off == 0 ? (uint32_t)s->match : off;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/*
+	 * Three stores, not GCC's seven field-wide ones: the first 8 bytes
+	 * (magic, type, flags, src, dst) composed in a register, the next 16 one
+	 * vector, then match_hi.  The header is written straight into the Send
+	 * Ring slot, and a sender's stores queue behind its frames' stores into
+	 * the remote Receive Ring (docs/internals.md, nineteenth part); built on
+	 * the stack and copied, its loads would wait for the field stores.
+	 */
+	_Static_assert(offsetof(struct lc_frame_hdr, dst) == 6 && offsetof(struct lc_frame_hdr, len) == 8 &&
+		       offsetof(struct lc_frame_hdr, msg_len) == 20 &&
+		       offsetof(struct lc_frame_hdr, match_hi) == 24 && sizeof(*h) >= 28,
+		       "lc_hdr_fill's three stores follow the header's layout (frame.lua)");
+	uint64_t w0 = LC_FRAME_MAGIC | (uint64_t)LC_FT_DATA << 16 | (uint64_t)flags << 24 |
+		      (uint64_t)(uint16_t)me << 32 | (uint64_t)(uint16_t)s->dst << 48;
+	uint32_t mid[4] = { len, s->seq, word, s->len };
+	uint32_t hi = (uint32_t)(s->match >> 32);
+
+	memcpy(h, &w0, 8);
+	memcpy((unsigned char *)h + 8, mid, 16);
+	memcpy((unsigned char *)h + 24, &hi, 4);
+	/* the protocols' fields after the baseline's 28 bytes (none in the baseline) */
+	if (sizeof(*h) > 28)
+		memset((unsigned char *)h + 28, 0, sizeof(*h) - 28);
+#else
 	*h = (struct lc_frame_hdr){
 		.magic = LC_FRAME_MAGIC,
 		.type = LC_FT_DATA,
-		.flags = (uint8_t)((off == 0 ? LC_FF_FIRST | s->sync : 0) |
-				   (off + len == s->len ? LC_FF_LAST : 0)),
+		.flags = flags,
 		.src = (uint16_t)me,
 		.dst = (uint16_t)s->dst,
 		.len = len,
 		.seq = s->seq,
-		/* the first frame's offset is 0: its low match half rides there (frame.lua) */
-		.off = off == 0 ? (uint32_t)s->match : off,
+		.off = word,
 		.msg_len = s->len,
 		.match_hi = (uint32_t)(s->match >> 32),
 	};
+#endif
 }
 
 /* ---- request pool (framework/pipeline.c) ---- */
@@ -547,16 +575,57 @@ static inline void lc_req_zero(struct lc_req *r)
  * Take a request from the pool, zeroed, or NULL when all are in use.
  * Inline: a receive post's request, without the call's frame.
  */
-static inline struct lc_req *lc_req_alloc(struct lc_node *node)
+/* Take a request from the pool as it was left (lc_req_alloc zeroes it), or NULL when all are in use. */
+static inline struct lc_req *lc_req_take(struct lc_node *node)
 {
 	struct lc_req *r = node->free;
 
 	if (__builtin_expect(!r, 0))
 		return NULL;
 	node->free = r->next;
-	lc_req_zero(r);
 	node->reqs_used++;
 	return r;
+}
+
+static inline struct lc_req *lc_req_alloc(struct lc_node *node)
+{
+	struct lc_req *r = lc_req_take(node);
+
+	if (r)
+		lc_req_zero(r);
+	return r;
+}
+
+/*
+ * lc_req_take's r, whose r->s lc_sreq_init wrote whole, made a send request
+ * that completes in the call (lc_send_start): the fields anything reads of
+ * a done send besides r->s -- the waits, lc_req_status and lc_req_free,
+ * the pool's scans (lc_sync_fail, lc_rx_ctrl, lc_put_acked: kind, done,
+ * synced, sync_wait), lc_tx_frame (held) -- written; err at completion
+ * (lc_req_complete).  Not lc_req_zero's 13 stores: a sender's stores queue
+ * behind its frames' stores into the remote Receive Ring (docs/
+ * internals.md, nineteenth part).  One that has to wait in the send queue
+ * after all is zeroed then (lc_req_settle).
+ */
+static inline void lc_req_now(struct lc_req *r)
+{
+	r->held = 0;
+	r->done = 0;
+	r->synced = 0;
+	r->sync_wait = 0;
+	r->put_note = 0;
+}
+
+/* A request of lc_req_now joins the send queue: the rest of it zeroed, as lc_req_alloc's is. */
+static inline void lc_req_settle(struct lc_req *r)
+{
+	struct lc_sreq s = r->s;
+	uint8_t held = r->held;
+
+	lc_req_zero(r);
+	r->s = s;
+	r->held = held;
+	r->kind = LC_REQ_SEND;
 }
 /* The announce frame (LC_FF_ANNOUNCE) of message m from hdr->src: 1 (pipeline.c). */
 LC_INTERNAL int lc_rx_announced(struct lc_node *node, const struct lc_frame_hdr *hdr, struct lc_rmsg *m);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dma_step.h"
+#include "lc_copy.h"
 #include "lc_marks.h"
 #include "lc_pc_nic.h"
 #include "nic_impl.h"
@@ -423,7 +424,7 @@ int lc_net_put(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t dst, uint3
 #endif
 	/* the NIC-to-NIC copy: header and payload, from our SRAM into the remote Receive Ring */
 	word = lc_recv_word(lc_seg_sram(nic, dst), &nic->g, rh);
-	memcpy(lc_recv_frame_at(word), frame, bytes);
+	lc_copy(lc_recv_frame_at(word), frame, bytes);
 	n = 1;
 	if (nic->faults)
 		n = lc_faults_wire(nic, dst, frame, bytes, rh, nic->g.recv_ring - (rh - nic->peer_tail[dst]));
@@ -530,7 +531,6 @@ static inline __attribute__((always_inline)) int net_send_step(struct lc_nic *ni
 		}
 		if (v == LC_CONSUMED)
 			goto done;
-		nic->tx_pc_done = 1;
 	}
 	dst = hdr->dst;
 	len = hdr->len;
@@ -545,13 +545,20 @@ static inline __attribute__((always_inline)) int net_send_step(struct lc_nic *ni
 	}
 	put = lc_net_put(nic, hdr, dst, &busy);
 	if (put == LC_NET_PUT_LATER)
-		return 0;
+		goto later;
 	if (put == LC_NET_PUT_BUSY)
 		goto stall;
 done:
 	/* relaxed: the slot is set again only after R1 -> A1 (host), R2 -> A2 (doorbell service) */
 	atomic_store_explicit(&nic->tx_ready[idx], 0, memory_order_relaxed);
-	nic->tx_pc_done = 0;
+	/*
+	 * tx_pc_done and the stall's clock are written only when set: a frame that
+	 * leaves at its first try (nearly every one) stores neither, and a
+	 * sender's stores queue behind its frames' stores into the remote
+	 * Receive Ring (docs/internals.md, nineteenth part)
+	 */
+	if (nic->tx_pc_done)
+		nic->tx_pc_done = 0;
 	lc_nic_stall_end(&nic->tx_stall);
 	/* release (R1): pairs with the host's acquire of send_tail (A1) */
 	atomic_store_explicit(&ct->send_tail.v, tail + 1, memory_order_release);
@@ -566,6 +573,8 @@ stall:
 		count_dst_drop(nic, dst);
 		goto done;
 	}
+later:
+	nic->tx_pc_done = 1;    /* the frame waits: nic_tx is not asked again for it */
 	return 0;
 }
 

@@ -768,7 +768,9 @@ LC_NIC_FUNC int lc_nic_stall_expired(struct lc_nic *nic, struct lc_nic_stall *s,
 /* The frame that waited in s left (sent, dropped or skipped): the clock stops. */
 static inline void lc_nic_stall_end(struct lc_nic_stall *s)
 {
-	atomic_store_explicit(&s->on, 0, memory_order_relaxed);
+	/* stored only when running: nearly every frame leaves without a stall */
+	if (atomic_load_explicit(&s->on, memory_order_relaxed))
+		atomic_store_explicit(&s->on, 0, memory_order_relaxed);
 }
 
 /* Switch port gport (global id) of the job. */

@@ -1185,7 +1185,7 @@ LC_T_SKIPPED(pipe, isend_whose_frame_was_dropped_fails_at_its_wait,
 #endif
 
 /*
- * lc_copy (framework/lc_copy.h), the host's copy of every payload: each
+ * lc_copy (nic/lc_copy.h), the host's copy of every payload: each
  * length of its inline moves (0-64) and past them, at every destination
  * alignment of a line and several source ones; exactly the bytes asked for.
  */

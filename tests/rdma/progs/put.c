@@ -201,11 +201,22 @@ static int notify(int me, int rounds)
 			LC_TP_OK(node, lc_iput_notify(node, 1, h, (size_t)k % 61, src, len,
 						      200000u + (unsigned)k, &imm, sizeof imm, &q[1]));
 			LC_TP_OK(node, lc_isend_match(node, 1, 300000u + (unsigned)k, &b, sizeof b, &q[2]));
-			LC_TP_OK(node, lc_waitall(node, 3, q, st));
-			if (st[1].len != len)
-				lc_tp_fail("round %d: the put's status says %zu bytes, it put %zu", k,
-					   st[1].len, len);
+			/*
+			 * the target's go first, then the put's request freed last: the next
+			 * round's first send, which leaves at once, takes it from the pool as
+			 * it was left -- its status must be the send's, not the put's
+			 */
 			recv_u(1, M_OK, &ok, sizeof ok);
+			lc_req *w[3] = { q[0], q[2], q[1] };
+			LC_TP_OK(node, lc_waitall(node, 3, w, st));
+			if (st[2].len != len)
+				lc_tp_fail("round %d: the put's status says %zu bytes, it put %zu", k,
+					   st[2].len, len);
+			if (st[0].len != sizeof a || st[1].len != sizeof b || st[0].err || st[1].err ||
+			    st[0].match != 100000u + (unsigned)k || st[1].match != 300000u + (unsigned)k)
+				lc_tp_fail("round %d: the sends' statuses say %zu and %zu bytes, matches %llu "
+					   "%llu", k, st[0].len, st[1].len, (unsigned long long)st[0].match,
+					   (unsigned long long)st[1].match);
 			checked++;
 		}
 		free(src);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The host's copy of a frame's payload: small lengths inline, the rest by the C library. */
+/* The copies of a small frame or payload, host's and NIC's: small lengths inline, the rest by the C library. */
 #ifndef LC_COPY_H
 #define LC_COPY_H
 
@@ -10,8 +10,9 @@
 /*
  * Copy len bytes (dst and src do not overlap): the host's copies of a
  * frame's payload, into the Send Ring (PIO) and out of staging (framework/
- * hot.c), and the same copies of the NIC model's own floor (tools/bench/
- * nic_floor.c).  A small message's payload is 0-16 bytes.
+ * hot.c), the same copies of the NIC model's own floor (tools/bench/
+ * nic_floor.c), and Net-Send's copy of a frame into the remote Receive
+ * Ring (nic/nic.c).  A small message's payload is 0-16 bytes.
  *
  * Up to 64 bytes: two moves of the largest size of 1, 4, 8, 16 or 32 bytes
  * that fits (a 32-byte move is two 16-byte registers), the second ending at
@@ -19,9 +20,12 @@
  * path does -- without its call, the PLT and its size dispatch: the 8 B
  * copy out of staging was 23 of msgrate's receiver's Ir a message through
  * the C library, 9 here.  Both moves' loads come before their stores.  A
- * memcpy of constant size is plain loads and stores.  (The NIC model's
- * frame copies, Net-Send's and the Rx DMA engine's, stay the C library's: a
- * 40-byte frame took 12 Ir here against glibc's 11 and its call.)
+ * memcpy of constant size is plain loads and stores.  Net-Send's frame
+ * copy: a 36-byte frame costs about the Ir of glibc's and its call, but not
+ * the call's stores -- the registers lc_net_put saves around it and the
+ * return address: msgrate's sender 23 -> 19 stores a message in lc_net_put,
+ * and a sender's stores queue behind its frames' stores into the remote
+ * Receive Ring (docs/internals.md, nineteenth part).
  *
  * Longer: the C library's memcpy.  Where the compiler knows the length's
  * bound (a payload of at most LC_MTU or LC_PIO_THRESHOLD bytes) GCC 12 at
