@@ -571,10 +571,6 @@ static inline void lc_req_zero(struct lc_req *r)
 		memcpy((unsigned char *)r + 16 * k, &z, 16);
 }
 
-/*
- * Take a request from the pool, zeroed, or NULL when all are in use.
- * Inline: a receive post's request, without the call's frame.
- */
 /* Take a request from the pool as it was left (lc_req_alloc zeroes it), or NULL when all are in use. */
 static inline struct lc_req *lc_req_take(struct lc_node *node)
 {
@@ -587,6 +583,10 @@ static inline struct lc_req *lc_req_take(struct lc_node *node)
 	return r;
 }
 
+/*
+ * Take a request from the pool, zeroed, or NULL when all are in use.
+ * Inline: a receive post's request, without the call's frame.
+ */
 static inline struct lc_req *lc_req_alloc(struct lc_node *node)
 {
 	struct lc_req *r = lc_req_take(node);

@@ -123,6 +123,13 @@ static void lcmpi_rdv_taken(struct lcmpi_request *r, int src, uint64_t match, ui
 	r->started = 1;
 }
 
+/* 1 when a first post of `need` libcomm requests (a receive: recv) fits its share of the pool. */
+static inline int lcmpi_first_fits(int need, int recv)
+{
+	return lcmpi.held == 0 || (lcmpi.held + need <= LCMPI_POST_MAX &&
+				   (!recv || lcmpi.held_recv + 1 <= LCMPI_RECV_MAX));
+}
+
 /*
  * Post the libcomm requests of r's current step, all or none: 0,
  * LC_ERR_AGAIN (no room: nothing posted), or another libcomm error.  now:
@@ -142,13 +149,9 @@ static int lcmpi_start(struct lcmpi_request *r, int now)
 			free(p);
 		}
 	}
-	if (!r->started) {      /* a first post: within its share of the pool */
-		int need = r->step == LCMPI_ST_RTS ? 2 : 1;
-		if (lcmpi.held > 0 && (lcmpi.held + need > LCMPI_POST_MAX ||
-				       (r->kind == LCMPI_REQ_RECV &&
-					lcmpi.held_recv + 1 > LCMPI_RECV_MAX)))
-			return LC_ERR_AGAIN;
-	}
+	if (!r->started &&      /* a first post: within its share of the pool */
+	    !lcmpi_first_fits(r->step == LCMPI_ST_RTS ? 2 : 1, r->kind == LCMPI_REQ_RECV))
+		return LC_ERR_AGAIN;
 	if (r->kind == LCMPI_REQ_SEND) {
 		switch (r->step) {
 		case LCMPI_ST_EAGER:
@@ -440,36 +443,26 @@ int lcmpi_post_send(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag,
 		return MPI_SUCCESS;
 	/*
 	 * An eager standard send with no first post waiting and room in the
-	 * first posts' share (lcmpi_start's rule) is tried at once, before r joins
-	 * the active list: one that left (lc_isend_now, no libcomm request) is
-	 * complete as lcmpi_req_new made it -- step done, a zero status -- and
-	 * never was on the list; one queued by libcomm holds its request as
-	 * lcmpi_start's would.  Without the list's add and unlink, the waiting
-	 * scan, lcmpi_start's checks and its status (lc_rank), msgrate's MPI
-	 * twin's sender paid about 300 Ir a message above the native API's.
+	 * first posts' share is tried at once, before r joins the active list:
+	 * one that left (lc_isend_now, no libcomm request) is complete as
+	 * lcmpi_req_new made it -- step done, a zero status -- and never was on
+	 * the list; one queued by libcomm holds its request as lcmpi_start's
+	 * would.  Without the list's add and unlink, the waiting scan,
+	 * lcmpi_start's checks and its status (lc_rank), msgrate's MPI twin's
+	 * sender paid about 300 Ir a message above the native API's.
 	 */
-	if (len <= lcmpi.eager && !sync && !lcmpi.waitq &&
-	    (lcmpi.held == 0 || lcmpi.held + 1 <= LCMPI_POST_MAX)) {
-		lc_req *lr;
-		int lrc = lc_isend_now(lcmpi.node, c->node_of[dest], lcmpi_match(ctx, tag), buf, len, &lr);
+	lc_req *lr = NULL;
+	int lrc = LC_ERR_AGAIN;
+	if (len <= lcmpi.eager && !sync && !lcmpi.waitq && lcmpi_first_fits(1, 0)) {
+		lrc = lc_isend_now(lcmpi.node, c->node_of[dest], lcmpi_match(ctx, tag), buf, len, &lr);
 		if (lrc == 0 && !lr) {
 			r->posted = 1;
 			return MPI_SUCCESS;
 		}
-		if (lrc == 0) {
-			lcmpi_post_begin(r, (void *)buf, len);
-			r->peer = r->node = c->node_of[dest];
-			r->match = lcmpi_match(ctx, tag);
-			r->lr[0] = lr;
-			lcmpi.held++;
-			r->started = 1;
-			return MPI_SUCCESS;
-		}
-		if (lrc != LC_ERR_AGAIN) {
+		if (lrc != 0 && lrc != LC_ERR_AGAIN) {
 			lcmpi_req_free(r);
 			return lcmpi_err_of_lc(lrc);
 		}
-		/* no room in libcomm's pool: queued below as any first post */
 	}
 	lcmpi_post_begin(r, (void *)buf, len);
 	r->peer = r->node = c->node_of[dest];
@@ -477,6 +470,13 @@ int lcmpi_post_send(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag,
 	r->sync = sync;
 	if (len > lcmpi.eager)
 		r->step = LCMPI_ST_RTS;         /* rendezvous */
+	if (lrc == 0) {         /* queued by libcomm: r holds its request */
+		r->lr[0] = lr;
+		lcmpi.held++;
+		r->started = 1;
+		return MPI_SUCCESS;
+	}
+	/* no room in libcomm's pool, or not tried: a first post as any */
 	return lcmpi_post_first(r);
 }
 
