@@ -176,18 +176,8 @@ int MPI_Finalize(void)
 		free(p);
 	}
 	free(lcmpi.cookie);
-	free(lcmpi.poll_lr);
-	free(lcmpi.poll_owner);
-	free(lcmpi.poll_slot);
-	free(lcmpi.poll_idx);
-	free(lcmpi.poll_st);
 	lcmpi.cookie = NULL;
-	lcmpi.poll_lr = NULL;
-	lcmpi.poll_owner = NULL;
-	lcmpi.poll_slot = NULL;
-	lcmpi.poll_idx = NULL;
-	lcmpi.poll_st = NULL;
-	lcmpi.poll_cap = 0;
+	lcmpi.poll_lo = lcmpi.poll_n = 0;
 	if (rc == MPI_SUCCESS && lrc != 0) {
 		fprintf(stderr, "MPI_Finalize: lc_close: %s\n", lc_strerror(lrc));
 		return MPI_ERR_OTHER;

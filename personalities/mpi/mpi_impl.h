@@ -68,6 +68,7 @@ enum lcmpi_step {
 
 struct lcmpi_request {
 	lc_req *lr[2];          /* pending libcomm requests (NULL: none) */
+	int pidx[2];            /* lr[s] pending: its entry in p2p.c's poll arrays */
 	enum lcmpi_req_kind kind;
 	enum lcmpi_step step;
 	MPI_Comm comm;
@@ -128,12 +129,7 @@ struct lcmpi_state {
 	struct lcmpi_request *free_reqs;
 	struct lcmpi_request active;    /* list head: requests with libcomm requests pending */
 	int nactive;
-	lc_req **poll_lr;               /* lcmpi_progress's arrays (grown as needed) */
-	struct lcmpi_request **poll_owner;
-	unsigned char *poll_slot;
-	int *poll_idx;                  /* lc_waitsome's indices and statuses */
-	struct lc_status *poll_st;
-	int poll_cap;
+	int poll_lo, poll_n;            /* p2p.c's poll arrays: below lo holes only; n entries */
 	struct lcmpi_pulled *pulled;    /* oldest first */
 	/*
 	 * Room in libcomm's pool of host.max_requests (p2p.c, "Room"): the

@@ -5,8 +5,8 @@
  * pending request.  A step of one request may need another's (a node that
  * waits for its own send's CTS must still answer its peer's RTS with a
  * CTS), so every wait drives every pending request: lcmpi_progress waits
- * on all their libcomm requests at once (lc_waitany) and moves the one
- * that completed to its next step.
+ * on all their libcomm requests at once (lc_waitsome) and moves those
+ * that completed to their next steps.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,13 +74,77 @@ static inline void lcmpi_fail(struct lcmpi_request *r, int lrc)
 #define LCMPI_POST_MAX (LC_HOST_MAX_REQUESTS - LCMPI_STEP_RESERVE)
 #define LCMPI_RECV_MAX (LCMPI_POST_MAX / 2 > 0 ? LCMPI_POST_MAX / 2 : 1)
 
-/* libcomm posts for r's slot, counted in lcmpi.held. */
+/*
+ * The poll arrays: every libcomm request the personality holds, in the
+ * order it was posted, with the request and slot it belongs to -- what
+ * lcmpi_progress hands lc_waitsome.  An entry is added when a post holds
+ * a libcomm request (lcmpi_hold) and becomes a hole (NULL) when it
+ * completes (lc_waitsome clears it) or is taken back (lcmpi_unhold).  The
+ * scan starts past the leading holes (poll_lo: completions come mostly in
+ * the order of the posts), and the holes are squeezed out
+ * (lcmpi_poll_compact) once they outnumber the held entries after it, so a
+ * scan is at most twice the held ones and each entry moves O(1) times; with
+ * none held they start over.  At most LC_HOST_MAX_REQUESTS are held (each is
+ * one of libcomm's pool), so twice that is room for all with the holes a
+ * compaction leaves.  Kept between calls: rebuilt from the active list in every call,
+ * they cost msgrate's MPI twin's receiver about 100 Ir a message.
+ */
+#define LCMPI_POLL_CAP (2 * LC_HOST_MAX_REQUESTS)
+static lc_req *lcmpi_poll_lr[LCMPI_POLL_CAP];
+static struct lcmpi_request *lcmpi_poll_owner[LCMPI_POLL_CAP];
+static unsigned char lcmpi_poll_slot[LCMPI_POLL_CAP];
+static int lcmpi_poll_idx[LCMPI_POLL_CAP];              /* lc_waitsome's indices and statuses */
+static struct lc_status lcmpi_poll_st[LCMPI_POLL_CAP];
+static struct lcmpi_request *lcmpi_took[LCMPI_POLL_CAP]; /* the completions' owners and slots */
+static unsigned char lcmpi_took_slot[LCMPI_POLL_CAP];
+
+static void lcmpi_poll_compact(void)
+{
+	int n = 0;
+	for (int i = lcmpi.poll_lo; i < lcmpi.poll_n; i++)
+		if (lcmpi_poll_lr[i]) {
+			struct lcmpi_request *r = lcmpi_poll_owner[i];
+			lcmpi_poll_lr[n] = lcmpi_poll_lr[i];
+			lcmpi_poll_owner[n] = r;
+			lcmpi_poll_slot[n] = lcmpi_poll_slot[i];
+			r->pidx[lcmpi_poll_slot[i]] = n++;
+		}
+	lcmpi.poll_lo = 0;
+	lcmpi.poll_n = n;
+}
+
+/* r's slot holds a libcomm request now: counted in lcmpi.held, polled by lcmpi_progress. */
+static inline void lcmpi_hold(struct lcmpi_request *r, int slot)
+{
+	if (lcmpi.held == 0)            /* every entry is a hole */
+		lcmpi.poll_lo = lcmpi.poll_n = 0;
+	else if (lcmpi.poll_n == LCMPI_POLL_CAP)
+		lcmpi_poll_compact();
+	int i = lcmpi.poll_n++;
+	lcmpi_poll_lr[i] = r->lr[slot];
+	lcmpi_poll_owner[i] = r;
+	lcmpi_poll_slot[i] = (unsigned char)slot;
+	r->pidx[slot] = i;
+	lcmpi.held++;
+}
+
+/* r's slot holds none any more (it completed, or was taken back: hole = 1 clears its entry). */
+static void lcmpi_unhold(struct lcmpi_request *r, int slot, int hole)
+{
+	if (hole)
+		lcmpi_poll_lr[r->pidx[slot]] = NULL;
+	r->lr[slot] = NULL;
+	lcmpi.held--;
+}
+
+/* libcomm posts for r's slot, held (lcmpi_hold) when they succeed. */
 static int lcmpi_lc_send(struct lcmpi_request *r, int slot, uint64_t match, const void *buf,
 			 size_t len, int sync)
 {
 	int lrc = sync ? lc_issend(lcmpi.node, r->peer, match, buf, len, &r->lr[slot])
 		       : lc_isend_match(lcmpi.node, r->peer, match, buf, len, &r->lr[slot]);
-	lcmpi.held += lrc == 0;
+	if (lrc == 0)
+		lcmpi_hold(r, slot);
 	return lrc;
 }
 
@@ -88,7 +152,8 @@ static int lcmpi_lc_recv(struct lcmpi_request *r, int slot, int node, uint64_t m
 			 uint64_t mask, void *buf, size_t cap)
 {
 	int lrc = lc_irecv_match(lcmpi.node, node, match, mask, buf, cap, &r->lr[slot]);
-	lcmpi.held += lrc == 0;
+	if (lrc == 0)
+		lcmpi_hold(r, slot);
 	return lrc;
 }
 
@@ -97,8 +162,7 @@ static void lcmpi_lc_unpost(struct lcmpi_request *r, int slot)
 {
 	lc_cancel(lcmpi.node, r->lr[slot]);
 	lc_wait(lcmpi.node, r->lr[slot], NULL);
-	r->lr[slot] = NULL;
-	lcmpi.held--;
+	lcmpi_unhold(r, slot, 1);
 }
 
 /*
@@ -157,8 +221,9 @@ static int lcmpi_start(struct lcmpi_request *r, int now)
 		case LCMPI_ST_EAGER:
 			if (now && !r->sync) {
 				lrc = lc_isend_now(lcmpi.node, r->peer, r->match, r->buf, r->cap, &r->lr[0]);
-				lcmpi.held += lrc == 0 && r->lr[0] != NULL;
-				if (lrc == 0 && r->lr[0] == NULL)
+				if (lrc == 0 && r->lr[0])
+					lcmpi_hold(r, 0);
+				else if (lrc == 0)
 					r->st = (struct lc_status){ .src = lc_rank(lcmpi.node), .len = r->cap,
 								    .match = r->match };
 			} else
@@ -293,8 +358,7 @@ static void lcmpi_recv_taken(struct lcmpi_request *r, int lrc, const struct lc_s
 /* libcomm request `slot` of r completed with lrc, ls: the next step. */
 static void lcmpi_step(struct lcmpi_request *r, int slot, int lrc, const struct lc_status *ls)
 {
-	r->lr[slot] = NULL;
-	lcmpi.held--;
+	lcmpi_unhold(r, slot, 0);       /* lc_waitsome cleared its entry */
 	if (r->step == LCMPI_ST_EAGER) {
 		if (r->kind == LCMPI_REQ_RECV) {
 			lcmpi.held_recv--;
@@ -323,55 +387,34 @@ static void lcmpi_step(struct lcmpi_request *r, int slot, int lrc, const struct 
 	lcmpi_done(r);
 }
 
-/* *p (cap entries of size elem) grown to cap entries: 0, or -1 with *p as it was. */
-static int lcmpi_grow(void **p, size_t elem, int cap)
-{
-	void *q = realloc(*p, (size_t)cap * elem);
-
-	if (!q)
-		return -1;
-	*p = q;
-	return 0;
-}
-
 int lcmpi_progress(int wait)
 {
 	lcmpi_drain();
 	if (lcmpi.nactive == 0)
 		return 0;
-	if (2 * lcmpi.nactive > lcmpi.poll_cap) {
-		int cap = 4 * lcmpi.nactive;
-		if (lcmpi_grow((void **)&lcmpi.poll_lr, sizeof *lcmpi.poll_lr, cap) ||
-		    lcmpi_grow((void **)&lcmpi.poll_owner, sizeof *lcmpi.poll_owner, cap) ||
-		    lcmpi_grow((void **)&lcmpi.poll_slot, sizeof *lcmpi.poll_slot, cap) ||
-		    lcmpi_grow((void **)&lcmpi.poll_idx, sizeof *lcmpi.poll_idx, cap) ||
-		    lcmpi_grow((void **)&lcmpi.poll_st, sizeof *lcmpi.poll_st, cap))
-			return LC_ERR_NOMEM;
-		lcmpi.poll_cap = cap;
-	}
-	int n = 0;
-	for (struct lcmpi_request *r = lcmpi.active.next; r != &lcmpi.active; r = r->next)
-		for (int s = 0; s < 2; s++)
-			if (r->lr[s]) {
-				lcmpi.poll_lr[n] = r->lr[s];
-				lcmpi.poll_slot[n] = s;
-				lcmpi.poll_owner[n++] = r;
-			}
-	if (n == 0)     /* every pending request waits for room nothing of ours will free */
+	if (lcmpi.held == 0)    /* every pending request waits for room nothing of ours will free */
 		return LC_ERR_AGAIN;
+	while (!lcmpi_poll_lr[lcmpi.poll_lo])   /* held > 0: an entry is not a hole */
+		lcmpi.poll_lo++;
+	if (lcmpi.poll_n - lcmpi.poll_lo - lcmpi.held > lcmpi.held)
+		lcmpi_poll_compact();
 	/*
 	 * every completion there is in one call, and one scan of the requests for
 	 * all of them: one completion a call (lc_waitany) made a window of 64
 	 * receives cost its waiter 64 rebuilds and scans, 2785 Ir a message in
 	 * msgrate's receiver against the native API's 680
 	 */
-	int k = -1;
-	int lrc = wait ? lc_waitsome(lcmpi.node, n, lcmpi.poll_lr, &k, lcmpi.poll_idx, lcmpi.poll_st)
-		       : lc_testsome(lcmpi.node, n, lcmpi.poll_lr, &k, lcmpi.poll_idx, lcmpi.poll_st);
+	int k = -1, lo = lcmpi.poll_lo, n = lcmpi.poll_n - lo;
+	lc_req **lr = lcmpi_poll_lr + lo;
+	int lrc = wait ? lc_waitsome(lcmpi.node, n, lr, &k, lcmpi_poll_idx, lcmpi_poll_st)
+		       : lc_testsome(lcmpi.node, n, lr, &k, lcmpi_poll_idx, lcmpi_poll_st);
+	/* whose they were, before a step's posts add (or compact) entries */
 	for (int j = 0; j < k; j++) {
-		int i = lcmpi.poll_idx[j];
-		lcmpi_step(lcmpi.poll_owner[i], lcmpi.poll_slot[i], lcmpi.poll_st[j].err, &lcmpi.poll_st[j]);
+		lcmpi_took[j] = lcmpi_poll_owner[lo + lcmpi_poll_idx[j]];
+		lcmpi_took_slot[j] = lcmpi_poll_slot[lo + lcmpi_poll_idx[j]];
 	}
+	for (int j = 0; j < k; j++)
+		lcmpi_step(lcmpi_took[j], lcmpi_took_slot[j], lcmpi_poll_st[j].err, &lcmpi_poll_st[j]);
 	lcmpi_drain();
 	return k > 0 ? 0 : lrc;
 }
@@ -472,7 +515,7 @@ int lcmpi_post_send(const struct lcmpi_comm *c, uint32_t ctx, int dest, int tag,
 		r->step = LCMPI_ST_RTS;         /* rendezvous */
 	if (lrc == 0) {         /* queued by libcomm: r holds its request */
 		r->lr[0] = lr;
-		lcmpi.held++;
+		lcmpi_hold(r, 0);
 		r->started = 1;
 		return MPI_SUCCESS;
 	}
