@@ -296,6 +296,12 @@ LCMPI_FUNC int lcmpi_post_recv(const struct lcmpi_comm *c, uint32_t ctx, int src
  * belongs to no request.
  */
 LCMPI_FUNC int lcmpi_progress(int wait);
+/*
+ * One round of a wait for r: steps on one of r's libcomm requests, then a
+ * round of every pending request (p2p.c).  *spins: the caller's idle count
+ * (0 to start).  Returns 0 or a libcomm error that belongs to no request.
+ */
+LCMPI_FUNC int lcmpi_wait_round(struct lcmpi_request *r, unsigned *spins);
 /* Progress until r is done (r stays allocated). */
 LCMPI_FUNC void lcmpi_wait_done(struct lcmpi_request *r);
 /* Cancel r if no message matched it yet: 1 cancelled, 0 not, < 0 libcomm error. */

@@ -306,7 +306,7 @@ static void lcmpi_continue(struct lcmpi_request *r)
 }
 
 /* Try the waiting steps: those of started requests, then first posts in order per kind. */
-static void lcmpi_drain(void)
+static __attribute__((noinline)) void lcmpi_drain_queue(void)
 {
 	int blocked[2] = { 0, 0 };      /* [kind]: a first post of that kind found no room */
 	for (int pass = 0; pass < 2; pass++) {
@@ -331,6 +331,13 @@ static void lcmpi_drain(void)
 			}
 		}
 	}
+}
+
+/* Every round of a wait calls it: an empty queue costs one test, not a call. */
+static inline void lcmpi_drain(void)
+{
+	if (lcmpi.waitq)
+		lcmpi_drain_queue();
 }
 
 /* The eager receive of r completed (lrc, ls): a message, or the RTS of a rendezvous. */
@@ -387,8 +394,10 @@ static void lcmpi_step(struct lcmpi_request *r, int slot, int lrc, const struct 
 	lcmpi_done(r);
 }
 
-int lcmpi_progress(int wait)
+/* lcmpi_progress, with the number of libcomm requests that completed in *took (-1: none held). */
+static int lcmpi_poll(int wait, int *took)
 {
+	*took = -1;
 	lcmpi_drain();
 	if (lcmpi.nactive == 0)
 		return 0;
@@ -416,13 +425,60 @@ int lcmpi_progress(int wait)
 	for (int j = 0; j < k; j++)
 		lcmpi_step(lcmpi_took[j], lcmpi_took_slot[j], lcmpi_poll_st[j].err, &lcmpi_poll_st[j]);
 	lcmpi_drain();
+	*took = k;
 	return k > 0 ? 0 : lrc;
+}
+
+int lcmpi_progress(int wait)
+{
+	int k;
+	return lcmpi_poll(wait, &k);
+}
+
+/*
+ * A wait for r (MPI_Wait, a blocking call's, MPI_Waitall's first pending
+ * request): up to LCMPI_FOCUS_STEPS progress steps on one of r's libcomm
+ * requests alone (lc_test_steps: no scan of the others), then one round of
+ * every pending request (lcmpi_poll), so that a step another one needs (an
+ * RTS to answer with its CTS) waits at most that many steps, and an idle
+ * round (lc_idle) when neither moved.  A wait ends when its request is done
+ * whatever the others do, and requests complete mostly in the order they
+ * were posted: msgrate's MPI twin's receiver, whose every lc_waitsome found
+ * one completion among its window's held requests, scanned them all for each
+ * message (lc_someof and lc_reqs_check, 215 Ir a message).
+ */
+#define LCMPI_FOCUS_STEPS 16
+
+int lcmpi_wait_round(struct lcmpi_request *r, unsigned *spins)
+{
+	int s = r->lr[0] ? 0 : 1, done = 0, k;
+	lc_req *q = r->lr[s];
+	if (!q)                 /* queued for room (no libcomm request yet): every request */
+		return lcmpi_progress(1);
+	struct lc_status st;
+	int lrc = lc_test_steps(lcmpi.node, q, LCMPI_FOCUS_STEPS, &done, &st);
+	if (done) {
+		lcmpi_poll_lr[r->pidx[s]] = NULL;       /* freed: a hole, as lc_waitsome leaves */
+		lcmpi_step(r, s, st.err, &st);
+		lcmpi_drain();
+		*spins = 0;
+		return 0;
+	}
+	if (lrc != 0)
+		return lrc;     /* libcomm itself (a closed node) */
+	lrc = lcmpi_poll(0, &k);
+	if (k > 0)
+		*spins = 0;
+	else
+		(void)lc_idle(lcmpi.node, spins, LCMPI_FOCUS_STEPS + 1);
+	return lrc;
 }
 
 void lcmpi_wait_done(struct lcmpi_request *r)
 {
+	unsigned spins = 0;
 	while (r->step != LCMPI_ST_DONE) {
-		int lrc = lcmpi_progress(1);
+		int lrc = lcmpi_wait_round(r, &spins);
 		if (lrc != 0 && r->step != LCMPI_ST_DONE) {
 			/* a failure of libcomm itself (or no room that anything frees): end r with it */
 			if (r->queued)

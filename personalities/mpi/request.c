@@ -189,9 +189,10 @@ static int lcmpi_all(const char *fn, int wait, int count, MPI_Request reqs[], in
 	}
 	int at = lcmpi_pending_from(count, reqs, 0);
 	if (at < count) {
-		if (wait)
+		unsigned spins = 0;
+		if (wait)       /* the first pending request's own wait: all must complete */
 			do
-				lcmpi_progress(1);
+				lcmpi_wait_round(reqs[at], &spins);
 			while ((at = lcmpi_pending_from(count, reqs, at)) < count);
 		else
 			lcmpi_progress(0), at = lcmpi_pending_from(count, reqs, at);
