@@ -496,26 +496,23 @@ void lcmpi_wait_done(struct lcmpi_request *r)
 	}
 }
 
-static int lcmpi_post_begin(struct lcmpi_request *r, void *buf, size_t len)
+/* r as lcmpi_req_new made it (zeroed: no result, status or queue yet) becomes a pending post. */
+static inline void lcmpi_post_begin(struct lcmpi_request *r, void *buf, size_t len)
 {
 	r->buf = buf;
 	r->cap = len;
 	r->posted = 1;
 	r->step = LCMPI_ST_EAGER;
-	r->lrc = 0;
-	r->started = r->queued = 0;
-	memset(&r->st, 0, sizeof r->st);
 	lcmpi_active_add(r);
-	return 0;
 }
 
 /*
  * The first post of r: at once, or queued behind a waiting one of its kind
  * or for room.  A libcomm error other than no room: r is freed, the MPI class.
  */
-static int lcmpi_post_first(struct lcmpi_request *r)
+static inline int lcmpi_post_first(struct lcmpi_request *r)
 {
-	int waiting = lcmpi_first_waiting(r->kind);
+	int waiting = lcmpi.waitq && lcmpi_first_waiting(r->kind);
 	int lrc = waiting ? LC_ERR_AGAIN : lcmpi_start(r, 1);
 	if (lrc == LC_ERR_AGAIN && (waiting || lcmpi.held > 0)) {
 		lcmpi_enqueue(r);
