@@ -79,15 +79,15 @@ static inline void lcmpi_fail(struct lcmpi_request *r, int lrc)
  * order it was posted, with the request and slot it belongs to -- what
  * lcmpi_progress hands lc_waitsome.  An entry is added when a post holds
  * a libcomm request (lcmpi_hold) and becomes a hole (NULL) when it
- * completes (lc_waitsome clears it) or is taken back (lcmpi_unhold).  The
+ * completes or is taken back (lcmpi_unhold, from lcmpi_step or a step's undo).  The
  * scan starts past the leading holes (poll_lo: completions come mostly in
  * the order of the posts), and the holes are squeezed out
  * (lcmpi_poll_compact) once they outnumber the held entries after it, so a
  * scan is at most twice the held ones and each entry moves O(1) times; with
  * none held they start over.  At most LC_HOST_MAX_REQUESTS are held (each is
  * one of libcomm's pool), so twice that is room for all with the holes a
- * compaction leaves.  Kept between calls: rebuilt from the active list in every call,
- * they cost msgrate's MPI twin's receiver about 100 Ir a message.
+ * compaction leaves.  Kept between calls: rebuilt from the active list in
+ * every call, they cost msgrate's MPI twin's receiver about 100 Ir a message.
  */
 #define LCMPI_POLL_CAP (2 * LC_HOST_MAX_REQUESTS)
 static lc_req *lcmpi_poll_lr[LCMPI_POLL_CAP];
@@ -128,11 +128,10 @@ static inline void lcmpi_hold(struct lcmpi_request *r, int slot)
 	lcmpi.held++;
 }
 
-/* r's slot holds none any more (it completed, or was taken back: hole = 1 clears its entry). */
-static void lcmpi_unhold(struct lcmpi_request *r, int slot, int hole)
+/* r's slot holds none any more (it completed or was taken back): its entry a hole. */
+static inline void lcmpi_unhold(struct lcmpi_request *r, int slot)
 {
-	if (hole)
-		lcmpi_poll_lr[r->pidx[slot]] = NULL;
+	lcmpi_poll_lr[r->pidx[slot]] = NULL;    /* lc_waitsome's completions are NULL already */
 	r->lr[slot] = NULL;
 	lcmpi.held--;
 }
@@ -162,7 +161,7 @@ static void lcmpi_lc_unpost(struct lcmpi_request *r, int slot)
 {
 	lc_cancel(lcmpi.node, r->lr[slot]);
 	lc_wait(lcmpi.node, r->lr[slot], NULL);
-	lcmpi_unhold(r, slot, 1);
+	lcmpi_unhold(r, slot);
 }
 
 /*
@@ -365,7 +364,7 @@ static void lcmpi_recv_taken(struct lcmpi_request *r, int lrc, const struct lc_s
 /* libcomm request `slot` of r completed with lrc, ls: the next step. */
 static void lcmpi_step(struct lcmpi_request *r, int slot, int lrc, const struct lc_status *ls)
 {
-	lcmpi_unhold(r, slot, 0);       /* lc_waitsome cleared its entry */
+	lcmpi_unhold(r, slot);
 	if (r->step == LCMPI_ST_EAGER) {
 		if (r->kind == LCMPI_REQ_RECV) {
 			lcmpi.held_recv--;
@@ -458,7 +457,6 @@ int lcmpi_wait_round(struct lcmpi_request *r, unsigned *spins)
 	struct lc_status st;
 	int lrc = lc_test_steps(lcmpi.node, q, LCMPI_FOCUS_STEPS, &done, &st);
 	if (done) {
-		lcmpi_poll_lr[r->pidx[s]] = NULL;       /* freed: a hole, as lc_waitsome leaves */
 		lcmpi_step(r, s, st.err, &st);
 		lcmpi_drain();
 		*spins = 0;
@@ -512,7 +510,7 @@ static inline void lcmpi_post_begin(struct lcmpi_request *r, void *buf, size_t l
  */
 static inline int lcmpi_post_first(struct lcmpi_request *r)
 {
-	int waiting = lcmpi.waitq && lcmpi_first_waiting(r->kind);
+	int waiting = lcmpi_first_waiting(r->kind);
 	int lrc = waiting ? LC_ERR_AGAIN : lcmpi_start(r, 1);
 	if (lrc == LC_ERR_AGAIN && (waiting || lcmpi.held > 0)) {
 		lcmpi_enqueue(r);
