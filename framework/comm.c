@@ -208,6 +208,23 @@ static int lc_own_core(void)
 #endif
 }
 
+/*
+ * LC_LINK_ENGINE=sender|either: nic.link_engine for this process (whether a
+ * receiving NIC may pull its DMA frames across the link), for side-by-side
+ * runs of one build; unset or empty keeps the config's.
+ */
+static int lc_env_link_engine(struct lc_nic_geom *g)
+{
+	const char *v = getenv("LC_LINK_ENGINE");
+
+	if (!v || !*v)
+		return 0;
+	if (strcmp(v, "sender") && strcmp(v, "either"))
+		return lc_fail(LC_ERR_INVAL, "LC_LINK_ENGINE=%s: not \"sender\" or \"either\"", v);
+	g->pull = v[0] == 'e';
+	return 0;
+}
+
 int lc_open(lc_node **out)
 {
 	struct lc_node *node = &lc_the_node;
@@ -243,6 +260,8 @@ int lc_open(lc_node **out)
 	net = getenv("LC_NETWORK");
 	if (net && *net && (rc = lc_net_override(&g, net, err, sizeof err)))
 		return lc_fail(rc, "lc_open: LC_NETWORK=%s: %s", net, err);
+	if ((rc = lc_env_link_engine(&g)))
+		return rc;
 
 	lc_lock(node);
 	lc_node_reset(node);

@@ -78,6 +78,13 @@ return {
   { key = "nic.mcp", type = "string", default = "inline", values = { "inline", "thread" },
     help = "how the MCP runs: \"inline\" inside the host's progress calls, "
         .. "\"thread\" as its own thread per node (LC_NIC_MCP_THREAD)" },
+  { key = "nic.link_engine", type = "string", default = "sender", values = { "sender", "either" },
+    members = "LC_NIC_LINK_ENGINE",
+    help = "who copies a DMA frame across the link (Send Ring into the peer's Receive Ring): "
+        .. "\"sender\" its own NIC's Net-Send only; \"either\" also the receiving NIC, whose idle "
+        .. "inline passes pull the frames of a sender that lets them (inline MCP, no fault injector, "
+        .. "no nic_tx hook, untimed network).  Per process, overridden by the environment "
+        .. "variable LC_LINK_ENGINE; docs/internals.md measures both" },
 
   { key = "launcher.bind", type = "string", default = "none", values = { "none", "core" },
     members = "LC_LAUNCHER_BIND",

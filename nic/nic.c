@@ -1417,13 +1417,14 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 		return NULL;
 	}
 	/*
-	 * A link engine either side may run (lc_nic_pull_step): the NIC a DMA frame
+	 * A link engine either side may run (lc_nic_pull_step), where the
+	 * geometry asks for it (nic.link_engine "either"): the NIC a DMA frame
 	 * goes to may move it, where this NIC's Net-Send keeps no state of its own
 	 * about the frames (no fault injector, no nic_tx hook, no timed link) and
 	 * one MCP per process steps every engine inline.
 	 */
-	nic->tx_dma_ready = !g->mcp_thread && !nic->faults && !LC_NET_TIMED && !LC_PC_USED_nic_tx ? LC_TX_PULL
-												  : LC_TX_OWN;
+	nic->tx_dma_ready = g->pull && !g->mcp_thread && !nic->faults && !LC_NET_TIMED && !LC_PC_USED_nic_tx
+			    ? LC_TX_PULL : LC_TX_OWN;
 	atomic_store_explicit(&nic->ctrl->pull.ok, nic->tx_dma_ready == LC_TX_PULL, memory_order_relaxed);
 	/* the placement the launcher stored (commrun --map): every slot once, or no route is sound */
 	if ((*rc = lc_net_place_check(g, nic->hdr->place, err, errlen)) != 0) {

@@ -18,7 +18,7 @@
 
 #define LC_MAX_NODES 256
 #define LC_DMA_CHAINS 4         /* chain 0 = Rx (highest priority), 1 = Tx, 2..3 spare */
-#define LC_SEG_LAYOUT_VERSION 12
+#define LC_SEG_LAYOUT_VERSION 13
 
 enum lc_nic_stat {
 #define LC_X_ENUM(name, ...) LC_NIC_STAT_##name,
@@ -75,7 +75,9 @@ enum lc_nic_stat {
 	X(uint64_t, backpressure_timeout_ns, (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u, 1,       \
 	  "the backpressure time limit (a frame at a stopped node's full Receive Ring)")            \
 	X(uint64_t, fingerprint, LC_CONFIG_FINGERPRINT, 1, "of the resolved config")              \
-	X(int, mcp_thread, LC_NIC_MCP_THREAD, 0, "0: MCP stepped inline by lc_nic_step(); 1: own thread") \
+	X(uint16_t, mcp_thread, LC_NIC_MCP_THREAD, 0, "0: MCP stepped inline by lc_nic_step(); 1: own thread") \
+	X(uint16_t, pull, LC_NIC_LINK_ENGINE_EITHER, 0,                                            \
+	  "1: a receiving NIC may pull this one's DMA frames across the link (nic.link_engine)")    \
 	X(uint32_t, groups, LC_NIC_GROUP_ENTRIES, 1,                                                \
 	  "group table entries in the segment (0: none)")                                           \
 	X(uint32_t, link_mbps, LC_NET_LINK_MBPS, 1,                                                 \

@@ -215,6 +215,7 @@ int lc_seg_create(const char *name, const struct lc_nic_geom *g, char *err, size
 	h->fingerprint = g->fingerprint;
 	h->geom = *g;
 	h->geom.mcp_thread = 0;
+	h->geom.pull = 0;
 	h->total_bytes = total;
 	h->off_nodes = off_nodes;
 	h->node_bytes = nl.bytes;

@@ -100,6 +100,13 @@ int lc_fake_attached(void)
 	return lc_fake != NULL;
 }
 
+static int lc_fake_pull = -1;
+
+int lc_fake_geom_pull(void)
+{
+	return lc_fake_pull;
+}
+
 struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_nic_geom *g,
 			     char *err, size_t errlen, int *rc)
 {
@@ -112,6 +119,7 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 		*rc = LC_ERR_CONFIG;
 		return NULL;
 	}
+	lc_fake_pull = g->pull;
 	n = calloc(1, sizeof(*n));
 	n->wire = calloc(LC_FAKE_FRAMES, sizeof(*n->wire));
 	n->stage = calloc(LC_FAKE_FRAMES, sizeof(*n->stage));

@@ -43,6 +43,8 @@ void lc_fake_add_drops(uint32_t peer, uint32_t n);
 int lc_fake_held(uint32_t src);
 /* 1 after lc_nic_attach, 0 after lc_nic_detach. */
 int lc_fake_attached(void);
+/* The geometry's pull (nic.link_engine, LC_LINK_ENGINE) of the last attach, -1 before any. */
+int lc_fake_geom_pull(void);
 /* Register name -> (node, port) in the fake's name table as if node had (0 or LC_ERR_AGAIN). */
 int lc_fake_name_put(uint32_t node, const char *name, uint32_t port);
 

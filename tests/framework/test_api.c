@@ -78,6 +78,32 @@ Test(api, open_env_checks)
 	cr_expect_eq(lc_fake_attached(), 0);
 }
 
+/* LC_LINK_ENGINE overrides nic.link_engine for the process; a wrong value opens nothing and says why. */
+Test(api, link_engine_from_the_config_or_the_environment)
+{
+	static const struct { const char *v; int pull; } run[] = {
+		{ NULL, LC_NIC_LINK_ENGINE_EITHER }, { "", LC_NIC_LINK_ENGINE_EITHER },
+		{ "either", 1 }, { "sender", 0 },
+	};
+	lc_node *n;
+
+	env_fake("0", "2");
+	for (size_t i = 0; i < sizeof run / sizeof run[0]; i++) {
+		if (run[i].v)
+			setenv("LC_LINK_ENGINE", run[i].v, 1);
+		else
+			unsetenv("LC_LINK_ENGINE");
+		cr_assert_eq(lc_open(&n), 0, "%s", lc_last_error(NULL));
+		cr_expect_eq(lc_fake_geom_pull(), run[i].pull, "LC_LINK_ENGINE=%s", run[i].v ? run[i].v : "(unset)");
+		cr_assert_eq(lc_close(n), 0);
+	}
+	setenv("LC_LINK_ENGINE", "receiver", 1);
+	cr_expect_eq(lc_open(&n), LC_ERR_INVAL);
+	cr_expect_str_eq(lc_last_error(NULL), "LC_LINK_ENGINE=receiver: not \"sender\" or \"either\"");
+	cr_expect_eq(lc_fake_attached(), 0, "nothing attached");
+	unsetenv("LC_LINK_ENGINE");
+}
+
 Test(api, null_and_foreign_node)
 {
 	lc_req *r;

@@ -26,6 +26,7 @@ struct lct_shape {
 	uint32_t per_nic;       /* endpoints per NIC (0: 1) */
 	uint64_t timeout_ns;
 	int thread;
+	int pull;               /* nic.link_engine "either": a receiving NIC may pull the DMA frames */
 	uint32_t link_mbps, hop_ns;     /* the timed network (0, 0: untimed) */
 };
 
@@ -56,7 +57,8 @@ static inline struct lc_nic_geom lct_geom(struct lct_shape s)
 	g.switch_ports = s.ports ? s.ports : 16;
 	g.backpressure_timeout_ns = s.timeout_ns ? s.timeout_ns : 60ull * 1000000000ull;
 	g.fingerprint = 0x5eed0000c0ffee00ull;
-	g.mcp_thread = s.thread;
+	g.mcp_thread = (uint16_t)s.thread;
+	g.pull = (uint16_t)s.pull;
 	g.link_mbps = s.link_mbps;
 	g.hop_ns = s.hop_ns;
 	o = 0;

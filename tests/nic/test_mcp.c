@@ -357,7 +357,7 @@ static void *step_loop(void *arg)
 
 Test(mcp, concurrent_inline_steppers)
 {
-	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 512 });
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 512, .pull = 1 });
 	_Atomic int stop = 0;
 	struct stepper st = { &stop };
 	pthread_t t;
@@ -387,9 +387,10 @@ Test(mcp, concurrent_inline_steppers)
 }
 
 /*
- * A NIC lets its DMA frames be pulled only where its Net-Send keeps no state
- * of its own about them (nic.c, lc_nic_attach): these tests run where the
- * config composes no nic_tx hook and the network is untimed.
+ * A NIC lets its DMA frames be pulled where its geometry asks for it
+ * (nic.link_engine "either", .pull here) and only where its Net-Send keeps no
+ * state of its own about them (nic.c, lc_nic_attach): these tests run where
+ * the config composes no nic_tx hook and the network is untimed.
  */
 #if LC_PC_USED_nic_tx || LC_NET_TIMED
 #define LCT_PULL_RUNS 0
@@ -434,7 +435,7 @@ Test(mcp, an_idle_receiver_pulls_the_dma_frames_of_its_sender)
 #if !LCT_PULL_RUNS
 	cr_skip_test("%s", LCT_PULL_WHY);
 #endif
-	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024 });
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024, .pull = 1 });
 	static uint8_t buf[32][1024];
 	const uint32_t len = LC_PIO_THRESHOLD + 100;
 
@@ -478,7 +479,8 @@ Test(mcp, a_frame_its_own_net_send_began_is_not_pulled)
 #if !LCT_PULL_RUNS
 	cr_skip_test("%s", LCT_PULL_WHY);
 #endif
-	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024, .send_ring = 16, .tx_dma = 16, .tx_fifo = 32 });
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024, .send_ring = 16, .tx_dma = 16, .tx_fifo = 32,
+							     .pull = 1 });
 	static uint8_t buf[32][1024];
 	const uint32_t len = LC_PIO_THRESHOLD + 100;
 
@@ -506,10 +508,39 @@ Test(mcp, a_frame_its_own_net_send_began_is_not_pulled)
 	pull_take_frames(1 + g.recv_ring, 1, len);
 }
 
+/*
+ * nic.link_engine "sender" (.pull 0): only a NIC's own Net-Send moves its
+ * frames.  Node 1 takes node 0's DMA frames, then steps idle: it pulls none,
+ * asks for none, and node 0's Send Ring keeps them until node 0's Net-Send.
+ */
+Test(mcp, a_sender_only_link_engine_lets_nothing_be_pulled)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024 });
+	static uint8_t buf[32][1024];
+	const uint32_t len = LC_PIO_THRESHOLD + 100;
+
+	lct_setup(&g, "pulloff");
+	cr_assert_eq(atomic_load(&lct_nic[0]->ctrl->pull.ok), 0);
+	cr_assert_eq(lct_nic[0]->tx_dma_ready, LC_TX_OWN);
+	pull_post(buf, 0, 1, len);
+	cr_assert_eq(lc_nic_net_send_step(lct_nic[0]), 1);
+	pull_take_frames(0, 1, len);
+	cr_assert_eq(atomic_load(&lct_nic[0]->ctrl->pull.wanted), 0, "node 1 asks node 0 for nothing");
+	pull_post(buf, 1, 4, len);
+	for (int i = 0; i < 64; i++)
+		lc_nic_step(lct_nic[1]);
+	cr_assert_null(lc_nic_rx_peek(lct_nic[1]), "node 1 moved none of node 0's frames");
+	cr_assert_eq(lct_stat(lct_nic[1], LC_NIC_STAT_net_pull_frames), 0);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(lc_nic_net_send_step(lct_nic[0]), 1);
+	pull_take_frames(1, 4, len);
+	cr_assert_eq(lct_stat(lct_nic[0], LC_NIC_STAT_net_tx_frames), 5);
+}
+
 /* Where the NIC's Net-Send has state of its own about a frame (an MCP thread here), nothing is pulled. */
 Test(mcp, frames_of_an_mcp_thread_are_not_pulled)
 {
-	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024, .thread = 1 });
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024, .thread = 1, .pull = 1 });
 
 	lct_setup(&g, "pullthr");
 	cr_assert_eq(atomic_load(&lct_nic[0]->ctrl->pull.ok), 0);
