@@ -25,6 +25,7 @@ static inline __attribute__((always_inline)) int dma_step(struct lc_nic *nic, _A
 	struct lc_nic_dma_eng *m = &ct->dma;
 	struct lc_nic_dma_block *b;
 	uint32_t c, done = 0, nchains = atomic_load_explicit(&nic->dma_chains, memory_order_relaxed);
+	uint32_t crc_owner = 0, crc = 0;
 	void *sram, *host;
 
 	/*
@@ -60,6 +61,8 @@ static inline __attribute__((always_inline)) int dma_step(struct lc_nic *nic, _A
 	} else {
 		if (b->flags & LC_DMA_STREAM)
 			lc_nic_copy_stream(host, sram, b->len);
+		else if (b->flags & LC_DMA_CRC)
+			crc = lc_nic_rx_dma_crc_copy(nic, b, &crc_owner);
 		else
 			memcpy(host, sram, b->len);
 		lc_nic_count(nic, LC_NIC_STAT_dma_to_host_bytes, b->len);
@@ -69,7 +72,7 @@ static inline __attribute__((always_inline)) int dma_step(struct lc_nic *nic, _A
 	if (b->flags & LC_DMA_SIGNAL) {
 		lc_nic_count(nic, LC_NIC_STAT_dma_signals, 1);
 		if (c == 0)
-			lc_nic_rx_dma_complete(nic, b);
+			lc_nic_rx_dma_complete(nic, b, crc_owner, crc);
 		else if (c == 1)
 			lc_nic_tx_dma_complete(nic, b);
 	}

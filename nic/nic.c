@@ -13,6 +13,7 @@
 
 #include "dma_step.h"
 #include "lc_copy.h"
+#include "lc_crc32c.h"
 #include "lc_marks.h"
 #include "lc_pc_nic.h"
 #include "nic_impl.h"
@@ -182,6 +183,28 @@ struct lc_frame_hdr *lc_nic_rx_peek(struct lc_nic *nic)
 	}
 	e = &nic->rxfifo[t & (nic->g.rx_fifo - 1)];
 	return (struct lc_frame_hdr *)(nic->staging + (size_t)e->addr * nic->g.slot_bytes);
+}
+
+int lc_nic_rx_crc_ask(struct lc_nic *nic, uint32_t owner, uint32_t seed)
+{
+	if (!nic->rx_ask) {
+		nic->rx_ask = owner + 1;
+		nic->rx_ask_seed = seed;
+	}
+	return nic->rx_ask == owner + 1;
+}
+
+int lc_nic_rx_crc(const struct lc_nic *nic, const struct lc_frame_hdr *hdr, uint32_t owner, uint32_t *crc)
+{
+	uint32_t t = atomic_load_explicit(&nic->ctrl->rxfifo_tail.v, memory_order_relaxed);
+	const struct lc_nic_fifo_entry *e = &nic->rxfifo[t & (nic->g.rx_fifo - 1)];
+
+	/* the entry lc_nic_rx_peek returned, for the frame at hdr (not a copy of it elsewhere) */
+	if (t == nic->hc_rxfifo_head || e->pad != owner + 1 ||
+	    (const uint8_t *)hdr != nic->staging + (size_t)e->addr * nic->g.slot_bytes)
+		return 0;
+	*crc = e->aux;
+	return 1;
 }
 
 void lc_nic_rx_release(struct lc_nic *nic)
@@ -781,7 +804,21 @@ static inline void recv_reap(struct lc_nic *nic)
 }
 
 /* DMA engine: an Rx DMA block is done, its frame is in host staging: hand it to the host. */
-void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b)
+uint32_t lc_nic_rx_dma_crc_copy(struct lc_nic *nic, const struct lc_nic_dma_block *b, uint32_t *owner)
+{
+	uint8_t *host = (uint8_t *)(uintptr_t)b->host;
+	const uint8_t *sram = nic->sram + b->sram;
+	const struct lc_nic_rx_crc *rc =
+		&nic->rx_crc[lc_exact_div((uint64_t)(host - nic->staging), nic->slot_shift, nic->slot_inv)];
+	uint32_t h = nic->g.hdr_bytes;
+
+	memcpy(host, sram, h);
+	*owner = rc->owner;
+	lc_nic_count(nic, LC_NIC_STAT_rx_crc_frames, 1);
+	return lc_crc32c_copy(rc->seed, host + h, sram + h, b->len - h);
+}
+
+void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b, uint32_t crc_owner, uint32_t crc)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
 	uint32_t fh = atomic_load_explicit(&ct->rxfifo_head.v, memory_order_relaxed);
@@ -793,6 +830,8 @@ void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b
 	e->addr = (uint32_t)lc_exact_div((uint64_t)((uint8_t *)(uintptr_t)b->host - nic->staging),
 					 nic->slot_shift, nic->slot_inv);
 	e->value = b->len;
+	e->aux = crc;
+	e->pad = crc_owner;
 	/* release (R8): pairs with the host's acquire of rxfifo_head in lc_nic_rx_peek (A8) */
 	atomic_store_explicit(&ct->rxfifo_head.v, fh + 1, memory_order_release);
 }
@@ -903,6 +942,9 @@ static inline __attribute__((always_inline)) int net_recv_step(struct lc_nic *ni
 		return 0;
 	}
 	nic->rx_waiting = 0;
+	/* a nic_rx hook may ask for the frame's CRC in its Rx DMA (lc_nic_rx_crc_ask); none composed: none asks */
+	if (LC_PC_USED_nic_rx)
+		nic->rx_ask = 0;
 	v = LC_PC_NIC(nic_rx, nic, hdr);
 	if (v == LC_RETRY)
 		return 0;
@@ -934,6 +976,10 @@ static inline __attribute__((always_inline)) int net_recv_step(struct lc_nic *ni
 	b->sram = (uint32_t)((uint8_t *)hdr - nic->sram);
 	b->len = wire;
 	b->flags = LC_DMA_TO_HOST | LC_DMA_SIGNAL;
+	if (LC_PC_USED_nic_rx && nic->rx_ask) {
+		b->flags |= LC_DMA_CRC;
+		nic->rx_crc[slot] = (struct lc_nic_rx_crc){ nic->rx_ask, nic->rx_ask_seed };
+	}
 	b->tag = next;
 	b->next = (h0 + 1) & nic->chain[0].mask;
 	b->status = 0;
@@ -1289,6 +1335,7 @@ static void nic_free(struct lc_nic *nic)
 	free(nic->peer_tail);
 	free(nic->routes_in);
 	free(nic->rx_done);
+	free(nic->rx_crc);
 	free(nic);
 }
 
@@ -1409,7 +1456,8 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->tx_ready = (_Atomic uint8_t *)(area + nic->nl.tx_ready);
 	nic->routes_in = calloc(g->nodes, sizeof(*nic->routes_in));
 	nic->rx_done = calloc(g->recv_ring, 1);
-	if (!nic->routes || !nic->node_sram || !nic->peer_tail || !nic->routes_in || !nic->rx_done ||
+	nic->rx_crc = calloc(g->staging_slots, sizeof(*nic->rx_crc));
+	if (!nic->routes || !nic->node_sram || !nic->peer_tail || !nic->routes_in || !nic->rx_done || !nic->rx_crc ||
 	    lc_faults_attach(nic) != 0) {
 		snprintf(err, errlen, "out of memory");
 		nic_free(nic);

@@ -213,6 +213,16 @@ struct lc_nic_fifo_entry {
  * docs/internals.md, "The Rx DMA writes around the caches".
  */
 #define LC_DMA_STREAM  16u
+/*
+ * Chain 0 only, set by Net-Recv on a frame's block when a nic_rx hook asked
+ * for its CRC (lc_nic_rx_crc_ask): the engine copies the header, then the
+ * payload with lc_crc32c_copy from the asked seed, and the Rx FIFO entry
+ * carries the result to the host (lc_nic_rx_crc).  The receiver's CRC check
+ * rides the copy that reads the frame out of the Receive Ring -- the one that
+ * waits for the lines the sender's core wrote -- instead of a pass of its own
+ * over staging.
+ */
+#define LC_DMA_CRC     32u
 #define LC_DMA_STREAM_MIN 4096u
 
 struct lc_nic_dma_block {
@@ -573,6 +583,9 @@ struct lc_nic {
 	alignas(LC_LINE) int rx_waiting;    /* Net-Recv waits for Rx DMA / Rx FIFO / staging room */
 	uint32_t pull_src;                  /* 1 + the node whose DMA frames an idle pass pulls, 0 none */
 	uint32_t pull_misses;               /* idle passes that found nothing to pull since the last frame */
+	uint32_t rx_ask;                    /* the frame in nic_rx: 1 + owner of its Rx DMA CRC, 0 none */
+	uint32_t rx_ask_seed;               /* and its seed (lc_nic_rx_crc_ask) */
+	struct lc_nic_rx_crc { uint32_t owner, seed; } *rx_crc;   /* [staging_slots]: what each slot's block computes */
 	/* who steps the engines: thread mode one lock per engine, inline mode step_lock for all */
 	struct lc_nic_engine_lock eng[LC_NIC_ENGINES];
 	alignas(LC_LINE) _Atomic int step_lock;  /* inline mode; R11/A11 */
@@ -889,7 +902,10 @@ LC_NIC_FUNC int lc_nic_dma_chain_post(struct lc_nic *nic, uint32_t c, uint32_t s
 LC_NIC_FUNC uint32_t lc_nic_dma_chain_done(const struct lc_nic *nic, uint32_t c);
 /* Completion actions called by the DMA engine for a SIGNAL block. */
 LC_NIC_FUNC void lc_nic_tx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b);
-LC_NIC_FUNC void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b);
+LC_NIC_FUNC void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b, uint32_t crc_owner,
+				       uint32_t crc);
+/* The engine's copy of an LC_DMA_CRC block; *owner, the returned CRC: what the Rx FIFO entry carries. */
+LC_NIC_FUNC uint32_t lc_nic_rx_dma_crc_copy(struct lc_nic *nic, const struct lc_nic_dma_block *b, uint32_t *owner);
 /*
  * Activate Net-Recv's written Rx DMA blocks (chain 0) for the DMA engine --
  * the MCP's fairness between the two directions.  The engine takes its

@@ -16,6 +16,9 @@
  *               returns LC_DROP, so the pipeline discards the frame;
  *   seal        (nic_hooks.h) the same CRC over a frame whose payload follows
  *               its header: each stamped copy of a replicated frame.
+ *   nic_rx      (nic_hooks.h) checks an RDMA frame before its NIC places it;
+ *               asks the Rx DMA for the CRC of a covered frame of a longer
+ *               message (lc_proto_rx_crc_pays), which recv_frame then compares.
  * The CRC is computed with the crc field as 0 over the header's bytes as they
  * are in memory (padding included): the receiver sees the same bytes.  Every
  * header field a protocol sets after this hook would be outside the CRC, so
@@ -56,6 +59,7 @@ __attribute__((always_inline)) static inline uint32_t lc_checksum_frame_crc(cons
 									   const void *payload)
 {
 	uint32_t crc = lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_CHECKSUM_CRC_ZERO, NULL, 0);
+
 #if LC_CHECKSUM_COVER_FRAME
 	uint32_t len = hdr->len;
 
@@ -65,6 +69,35 @@ __attribute__((always_inline)) static inline uint32_t lc_checksum_frame_crc(cons
 	(void)payload;
 #endif
 	return crc;
+}
+
+/*
+ * The receiver's check of a covered payload the Rx DMA's CRC pays for
+ * (lc_proto_rx_crc_pays) rides that copy (lc_nic_rx_crc_ask from nic_rx,
+ * nic_hooks.h): the header's CRC is the engine's seed.  Owner: this
+ * protocol's CRC field, by its offset.
+ */
+#define LC_CHECKSUM_RX_CRC_OWNER ((uint32_t)offsetof(struct lc_frame_hdr, checksum_crc))
+
+static inline int lc_checksum_rx_crc_by_dma(const struct lc_frame_hdr *hdr)
+{
+	return LC_CHECKSUM_COVER_FRAME && lc_proto_rx_crc_pays(hdr);
+}
+
+/* The header's part of the CRC: the seed of the payload's. */
+static inline uint32_t lc_checksum_crc_hdr(const struct lc_frame_hdr *hdr)
+{
+	return lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_CHECKSUM_CRC_ZERO, NULL, 0);
+}
+
+/* Whether a received frame's CRC matches: the NIC's when it computed it, else computed here. */
+static inline int lc_checksum_crc_ok(const struct lc_node *node, const struct lc_frame_hdr *hdr, const void *payload)
+{
+	uint32_t crc;
+
+	if (!lc_checksum_rx_crc_by_dma(hdr) || !lc_proto_rx_crc(node, hdr, LC_CHECKSUM_RX_CRC_OWNER, &crc))
+		crc = lc_checksum_frame_crc(hdr, payload);
+	return crc == hdr->checksum_crc;
 }
 
 static inline lc_verdict lc_checksum_send_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
@@ -81,7 +114,7 @@ static inline lc_verdict lc_checksum_recv_frame(struct lc_node *node, struct lc_
 	/* an RDMA frame was checked by its NIC before its payload was placed (nic_hooks.h) */
 	if (hdr->type == LC_FT_RDMA)
 		return LC_CONTINUE;
-	if (hdr->len > LC_MTU || lc_checksum_frame_crc(hdr, payload) != hdr->checksum_crc) {
+	if (hdr->len > LC_MTU || !lc_checksum_crc_ok(node, hdr, payload)) {
 		node->proto.checksum.bad++;
 		return LC_DROP;
 	}

@@ -20,13 +20,17 @@ static inline void lc_checksum_seal(struct lc_frame_hdr *hdr)
  * Pointcut nic_rx: an RDMA frame (LC_FT_RDMA) is checked here, in Net-Recv,
  * before its NIC writes its payload into registered memory -- a damaged
  * offset or handle must write nothing anywhere; recv_frame then finds it
- * checked.  Other frames are checked on the host, as they always were.
+ * checked.  Other frames are checked on the host; a covered payload the Rx
+ * DMA's CRC pays for (lc_proto_rx_crc_pays) by the CRC the engine computes as
+ * it copies it into staging, from the header's (lc_nic_rx_crc_ask).
  */
 static inline lc_verdict lc_checksum_nic_rx(struct lc_nic *nic, struct lc_frame_hdr *hdr)
 {
-	(void)nic;
-	if (hdr->type != LC_FT_RDMA)
+	if (hdr->type != LC_FT_RDMA) {
+		if (lc_checksum_rx_crc_by_dma(hdr))
+			(void)lc_nic_rx_crc_ask(nic, LC_CHECKSUM_RX_CRC_OWNER, lc_checksum_crc_hdr(hdr));
 		return LC_CONTINUE;
+	}
 	return hdr->len <= LC_MTU && lc_checksum_frame_crc(hdr, hdr + 1) == hdr->checksum_crc ?
 	       LC_CONTINUE : LC_DROP;
 }

@@ -65,6 +65,9 @@
  *   seal        (nic_hooks.h) the CRC of a frame whose payload follows its
  *               header: each stamped copy of a replicated frame (the MCP),
  *               and a kept copy of one when it is sent again.
+ *   nic_rx      (nic_hooks.h) checks an RDMA frame before its NIC places it;
+ *               asks the Rx DMA for the CRC of a frame of a longer message
+ *               (lc_proto_rx_crc_pays), which recv_frame then compares.
  * Declared for the other protocols (protocol.lua): member fields seq and ack
  * (stamped per member of a replicated frame), capability exactly_once, the
  * frames per peer it adds to a receiver's ring (peer_frames: 2 explicit acks,
@@ -165,12 +168,37 @@ __attribute__((always_inline)) static inline uint32_t lc_reliability_crc(const s
 	return lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_REL_CRC_ZERO, payload, hdr->len);
 }
 
+/*
+ * The receiver's check of a frame the Rx DMA's CRC pays for
+ * (lc_proto_rx_crc_pays) rides that copy (lc_nic_rx_crc_ask from nic_rx,
+ * nic_hooks.h): the header's CRC is the engine's seed, and the engine
+ * continues it over the payload as it copies it into staging.  Owner: this
+ * protocol's CRC field, by its offset.
+ */
+#define LC_REL_RX_CRC_OWNER ((uint32_t)offsetof(struct lc_frame_hdr, reliability_crc))
+
+/* The header's part of the CRC: the seed of the payload's. */
+static inline uint32_t lc_reliability_crc_hdr(const struct lc_frame_hdr *hdr)
+{
+	return lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_REL_CRC_ZERO, NULL, 0);
+}
+
+/* Whether a received frame's CRC matches: the NIC's when it computed it, else computed here. */
+static inline int lc_reliability_crc_ok(const struct lc_node *node, const struct lc_frame_hdr *hdr,
+					const void *payload)
+{
+	uint32_t crc;
+
+	if (!lc_proto_rx_crc_pays(hdr) || !lc_proto_rx_crc(node, hdr, LC_REL_RX_CRC_OWNER, &crc))
+		crc = lc_reliability_crc(hdr, payload);
+	return crc == hdr->reliability_crc;
+}
+
 /* The same CRC, the payload copied to keep in the same pass (lc_reliability_keeps_in_send). */
 static inline uint32_t lc_reliability_crc_keep(const struct lc_frame_hdr *hdr, const void *payload,
 					       void *keep)
 {
-	return lc_crc32c_copy(lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_REL_CRC_ZERO, NULL, 0), keep,
-			      payload, hdr->len);
+	return lc_crc32c_copy(lc_reliability_crc_hdr(hdr), keep, payload, hdr->len);
 }
 
 /*
@@ -485,7 +513,7 @@ static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct 
 	uint32_t d;
 
 	/* an RDMA frame was checked by its NIC before its payload was placed (nic_hooks.h) */
-	if (hdr->type != LC_FT_RDMA && lc_reliability_crc(hdr, payload) != hdr->reliability_crc) {
+	if (hdr->type != LC_FT_RDMA && !lc_reliability_crc_ok(node, hdr, payload)) {
 		LC_STAT_ADD(node, rel_crc_drops, 1);
 		return LC_DROP;
 	}

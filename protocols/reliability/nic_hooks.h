@@ -21,13 +21,18 @@ static inline void lc_reliability_seal(struct lc_frame_hdr *hdr)
  * Pointcut nic_rx: an RDMA frame (LC_FT_RDMA) is checked here, in Net-Recv,
  * before its NIC writes its payload into registered memory: a damaged
  * offset or handle must write nothing anywhere (the frame counts as lost and
- * is sent again); recv_frame then finds it checked.
+ * is sent again); recv_frame then finds it checked.  Another frame the Rx
+ * DMA's CRC pays for (lc_proto_rx_crc_pays): the engine computes its CRC as it
+ * copies it into staging, from the header's (lc_nic_rx_crc_ask), and
+ * recv_frame compares.
  */
 static inline lc_verdict lc_reliability_nic_rx(struct lc_nic *nic, struct lc_frame_hdr *hdr)
 {
-	(void)nic;
-	if (hdr->type != LC_FT_RDMA)
+	if (hdr->type != LC_FT_RDMA) {
+		if (lc_proto_rx_crc_pays(hdr))
+			(void)lc_nic_rx_crc_ask(nic, LC_REL_RX_CRC_OWNER, lc_reliability_crc_hdr(hdr));
 		return LC_CONTINUE;
+	}
 	return hdr->len <= LC_MTU && lc_reliability_crc(hdr, hdr + 1) == hdr->reliability_crc ?
 	       LC_CONTINUE : LC_DROP;
 }

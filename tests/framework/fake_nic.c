@@ -351,6 +351,16 @@ void lc_nic_rx_release(struct lc_nic *nic)
 	nic->shead++;
 }
 
+/* The fake NIC has no Rx DMA: it computes no CRC, the protocols compute their own. */
+int lc_nic_rx_crc(const struct lc_nic *nic, const struct lc_frame_hdr *hdr, uint32_t owner, uint32_t *crc)
+{
+	(void)nic;
+	(void)hdr;
+	(void)owner;
+	(void)crc;
+	return 0;
+}
+
 int lc_nic_step(struct lc_nic *nic)
 {
 	int work = 0;

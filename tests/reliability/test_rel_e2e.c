@@ -69,6 +69,8 @@ static void lc_t_ring(const char *nodes, const char *msgs)
 	/* damage was caught: by the NIC (header), checksum (a protocol drop) or reliability's CRC */
 	cr_assert_gt(lc_t_stat(&o, "rel_crc_drops", 0) + lc_t_stat(&o, "rx_drops_proto", 0) +
 		     lc_t_stat(&o, "nic_drops_bad", 0), 0, "no damaged frame caught at node 0:\n%s", o.text);
+	/* the CRC of a frame beyond the inline CRC's bytes was computed by the Rx DMA as it copied it */
+	cr_assert_gt(lc_t_stat(&o, "rx_crc_frames", 0), 0, "no CRC computed by node 0's Rx DMA:\n%s", o.text);
 	lc_t_out_free(&o);
 }
 

@@ -113,6 +113,14 @@ Test(rel_faults, stream_under_faults)
 	cr_assert_eq(sscanf(v, "verified %llu/%llu messages, %llu corrupt, %llu duplicate, %llu out-of-order, "
 			    "%llu lost", &n, &m, &c, &d, &r, &l), 6, "%s", o.text);
 	cr_assert(c + l > 0 && n < m, "faults injected but the baseline saw no damage:\n%s", o.text);
+#if LC_PROTO_CHECKSUM
+#if LC_CHECKSUM_COVER_FRAME
+	/* a CRC over the whole frame drops every damaged one (its message is lost, never corrupt),
+	 * the check of a payload beyond the inline CRC's bytes riding node 1's Rx DMA */
+	cr_assert_eq(c, 0, "damage got through the checksum:\n%s", o.text);
+	cr_assert_gt(lc_t_stat(&o, "rx_crc_frames", 1), 0, "no CRC computed by node 1's Rx DMA:\n%s", o.text);
+#endif
+#endif
 #endif
 	lc_t_out_free(&o);
 }
