@@ -185,13 +185,12 @@ struct lc_frame_hdr *lc_nic_rx_peek(struct lc_nic *nic)
 	return (struct lc_frame_hdr *)(nic->staging + (size_t)e->addr * nic->g.slot_bytes);
 }
 
-int lc_nic_rx_crc_ask(struct lc_nic *nic, uint32_t owner, uint32_t seed)
+void lc_nic_rx_crc_ask(struct lc_nic *nic, uint32_t owner, uint32_t seed)
 {
 	if (!nic->rx_ask) {
 		nic->rx_ask = owner + 1;
 		nic->rx_ask_seed = seed;
 	}
-	return nic->rx_ask == owner + 1;
 }
 
 int lc_nic_rx_crc(const struct lc_nic *nic, const struct lc_frame_hdr *hdr, uint32_t owner, uint32_t *crc)
@@ -808,8 +807,7 @@ uint32_t lc_nic_rx_dma_crc_copy(struct lc_nic *nic, const struct lc_nic_dma_bloc
 {
 	uint8_t *host = (uint8_t *)(uintptr_t)b->host;
 	const uint8_t *sram = nic->sram + b->sram;
-	const struct lc_nic_rx_crc *rc =
-		&nic->rx_crc[lc_exact_div((uint64_t)(host - nic->staging), nic->slot_shift, nic->slot_inv)];
+	const struct lc_nic_rx_crc *rc = &nic->rx_crc[b - nic->chain[0].blocks];
 	uint32_t h = nic->g.hdr_bytes;
 
 	memcpy(host, sram, h);
@@ -978,7 +976,7 @@ static inline __attribute__((always_inline)) int net_recv_step(struct lc_nic *ni
 	b->flags = LC_DMA_TO_HOST | LC_DMA_SIGNAL;
 	if (LC_PC_USED_nic_rx && nic->rx_ask) {
 		b->flags |= LC_DMA_CRC;
-		nic->rx_crc[slot] = (struct lc_nic_rx_crc){ nic->rx_ask, nic->rx_ask_seed };
+		nic->rx_crc[h0 & nic->chain[0].mask] = (struct lc_nic_rx_crc){ nic->rx_ask, nic->rx_ask_seed };
 	}
 	b->tag = next;
 	b->next = (h0 + 1) & nic->chain[0].mask;
@@ -1456,7 +1454,7 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->tx_ready = (_Atomic uint8_t *)(area + nic->nl.tx_ready);
 	nic->routes_in = calloc(g->nodes, sizeof(*nic->routes_in));
 	nic->rx_done = calloc(g->recv_ring, 1);
-	nic->rx_crc = calloc(g->staging_slots, sizeof(*nic->rx_crc));
+	nic->rx_crc = calloc(g->rx_dma, sizeof(*nic->rx_crc));
 	if (!nic->routes || !nic->node_sram || !nic->peer_tail || !nic->routes_in || !nic->rx_done || !nic->rx_crc ||
 	    lc_faults_attach(nic) != 0) {
 		snprintf(err, errlen, "out of memory");

@@ -312,12 +312,12 @@ void lc_nic_rx_release(struct lc_nic *nic);
  * From a nic_rx hook: ask for the CRC32C of the frame's payload continued
  * from seed (lc_crc32c's conventions: seed is the CRC of what precedes the
  * payload) on behalf of owner, a number the asking protocol owns (its CRC
- * field's offset in the header).  The first to ask for a frame is served;
- * returns 1 when the request is owner's.  From the host, for the frame at hdr
+ * field's offset in the header).  The first to ask for a frame is served.
+ * From the host, for the frame at hdr
  * that lc_nic_rx_peek returned: 1 and *crc when the engine computed owner's
  * CRC for it, else 0 (not asked, or another owner's: compute it).
  */
-int lc_nic_rx_crc_ask(struct lc_nic *nic, uint32_t owner, uint32_t seed);
+void lc_nic_rx_crc_ask(struct lc_nic *nic, uint32_t owner, uint32_t seed);
 int lc_nic_rx_crc(const struct lc_nic *nic, const struct lc_frame_hdr *hdr, uint32_t owner, uint32_t *crc);
 
 /*

@@ -585,7 +585,7 @@ struct lc_nic {
 	uint32_t pull_misses;               /* idle passes that found nothing to pull since the last frame */
 	uint32_t rx_ask;                    /* the frame in nic_rx: 1 + owner of its Rx DMA CRC, 0 none */
 	uint32_t rx_ask_seed;               /* and its seed (lc_nic_rx_crc_ask) */
-	struct lc_nic_rx_crc { uint32_t owner, seed; } *rx_crc;   /* [staging_slots]: what each slot's block computes */
+	struct lc_nic_rx_crc { uint32_t owner, seed; } *rx_crc;   /* [rx_dma]: what each Rx DMA block computes */
 	/* who steps the engines: thread mode one lock per engine, inline mode step_lock for all */
 	struct lc_nic_engine_lock eng[LC_NIC_ENGINES];
 	alignas(LC_LINE) _Atomic int step_lock;  /* inline mode; R11/A11 */

@@ -48,6 +48,12 @@
 	 LC_HDR_SEALED_AFTER_CHECKSUM)
 _Static_assert(sizeof(struct lc_frame_hdr) <= 64, "the CRC's byte mask covers the header");
 
+/* The header's part of the CRC: the seed of the payload's. */
+__attribute__((always_inline)) static inline uint32_t lc_checksum_crc_hdr(const struct lc_frame_hdr *hdr)
+{
+	return lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_CHECKSUM_CRC_ZERO, NULL, 0);
+}
+
 /*
  * CRC of a frame: header with checksum_crc taken as 0, then the payload when
  * covered.  The header inline, each word masked in place of a copy
@@ -58,8 +64,7 @@ _Static_assert(sizeof(struct lc_frame_hdr) <= 64, "the CRC's byte mask covers th
 __attribute__((always_inline)) static inline uint32_t lc_checksum_frame_crc(const struct lc_frame_hdr *hdr,
 									   const void *payload)
 {
-	uint32_t crc = lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_CHECKSUM_CRC_ZERO, NULL, 0);
-
+	uint32_t crc = lc_checksum_crc_hdr(hdr);
 #if LC_CHECKSUM_COVER_FRAME
 	uint32_t len = hdr->len;
 
@@ -84,11 +89,6 @@ static inline int lc_checksum_rx_crc_by_dma(const struct lc_frame_hdr *hdr)
 	return LC_CHECKSUM_COVER_FRAME && lc_proto_rx_crc_pays(hdr);
 }
 
-/* The header's part of the CRC: the seed of the payload's. */
-static inline uint32_t lc_checksum_crc_hdr(const struct lc_frame_hdr *hdr)
-{
-	return lc_crc32c_inline_frame(hdr, sizeof(*hdr), LC_CHECKSUM_CRC_ZERO, NULL, 0);
-}
 
 /* Whether a received frame's CRC matches: the NIC's when it computed it, else computed here. */
 static inline int lc_checksum_crc_ok(const struct lc_node *node, const struct lc_frame_hdr *hdr, const void *payload)
