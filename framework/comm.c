@@ -225,6 +225,26 @@ static int lc_env_link_engine(struct lc_nic_geom *g)
 	return 0;
 }
 
+/*
+ * LC_HOLD_SENDS=1|0: whether a protocol that provides holds_sends may hold a
+ * non-blocking send of several frames to its ack instead of keeping a copy
+ * of it (lc_proto_sreq_hold; default 1), for side-by-side runs of one build;
+ * unset or empty keeps 1.  Read in every config (a wrong value is an error
+ * wherever it is set); *hold 1 or 0.
+ */
+static int lc_env_hold_sends(int *hold)
+{
+	const char *v = getenv("LC_HOLD_SENDS");
+
+	*hold = 1;
+	if (!v || !*v)
+		return 0;
+	if (strcmp(v, "1") && strcmp(v, "0"))
+		return lc_fail(LC_ERR_INVAL, "LC_HOLD_SENDS=%s: not 1 or 0", v);
+	*hold = v[0] == '1';
+	return 0;
+}
+
 int lc_open(lc_node **out)
 {
 	struct lc_node *node = &lc_the_node;
@@ -232,7 +252,7 @@ int lc_open(lc_node **out)
 	const char *job, *net;
 	char err[256] = "";
 	uint32_t rank, size, i;
-	int rc;
+	int rc, hold;
 
 	if (!out)
 		return lc_fail(LC_ERR_INVAL, "lc_open: out is NULL");
@@ -260,11 +280,16 @@ int lc_open(lc_node **out)
 	net = getenv("LC_NETWORK");
 	if (net && *net && (rc = lc_net_override(&g, net, err, sizeof err)))
 		return lc_fail(rc, "lc_open: LC_NETWORK=%s: %s", net, err);
-	if ((rc = lc_env_link_engine(&g)))
+	if ((rc = lc_env_link_engine(&g)) || (rc = lc_env_hold_sends(&hold)))
 		return rc;
 
 	lc_lock(node);
 	lc_node_reset(node);
+#if LC_PC_HOLDS_SENDS
+	node->hold_sends = (uint8_t)hold;
+#else
+	(void)hold;
+#endif
 	rc = 0;
 	node->nic = lc_nic_attach(job, rank, &g, err, sizeof(err), &rc);
 	if (!node->nic) {
@@ -372,6 +397,19 @@ int lc_close(lc_node *node)
 		lc_idle_round(node, &idle);
 	}
 	LC_PC(fini, node);
+	/*
+	 * the frames a protocol's fini posted (its last acks: a peer may hold a
+	 * send until it has them) leave before the NIC detaches; the engines
+	 * alone, the protocols' state is gone.  Bounded as the drain above.
+	 */
+	deadline = lc_now_ns() + (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u + LC_CLOSE_GRACE_NS;
+	while (!lc_nic_tx_idle(node->nic) && lc_now_ns() < deadline) {
+#if !LC_NIC_MCP_THREAD
+		lc_nic_step_held(node->nic);
+#else
+		lc_nic_assist(node->nic);
+#endif
+	}
 	/*
 	 * A message still being assembled is rx[i].cur; an unexpected one is on
 	 * the queue until a receive matches it: free the matched ones here (they
@@ -571,6 +609,15 @@ __attribute__((always_inline)) static inline int lc_send_start(lc_node *node, in
 	lc_sreq_init(node, r, dst, match, sync, buf, len);
 #if !LC_PC_USED_send_msg
 queue:
+#endif
+#if LC_PC_HOLDS_SENDS
+	/*
+	 * a protocol may hold a non-blocking send to its ack (lc_proto_sreq_hold;
+	 * LC_HOLD_SENDS=0: never);
+	 * a blocking one returns when its frames left: held, a ping-pong's answer
+	 * would arrive before the receive is posted and be copied twice (docs/internals.md)
+	 */
+	r->s.holdable = (uint8_t)(keep && node->hold_sends);
 #endif
 	lc_send_queue(node, r);
 	*out = r;
@@ -801,6 +848,16 @@ void lc_req_check(struct lc_node *node, struct lc_req *r)
 	if (r->kind == LC_REQ_SEND) {
 		if (r->s.consumed)
 			return;
+#if LC_PC_HOLDS_SENDS
+		/*
+		 * a protocol holds it (lc_proto_sreq_hold) until the receiver has every
+		 * frame: the protocol bounds that wait (it gives a dead peer up,
+		 * lc_proto_peer_failed).  Not the receiver's death here: a receiver
+		 * may ack and exit, and its ack still waits in the Receive Ring.
+		 */
+		if (r->hold_wait)
+			return;
+#endif
 		if (r->sync_wait) {
 			/* a synchronous send waits for its receiver's ack: only the receiver's death ends it */
 			if (!lc_nic_peer_alive(node->nic, r->s.dst) ||

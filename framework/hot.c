@@ -55,6 +55,12 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 	struct lc_frame_hdr *hdr = (struct lc_frame_hdr *)slot;
 #endif
 	lc_hdr_fill(hdr, node->rank, s, off, len);
+#if LC_PC_TX_CRC
+	node->tx_ask = 0;       /* a send_frame hook may ask the Tx DMA for the CRC (lc_proto_tx_crc_ask) */
+#endif
+#if LC_PC_HOLDS_SENDS
+	node->tx_sreq = s;      /* whether the send may be held (lc_proto_sreq_holdable), which (_hold) */
+#endif
 	v = LC_PC(send_frame, node, hdr, payload);
 	if (v == LC_CONTINUE) {
 #if LC_PC_USED_send_frame || LC_PC_USED_after_send
@@ -74,7 +80,13 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 			LC_STAT_ADD(node, pio_frames, 1);
 			LC_STAT_ADD(node, host_copy_bytes, len);
 		} else {
-			s->ticket = lc_nic_tx_post_dma(node->nic, payload, len);
+#if LC_PC_TX_CRC
+			if (node->tx_ask)
+				s->ticket = lc_nic_tx_post_dma_crc(node->nic, payload, len, node->tx_ask - 1u,
+								   node->tx_ask_seed);
+			else
+#endif
+				s->ticket = lc_nic_tx_post_dma(node->nic, payload, len);
 			s->dma = 1;
 			LC_STAT_ADD(node, dma_frames, 1);
 		}

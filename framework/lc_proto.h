@@ -98,6 +98,61 @@ int lc_proto_send_ctrl(struct lc_node *node, uint32_t dst, const void *payload, 
 void lc_proto_sreq_done(struct lc_node *node, struct lc_sreq *s, int err);
 
 /*
+ * Sends a protocol holds (capability holds_sends, LC_PC_HOLDS_SENDS): a
+ * protocol that keeps a frame's payload for a later resend may keep a
+ * reference to the user's buffer instead of a copy, and hold the send so
+ * that it completes only when the protocol releases it -- as a send on a
+ * reliable connection completes when the receiver acknowledged it, not when
+ * it left.  Only the frames of a non-blocking send of several frames
+ * (lc_proto_sreq_holdable, from send_frame or after_send): a blocking send
+ * returns when its frames left -- held, it would make a ping-pong's answer
+ * arrive before its receive is posted, an unexpected message copied twice --
+ * and a message of one frame is a few bytes' copy.
+ * lc_proto_sreq_hold, from after_send of such a frame, holds the send the
+ * frame belongs to (its buffer stays the user's until the release; holding
+ * again is the same hold).  lc_proto_sreq_release, from a host hook but
+ * send_frame / after_send: the send completes once every frame left too.  A
+ * send that fails meanwhile (its peer given up: lc_proto_peer_failed, or
+ * found dead) completes with its error at once; the release of its hold
+ * then finds nothing (the hold's id).
+ */
+static inline int lc_proto_sreq_holdable(const struct lc_node *node, const struct lc_frame_hdr *hdr)
+{
+#if LC_PC_HOLDS_SENDS
+	/* only lc_tx_frame sends data frames of a message of several (it sets tx_sreq) */
+	return hdr->type == LC_FT_DATA && !(hdr->flags & LC_FF_GROUP) &&
+	       (hdr->flags & (LC_FF_FIRST | LC_FF_LAST)) != (LC_FF_FIRST | LC_FF_LAST) && node->tx_sreq->holdable;
+#else
+	(void)node;
+	(void)hdr;
+	return 0;
+#endif
+}
+
+/* A hold of a send (lc_proto_sreq_hold): the send's request and the hold's id. */
+struct lc_hold {
+	struct lc_sreq *s;
+	uint32_t id;
+};
+
+#if LC_PC_HOLDS_SENDS
+static inline struct lc_hold lc_proto_sreq_hold(struct lc_node *node)
+{
+	/* s is the first member of its request */
+	struct lc_req *r = (struct lc_req *)(void *)node->tx_sreq;
+
+	if (!r->hold) {
+		if (!++node->hold_ids)
+			node->hold_ids = 1;
+		r->hold = node->hold_ids;
+	}
+	return (struct lc_hold){ &r->s, r->hold };
+}
+
+void lc_proto_sreq_release(struct lc_node *node, struct lc_hold h);
+#endif
+
+/*
  * Leave the text of the error err (printf format) as the node's last error
  * (lc_last_error) and return err: for control-path hooks such as init that
  * refuse, so that lc_open's message names the reason.  Never on the fast path.
@@ -107,7 +162,10 @@ int lc_proto_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2
 /*
  * Re-inject a frame a protocol kept (header as it was posted, then len bytes
  * of payload) into the Send Ring by PIO, without running send_frame or
- * after_send again: retransmission.  From a host hook (not send_frame /
+ * after_send again: retransmission.  Every composed protocol's seal (seal
+ * pointcut) is computed again over the copy in the slot, so a kept header
+ * whose seal fields the Tx DMA filled (lc_proto_tx_crc_ask) or that a
+ * protocol changed goes out sealed.  From a host hook (not send_frame /
  * after_send).  Returns 0, LC_ERR_AGAIN (Send Ring full: try on a later poll)
  * or LC_ERR_INVAL (hdr->len > LC_MTU).
  */
@@ -298,6 +356,37 @@ static inline int lc_proto_rx_crc(const struct lc_node *node, const struct lc_fr
 {
 	return node->nic && lc_nic_rx_crc(node->nic, hdr, owner, crc);
 }
+
+/*
+ * The sender's CRC in its Tx DMA (capability tx_crc, LC_PC_TX_CRC): a
+ * send_frame hook of a frame that goes by Tx DMA may ask that DMA block to
+ * compute the CRC32C of the payload from seed (the CRC of the header as the
+ * protocol covers it) as it copies the payload into the Send Ring slot, and
+ * to store it at offset owner of the slot's header (the protocol's CRC
+ * field: leave the field 0 in hdr, so a copy of the header a protocol keeps
+ * says the CRC was not computed on the host).  Which frames
+ * (lc_proto_tx_crc_pays): a message's data frame longer than the PIO
+ * threshold, which lc_tx_frame posts by Tx DMA (not a replicated one: the
+ * MCP seals each copy).  The first protocol to ask for a frame is served: 1,
+ * else 0 (compute it).  The frame's header must be final but for owner's
+ * field: a protocol whose seal covers that field (one that seals after the
+ * asker, lc_coop.h LC_HDR_SEALED_AFTER_<P>) must not see it 0.
+ */
+static inline int lc_proto_tx_crc_pays(const struct lc_frame_hdr *hdr)
+{
+	return hdr->type == LC_FT_DATA && hdr->len > LC_PIO_THRESHOLD && !(hdr->flags & LC_FF_GROUP);
+}
+
+#if LC_PC_TX_CRC
+static inline int lc_proto_tx_crc_ask(struct lc_node *node, uint32_t owner, uint32_t seed)
+{
+	if (node->tx_ask)
+		return 0;
+	node->tx_ask = owner + 1u;
+	node->tx_ask_seed = seed;
+	return 1;
+}
+#endif
 
 /* Monotonic time in ns (vDSO clock, no system call); for poll and timers. */
 uint64_t lc_now_ns(void);

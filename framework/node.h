@@ -84,6 +84,9 @@ struct lc_sreq {
 	uint8_t consumed;         /* a protocol took it over (LC_CONSUMED) */
 	uint8_t sync;             /* LC_FF_SYNC for a synchronous send (lc_issend) or a put, else 0 */
 	uint8_t put;              /* a put (lc_iput, framework/rdma.c): RDMA frames, never send_msg */
+#if LC_PC_HOLDS_SENDS
+	uint8_t holdable;         /* a non-blocking send: a protocol may hold it (lc_proto_sreq_holdable) */
+#endif
 	uint32_t frame;           /* payload bytes per frame, LC_FRAME_MIN..LC_MTU, set at send_msg by a
 				   * protocol that provides frame_sizes (lc_proto.h); 0: LC_MTU */
 };
@@ -156,6 +159,15 @@ struct lc_req {
 	uint8_t sync_wait;         /* synchronous send: every frame left, waiting for the ack */
 	uint8_t put_note;          /* lc_iput_notify: 1 the put (a notice follows once it is
 				    * acknowledged), 2 the notice it became; else 0 */
+#if LC_PC_HOLDS_SENDS
+	/*
+	 * both 0 whenever the request is done or free: every way a held send
+	 * completes zeroes them; aligned so that the request stays a multiple of
+	 * 16 bytes (lc_req_zero)
+	 */
+	_Alignas(16) uint32_t hold; /* send: a protocol holds it (lc_proto_sreq_hold): the hold's id; 0 none */
+	uint8_t hold_wait;         /* send: held, and every frame left: lc_proto_sreq_release completes it */
+#endif
 };
 _Static_assert(offsetof(struct lc_req, put_err) + sizeof(int) <=
 	       offsetof(struct lc_req, m) + sizeof(struct lc_rmsg), "a put's state fits in the bytes of m");
@@ -307,6 +319,15 @@ struct lc_node {
 	uint64_t peer_gone[LC_MAX_NODES / 64]; /* peers a protocol gave up (lc_proto_peer_failed) */
 	uint32_t resent[LC_MAX_NODES];      /* frames lc_proto_resend re-injected, per destination */
 	struct lc_stamps *tx_stamps;        /* stamp table of the replicated frame being sent (lc_proto_stamps) */
+#if LC_PC_HOLDS_SENDS
+	struct lc_sreq *tx_sreq;            /* the send lc_tx_frame sends a frame of (lc_proto_sreq_holdable) */
+	uint32_t hold_ids;                  /* the last hold's id (lc_proto_sreq_hold; never 0) */
+	uint8_t hold_sends;                 /* LC_HOLD_SENDS (lc_open): non-blocking sends may be held */
+#endif
+#if LC_PC_TX_CRC
+	uint32_t tx_ask;                    /* the frame in send_frame: 1 + owner of its Tx DMA CRC, 0 none */
+	uint32_t tx_ask_seed;               /* and its seed (lc_proto_tx_crc_ask) */
+#endif
 	char tx_stuck[192];                 /* the NIC's transmit side when a send last timed out (lc_req_check) */
 
 	struct lc_proto_state proto;        /* one member per active protocol */
@@ -425,6 +446,15 @@ static inline void lc_req_complete(struct lc_req *r, int err)
 static inline void lc_send_done(struct lc_node *node, struct lc_req *r, int err)
 {
 	(void)node;
+#if LC_PC_HOLDS_SENDS
+	if (r->hold) {
+		if (!err) {
+			r->hold_wait = 1;     /* every frame left: the protocol's release completes it */
+			return;
+		}
+		r->hold = 0;                    /* failed: a release of the hold finds nothing */
+	}
+#endif
 	if (r->s.sync && !err) {
 		if (!r->synced) {
 			r->sync_wait = 1;       /* every frame left: the receiver's ack completes it */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lc_composite_nic.h"   /* lc_pc_seal (lc_proto_resend) */
 #include "lc_pc.h"
 #include "node.h"
 
@@ -370,7 +371,18 @@ void lc_sync_fail(struct lc_node *node, uint32_t dst, int err)
 	for (uint32_t n = 0; n < LC_HOST_MAX_REQUESTS; n++) {
 		struct lc_req *r = &node->pool[n];
 
-		if (r->kind == LC_REQ_SEND && r->sync_wait && r->s.dst == dst) {
+		if (r->kind != LC_REQ_SEND || r->s.dst != dst)
+			continue;
+#if LC_PC_HOLDS_SENDS
+		if (r->hold_wait) {
+			/* held by a protocol: failed, and a release of the hold finds nothing */
+			r->hold_wait = 0;
+			r->hold = 0;
+			lc_req_complete(r, err);
+			continue;
+		}
+#endif
+		if (r->sync_wait) {
 			r->sync_wait = 0;
 			lc_req_complete(r, err);
 		}
@@ -739,18 +751,30 @@ uint64_t lc_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Copy a control or kept frame into its Send Ring slot and ring the doorbell (PIO), counted. */
-static void lc_post_pio(struct lc_node *node, uint8_t *slot, const struct lc_frame_hdr *hdr,
-			const void *payload)
+/*
+ * Copy a control or kept frame into its Send Ring slot and ring the doorbell
+ * (PIO), counted; seal: every composed protocol's seal computed again over
+ * the slot's copy first (lc_proto_resend).
+ */
+static inline void lc_post_pio_seal(struct lc_node *node, uint8_t *slot, const struct lc_frame_hdr *hdr,
+				    const void *payload, int seal)
 {
 	memcpy(slot, hdr, sizeof(*hdr));
 	if (hdr->len)
 		memcpy(slot + sizeof(*hdr), payload, hdr->len);
+	if (seal)
+		lc_pc_seal((struct lc_frame_hdr *)(void *)slot);
 	LC_STAT_ADD(node, host_copy_bytes, hdr->len);
 	lc_nic_tx_post_pio(node->nic);
 	LC_STAT_ADD(node, pio_frames, 1);
 	LC_STAT_ADD(node, tx_frames, 1);
 	LC_STAT_ADD(node, tx_bytes, hdr->len);
+}
+
+static void lc_post_pio(struct lc_node *node, uint8_t *slot, const struct lc_frame_hdr *hdr,
+			const void *payload)
+{
+	lc_post_pio_seal(node, slot, hdr, payload, 0);
 }
 
 /* A control frame of type `type` (FIRST|LAST, by PIO) through send_frame and after_send. */
@@ -872,6 +896,22 @@ void lc_proto_sreq_done(struct lc_node *node, struct lc_sreq *s, int err)
 	lc_send_done(node, (struct lc_req *)(void *)s, err);
 }
 
+#if LC_PC_HOLDS_SENDS
+void lc_proto_sreq_release(struct lc_node *node, struct lc_hold h)
+{
+	struct lc_req *r = (struct lc_req *)(void *)h.s;
+
+	/* the send failed meanwhile (lc_send_done, lc_sync_fail zeroed its hold), maybe freed and reused */
+	if (!h.s || r->kind != LC_REQ_SEND || r->hold != h.id)
+		return;
+	r->hold = 0;
+	if (r->hold_wait) {
+		r->hold_wait = 0;
+		lc_send_done(node, r, 0);
+	}
+}
+#endif
+
 int lc_proto_resend(struct lc_node *node, const struct lc_frame_hdr *hdr, const void *payload)
 {
 	uint8_t *slot;
@@ -883,7 +923,13 @@ int lc_proto_resend(struct lc_node *node, const struct lc_frame_hdr *hdr, const 
 		LC_STAT_ADD(node, tx_ring_full, 1);
 		return LC_ERR_AGAIN;
 	}
-	lc_post_pio(node, slot, hdr, payload);
+	/*
+	 * sealed again: a kept frame's seal fields may be 0, left to the Tx DMA of
+	 * its first sending (lc_proto_tx_crc_ask), or stale in a kept copy that
+	 * was changed (a replicated frame's stamped copy); a seal of intact
+	 * fields computes what they hold
+	 */
+	lc_post_pio_seal(node, slot, hdr, payload, 1);
 	if (hdr->dst < LC_MAX_NODES)
 		node->resent[hdr->dst]++;
 	return 0;

@@ -56,7 +56,10 @@ static inline __attribute__((always_inline)) int dma_step(struct lc_nic *nic, _A
 	if (mark)
 		atomic_store_explicit(mark, LC_NIC_ENG_COPYING, memory_order_relaxed);
 	if (b->flags & LC_DMA_TO_NIC) {
-		memcpy(sram, host, b->len);
+		if (b->flags & LC_DMA_CRC)
+			lc_nic_tx_dma_crc_copy(nic, b);
+		else
+			memcpy(sram, host, b->len);
 		lc_nic_count(nic, LC_NIC_STAT_dma_to_nic_bytes, b->len);
 	} else {
 		if (b->flags & LC_DMA_STREAM)

@@ -30,6 +30,7 @@
 	X(recv_dma_overlap, "Net-Recv frames taken while a DMA block was copied on another thread")\
 	X(dma_to_nic_bytes, "bytes the DMA engine copied host -> SRAM")      \
 	X(dma_to_host_bytes, "bytes the DMA engine copied SRAM -> host")     \
+	X(tx_crc_frames,    "frames whose CRC the Tx DMA computed as it copied them (lc_nic_tx_post_dma_crc)")\
 	X(rx_crc_frames,    "frames whose CRC the Rx DMA computed as it copied them (asked by a nic_rx hook)")\
 	X(rdma_frames,      "RDMA frames whose payload went straight to registered memory")\
 	X(rdma_bytes,       "payload bytes of those frames")                  \

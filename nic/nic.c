@@ -134,7 +134,10 @@ void lc_nic_tx_post_pio(struct lc_nic *nic)
 	atomic_store_explicit(&nic->ctrl->send_head.v, head + 1, memory_order_relaxed);
 }
 
-uint32_t lc_nic_tx_post_dma(struct lc_nic *nic, const void *src, uint32_t len)
+/* The Tx DMA block of a frame whose header is in the slot at send_head: post it, ring, take the slot. */
+static inline __attribute__((always_inline)) uint32_t tx_post_dma(struct lc_nic *nic, const void *src,
+								  uint32_t len, uint32_t flags,
+								  struct lc_nic_dma_crc crc)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
 	uint32_t head = atomic_load_explicit(&ct->send_head.v, memory_order_relaxed);
@@ -145,7 +148,9 @@ uint32_t lc_nic_tx_post_dma(struct lc_nic *nic, const void *src, uint32_t len)
 	b->sram = nic->g.off_send_ring + (head & (nic->g.send_ring - 1)) * nic->g.slot_bytes +
 		  nic->g.hdr_bytes;
 	b->len = len <= nic->g.mtu ? len : nic->g.mtu;   /* never past the slot */
-	b->flags = LC_DMA_TO_NIC | LC_DMA_SIGNAL;
+	b->flags = LC_DMA_TO_NIC | LC_DMA_SIGNAL | flags;
+	if (flags & LC_DMA_CRC)
+		nic->tx_crc[th & nic->chain[1].mask] = crc;   /* before the doorbell, as the block */
 	b->tag = head;
 	b->next = (th + 1) & nic->chain[1].mask;
 	b->status = 0;
@@ -153,6 +158,20 @@ uint32_t lc_nic_tx_post_dma(struct lc_nic *nic, const void *src, uint32_t len)
 	lc_nic_ring(nic, LC_DB_CHAIN(1), th);
 	atomic_store_explicit(&ct->send_head.v, head + 1, memory_order_relaxed);
 	return th + 1;
+}
+
+uint32_t lc_nic_tx_post_dma(struct lc_nic *nic, const void *src, uint32_t len)
+{
+	return tx_post_dma(nic, src, len, 0, (struct lc_nic_dma_crc){ 0, 0 });
+}
+
+uint32_t lc_nic_tx_post_dma_crc(struct lc_nic *nic, const void *src, uint32_t len, uint32_t owner,
+				uint32_t seed)
+{
+	/* the CRC's 4 bytes stay inside the header */
+	if (owner > nic->g.hdr_bytes - 4u)
+		return tx_post_dma(nic, src, len, 0, (struct lc_nic_dma_crc){ 0, 0 });
+	return tx_post_dma(nic, src, len, LC_DMA_CRC, (struct lc_nic_dma_crc){ owner, seed });
 }
 
 uint32_t lc_nic_tx_dma_done(const struct lc_nic *nic)
@@ -807,13 +826,23 @@ uint32_t lc_nic_rx_dma_crc_copy(struct lc_nic *nic, const struct lc_nic_dma_bloc
 {
 	uint8_t *host = (uint8_t *)(uintptr_t)b->host;
 	const uint8_t *sram = nic->sram + b->sram;
-	const struct lc_nic_rx_crc *rc = &nic->rx_crc[b - nic->chain[0].blocks];
+	const struct lc_nic_dma_crc *rc = &nic->rx_crc[b - nic->chain[0].blocks];
 	uint32_t h = nic->g.hdr_bytes;
 
 	memcpy(host, sram, h);
 	*owner = rc->owner;
 	lc_nic_count(nic, LC_NIC_STAT_rx_crc_frames, 1);
 	return lc_crc32c_copy(rc->seed, host + h, sram + h, b->len - h);
+}
+
+void lc_nic_tx_dma_crc_copy(struct lc_nic *nic, const struct lc_nic_dma_block *b)
+{
+	uint8_t *sram = nic->sram + b->sram;
+	const struct lc_nic_dma_crc *tc = &nic->tx_crc[b - nic->chain[1].blocks];
+	uint32_t crc = lc_crc32c_copy(tc->seed, sram, (const void *)(uintptr_t)b->host, b->len);
+
+	memcpy(sram - nic->g.hdr_bytes + tc->owner, &crc, sizeof(crc));
+	lc_nic_count(nic, LC_NIC_STAT_tx_crc_frames, 1);
 }
 
 void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_dma_block *b, uint32_t crc_owner, uint32_t crc)
@@ -976,7 +1005,7 @@ static inline __attribute__((always_inline)) int net_recv_step(struct lc_nic *ni
 	b->flags = LC_DMA_TO_HOST | LC_DMA_SIGNAL;
 	if (LC_PC_USED_nic_rx && nic->rx_ask) {
 		b->flags |= LC_DMA_CRC;
-		nic->rx_crc[h0 & nic->chain[0].mask] = (struct lc_nic_rx_crc){ nic->rx_ask, nic->rx_ask_seed };
+		nic->rx_crc[h0 & nic->chain[0].mask] = (struct lc_nic_dma_crc){ nic->rx_ask, nic->rx_ask_seed };
 	}
 	b->tag = next;
 	b->next = (h0 + 1) & nic->chain[0].mask;
@@ -1334,6 +1363,7 @@ static void nic_free(struct lc_nic *nic)
 	free(nic->routes_in);
 	free(nic->rx_done);
 	free(nic->rx_crc);
+	free(nic->tx_crc);
 	free(nic);
 }
 
@@ -1455,7 +1485,9 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->routes_in = calloc(g->nodes, sizeof(*nic->routes_in));
 	nic->rx_done = calloc(g->recv_ring, 1);
 	nic->rx_crc = calloc(g->rx_dma, sizeof(*nic->rx_crc));
+	nic->tx_crc = calloc(g->tx_dma, sizeof(*nic->tx_crc));
 	if (!nic->routes || !nic->node_sram || !nic->peer_tail || !nic->routes_in || !nic->rx_done || !nic->rx_crc ||
+	    !nic->tx_crc ||
 	    lc_faults_attach(nic) != 0) {
 		snprintf(err, errlen, "out of memory");
 		nic_free(nic);

@@ -274,6 +274,16 @@ void lc_nic_tx_post_pio(struct lc_nic *nic);
  * lc_nic_tx_dma_done(nic) - ticket < 2^31 (i.e. done >= ticket).
  */
 uint32_t lc_nic_tx_post_dma(struct lc_nic *nic, const void *src, uint32_t len);
+/*
+ * The same, and the Tx DMA computes the CRC32C of the payload as it copies it
+ * into the slot (LC_DMA_CRC): continued from seed (the CRC of what precedes
+ * the payload, lc_crc32c's conventions), stored in the slot's header as 4
+ * bytes at offset owner (the asking protocol's CRC field) before the frame is
+ * ready for Net-Send.  The sender's CRC rides the copy the Tx DMA makes
+ * anyway, instead of a host pass of its own over the user's buffer.
+ */
+uint32_t lc_nic_tx_post_dma_crc(struct lc_nic *nic, const void *src, uint32_t len, uint32_t owner,
+				uint32_t seed);
 /* Tx DMA blocks completed (free-running ticket counter). */
 uint32_t lc_nic_tx_dma_done(const struct lc_nic *nic);
 /* 1 when the Send Ring is empty and every frame has left the NIC. */

@@ -214,13 +214,14 @@ struct lc_nic_fifo_entry {
  */
 #define LC_DMA_STREAM  16u
 /*
- * Chain 0 only, set by Net-Recv on a frame's block when a nic_rx hook asked
+ * Chain 0: set by Net-Recv on a frame's block when a nic_rx hook asked
  * for its CRC (lc_nic_rx_crc_ask): the engine copies the header, then the
  * payload with lc_crc32c_copy from the asked seed, and the Rx FIFO entry
  * carries the result to the host (lc_nic_rx_crc).  The receiver's CRC check
  * rides the copy that reads the frame out of the Receive Ring -- the one that
  * waits for the lines the sender's core wrote -- instead of a pass of its own
- * over staging.
+ * over staging.  Chain 1: set by lc_nic_tx_post_dma_crc, the engine copies
+ * the payload with lc_crc32c_copy and stores the CRC in the slot's header.
  */
 #define LC_DMA_CRC     32u
 #define LC_DMA_STREAM_MIN 4096u
@@ -585,7 +586,8 @@ struct lc_nic {
 	uint32_t pull_misses;               /* idle passes that found nothing to pull since the last frame */
 	uint32_t rx_ask;                    /* the frame in nic_rx: 1 + owner of its Rx DMA CRC, 0 none */
 	uint32_t rx_ask_seed;               /* and its seed (lc_nic_rx_crc_ask) */
-	struct lc_nic_rx_crc { uint32_t owner, seed; } *rx_crc;   /* [rx_dma]: what each Rx DMA block computes */
+	struct lc_nic_dma_crc { uint32_t owner, seed; } *rx_crc;  /* [rx_dma]: what each Rx DMA block computes */
+	struct lc_nic_dma_crc *tx_crc;      /* [tx_dma]: what each Tx DMA block with LC_DMA_CRC computes */
 	/* who steps the engines: thread mode one lock per engine, inline mode step_lock for all */
 	struct lc_nic_engine_lock eng[LC_NIC_ENGINES];
 	alignas(LC_LINE) _Atomic int step_lock;  /* inline mode; R11/A11 */
@@ -906,6 +908,8 @@ LC_NIC_FUNC void lc_nic_rx_dma_complete(struct lc_nic *nic, const struct lc_nic_
 				       uint32_t crc);
 /* The engine's copy of an LC_DMA_CRC block; *owner, the returned CRC: what the Rx FIFO entry carries. */
 LC_NIC_FUNC uint32_t lc_nic_rx_dma_crc_copy(struct lc_nic *nic, const struct lc_nic_dma_block *b, uint32_t *owner);
+/* The engine's copy of a Tx LC_DMA_CRC block: payload into the slot, the CRC into its header (lc_nic_tx_post_dma_crc). */
+LC_NIC_FUNC void lc_nic_tx_dma_crc_copy(struct lc_nic *nic, const struct lc_nic_dma_block *b);
 /*
  * Activate Net-Recv's written Rx DMA blocks (chain 0) for the DMA engine --
  * the MCP's fairness between the two directions.  The engine takes its

@@ -10,7 +10,9 @@
  *          Seen here as LC_CHECKSUM_COVER_FRAME (0/1).
  * Header field: checksum_crc (uint32_t), the CRC32C computed by the sender.
  * Pointcuts:
- *   send_frame  computes the CRC once the header is filled and stores it;
+ *   send_frame  computes the CRC once the header is filled and stores it; a
+ *               covered payload that goes by Tx DMA has it computed by that
+ *               DMA as it copies the payload (LC_CHECKSUM_TX_CRC);
  *   recv_frame  recomputes it; on a mismatch (or a length above LC_MTU, which
  *               could not be read safely) counts node->proto.checksum.bad and
  *               returns LC_DROP, so the pipeline discards the frame;
@@ -82,7 +84,14 @@ __attribute__((always_inline)) static inline uint32_t lc_checksum_frame_crc(cons
  * nic_hooks.h): the header's CRC is the engine's seed.  Owner: this
  * protocol's CRC field, by its offset.
  */
-#define LC_CHECKSUM_RX_CRC_OWNER ((uint32_t)offsetof(struct lc_frame_hdr, checksum_crc))
+#define LC_CHECKSUM_CRC_OWNER ((uint32_t)offsetof(struct lc_frame_hdr, checksum_crc))
+
+/*
+ * The sender's CRC of a covered payload that goes by Tx DMA rides that copy
+ * into the Send Ring (lc_proto_tx_crc_ask), unless a protocol that seals
+ * after this one covers our field with its own.
+ */
+#define LC_CHECKSUM_TX_CRC (LC_CHECKSUM_COVER_FRAME && LC_PC_TX_CRC && LC_HDR_SEALED_AFTER_CHECKSUM == 0)
 
 static inline int lc_checksum_rx_crc_by_dma(const struct lc_frame_hdr *hdr)
 {
@@ -95,7 +104,7 @@ static inline int lc_checksum_crc_ok(const struct lc_node *node, const struct lc
 {
 	uint32_t crc;
 
-	if (!lc_checksum_rx_crc_by_dma(hdr) || !lc_proto_rx_crc(node, hdr, LC_CHECKSUM_RX_CRC_OWNER, &crc))
+	if (!lc_checksum_rx_crc_by_dma(hdr) || !lc_proto_rx_crc(node, hdr, LC_CHECKSUM_CRC_OWNER, &crc))
 		crc = lc_checksum_frame_crc(hdr, payload);
 	return crc == hdr->checksum_crc;
 }
@@ -103,7 +112,14 @@ static inline int lc_checksum_crc_ok(const struct lc_node *node, const struct lc
 static inline lc_verdict lc_checksum_send_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
 						const void *payload)
 {
+#if LC_CHECKSUM_TX_CRC
+	if (lc_proto_tx_crc_pays(hdr) && lc_proto_tx_crc_ask(node, LC_CHECKSUM_CRC_OWNER, lc_checksum_crc_hdr(hdr))) {
+		hdr->checksum_crc = 0;
+		return LC_CONTINUE;
+	}
+#else
 	(void)node;
+#endif
 	hdr->checksum_crc = lc_checksum_frame_crc(hdr, payload);
 	return LC_CONTINUE;
 }

@@ -28,7 +28,7 @@ static inline lc_verdict lc_checksum_nic_rx(struct lc_nic *nic, struct lc_frame_
 {
 	if (hdr->type != LC_FT_RDMA) {
 		if (lc_checksum_rx_crc_by_dma(hdr))
-			lc_nic_rx_crc_ask(nic, LC_CHECKSUM_RX_CRC_OWNER, lc_checksum_crc_hdr(hdr));
+			lc_nic_rx_crc_ask(nic, LC_CHECKSUM_CRC_OWNER, lc_checksum_crc_hdr(hdr));
 		return LC_CONTINUE;
 	}
 	return hdr->len <= LC_MTU && lc_checksum_frame_crc(hdr, hdr + 1) == hdr->checksum_crc ?

@@ -19,7 +19,8 @@ return {
   -- the CRC of each copy of a replicated frame is computed again by the MCP (lc_pc_seal)
   seal_field = "crc",
   -- every header it accepts is the header sent (framework/pipeline.c: what may be parked)
-  provides = { "integrity" },
+  -- tx_crc: a covered payload's CRC rides the frame's Tx DMA (hooks.h)
+  provides = { "integrity", "tx_crc" },
   -- a protocol that declares switches may turn it on and off per frame (no state to drain)
   switchable = {},
   requires = {},

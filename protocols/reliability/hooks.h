@@ -141,6 +141,14 @@
 #define LC_REL_F_ACK 1u      /* ack-only control frame */
 #define LC_REL_F_UNSEQ 2u    /* to a group id: not sequenced */
 #define LC_REL_F_GAP 4u      /* with LC_REL_F_ACK: sent because a frame arrived beyond a gap */
+#define LC_REL_F_ASK 8u      /* the last frame of a held send (lc_reliability_refs): ack it at once */
+
+/*
+ * The sender's CRC of a referenced frame in its Tx DMA (lc_proto_tx_crc_ask),
+ * unless a protocol that seals after this one covers our CRC field with its
+ * own: it would seal the field while it is still 0.
+ */
+#define LC_REL_TX_CRC (LC_PC_TX_CRC && LC_HDR_SEALED_AFTER_RELIABILITY == 0)
 
 _Static_assert((LC_RELIABILITY_W & (LC_RELIABILITY_W - 1)) == 0, "window is a power of two");
 
@@ -175,7 +183,7 @@ __attribute__((always_inline)) static inline uint32_t lc_reliability_crc(const s
  * continues it over the payload as it copies it into staging.  Owner: this
  * protocol's CRC field, by its offset.
  */
-#define LC_REL_RX_CRC_OWNER ((uint32_t)offsetof(struct lc_frame_hdr, reliability_crc))
+#define LC_REL_CRC_OWNER ((uint32_t)offsetof(struct lc_frame_hdr, reliability_crc))
 
 /* The header's part of the CRC: the seed of the payload's. */
 static inline uint32_t lc_reliability_crc_hdr(const struct lc_frame_hdr *hdr)
@@ -189,7 +197,7 @@ static inline int lc_reliability_crc_ok(const struct lc_node *node, const struct
 {
 	uint32_t crc;
 
-	if (!lc_proto_rx_crc_pays(hdr) || !lc_proto_rx_crc(node, hdr, LC_REL_RX_CRC_OWNER, &crc))
+	if (!lc_proto_rx_crc_pays(hdr) || !lc_proto_rx_crc(node, hdr, LC_REL_CRC_OWNER, &crc))
 		crc = lc_reliability_crc(hdr, payload);
 	return crc == hdr->reliability_crc;
 }
@@ -271,6 +279,41 @@ static inline void lc_reliability_kept_commit(struct lc_reliability_state *st, s
 static inline int lc_reliability_keeps_in_send(const struct lc_frame_hdr *hdr)
 {
 	return hdr->len > LC_CRC32C_INLINE_MAX;
+}
+
+/*
+ * REFERENCES.  A frame of a message of several frames (lc_proto_sreq_holdable)
+ * is kept as its header and a reference to its payload in the user's buffer,
+ * not a copy: after_send holds the send (lc_proto_sreq_hold) at its last
+ * frame, and the ack of that frame releases it (lc_reliability_ack_in), so
+ * the buffer stays the user's until the receiver has every frame of it -- the
+ * send completes at its ack, as on a reliable connection.  The last frame
+ * asks for that ack at once (LC_REL_F_ASK).  With no copy to ride, the CRC of
+ * a frame that goes by Tx DMA rides the DMA's copy into the Send Ring
+ * (LC_REL_TX_CRC); the kept header says so by a CRC of 0, computed when the
+ * frame is sent again (reliability.c).  Measured (docs/internals.md): the
+ * copy and the CRC's pass were the sender's third pass over every byte of a
+ * stream.  A message of one frame keeps its copy: a blocking send of a few
+ * bytes must not wait for an ack.
+ */
+static inline int lc_reliability_refs(const struct lc_node *node, const struct lc_frame_hdr *hdr)
+{
+	return lc_proto_sreq_holdable(node, hdr);
+}
+
+/* The CRC of a referenced frame: asked of the Tx DMA when it goes by DMA, else computed here. */
+static inline void lc_reliability_crc_ref(struct lc_node *node, struct lc_frame_hdr *hdr, const void *payload)
+{
+#if LC_REL_TX_CRC
+	if (lc_proto_tx_crc_pays(hdr) &&
+	    lc_proto_tx_crc_ask(node, LC_REL_CRC_OWNER, lc_reliability_crc_hdr(hdr))) {
+		hdr->reliability_crc = 0;
+		return;
+	}
+#else
+	(void)node;
+#endif
+	hdr->reliability_crc = lc_reliability_crc(hdr, payload);
 }
 
 /* The kept copy of frame seq to peer p. */
@@ -355,6 +398,7 @@ static inline void lc_reliability_after_group(struct lc_node *node, const struct
 		memcpy(k, hdr, sizeof(*hdr));
 		lc_stamp_apply(k, sm);   /* dst and every composed protocol's member fields */
 		lc_reliability_keep_payload(k + 1, payload, hdr->len);
+		p->ref[p->next & (LC_RELIABILITY_W - 1)] = NULL;
 		lc_reliability_kept_commit(st, p);
 	}
 }
@@ -386,6 +430,13 @@ static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct 
 			if (p->next - p->una >= LC_RELIABILITY_W || p->rsnd != p->next)
 				return LC_RETRY;
 			hdr->reliability_seq = p->next;
+			if (lc_reliability_refs(node, hdr)) {
+				if (hdr->flags & LC_FF_LAST)
+					hdr->reliability_flags = LC_REL_F_ASK;
+				hdr->reliability_ack = p->expect;
+				lc_reliability_crc_ref(node, hdr, payload);
+				return LC_CONTINUE;
+			}
 			if (lc_reliability_keeps_in_send(hdr))
 				keep = lc_reliability_kept(p, p->next) + 1;
 		}
@@ -417,9 +468,21 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 		return;
 	k = lc_reliability_kept(p, p->next);
 	memcpy(k, hdr, sizeof(*hdr));
-	if (!lc_reliability_keeps_in_send(hdr))
-		lc_reliability_keep_payload(k + 1, payload, hdr->len);
-	LC_STAT_ADD(node, host_copy_bytes, hdr->len);   /* the kept copy is a copy (copies per byte) */
+	if (lc_reliability_refs(node, hdr)) {
+		/* REFERENCES: the payload stays in the user's buffer, its send held to the last frame's ack */
+		p->ref[p->next & (LC_RELIABILITY_W - 1)] = payload;
+		if (hdr->flags & LC_FF_LAST) {
+			struct lc_hold h = lc_proto_sreq_hold(node);
+
+			p->holds[p->hold_in++ & (LC_RELIABILITY_W - 1)] =
+				(struct lc_reliability_hold){ .seq = p->next, .id = h.id, .s = h.s };
+		}
+	} else {
+		p->ref[p->next & (LC_RELIABILITY_W - 1)] = NULL;
+		if (!lc_reliability_keeps_in_send(hdr))
+			lc_reliability_keep_payload(k + 1, payload, hdr->len);
+		LC_STAT_ADD(node, host_copy_bytes, hdr->len);   /* the kept copy is a copy (copies per byte) */
+	}
 	lc_reliability_kept_commit(st, p);
 }
 
@@ -456,10 +519,24 @@ static inline void lc_reliability_rtt(struct lc_reliability_peer *p, uint64_t r)
 	p->rto_base_ns = rto;
 }
 
-/* A cumulative ack from peer p: every frame below ack arrived. */
-static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct lc_reliability_peer *p,
-					 uint32_t ack, int gap)
+/* The sends held to frames below ack: their frames arrived (REFERENCES). */
+static inline void lc_reliability_release(struct lc_node *node, struct lc_reliability_peer *p, uint32_t ack)
 {
+	while (p->hold_out != p->hold_in) {
+		const struct lc_reliability_hold *h = &p->holds[p->hold_out & (LC_RELIABILITY_W - 1)];
+
+		if ((int32_t)(ack - h->seq) <= 0)
+			return;
+		p->hold_out++;
+		lc_proto_sreq_release(node, (struct lc_hold){ .s = h->s, .id = h->id });
+	}
+}
+
+/* A cumulative ack from peer p: every frame below ack arrived. */
+static inline void lc_reliability_ack_in(struct lc_node *node, struct lc_reliability_peer *p, uint32_t ack,
+					 int gap)
+{
+	struct lc_reliability_state *st = &node->proto.reliability;
 	uint32_t adv = ack - p->una;
 
 	if (adv == 0 || adv > p->next - p->una) {
@@ -493,6 +570,8 @@ static inline void lc_reliability_ack_in(struct lc_reliability_state *st, struct
 		p->rto_ns = p->rto_base_ns;
 	}
 	p->una = ack;
+	if (p->hold_out != p->hold_in)
+		lc_reliability_release(node, p, ack);
 	p->retries = p->stopped_caps = 0;
 	p->dupacks = 0;
 	if ((int32_t)(p->rsnd - ack) < 0)
@@ -521,7 +600,7 @@ static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct 
 		return LC_CONTINUE;
 	p = &st->peer[hdr->src];
 	p->heard = 1;
-	lc_reliability_ack_in(st, p, hdr->reliability_ack, hdr->reliability_flags & LC_REL_F_GAP);
+	lc_reliability_ack_in(node, p, hdr->reliability_ack, hdr->reliability_flags & LC_REL_F_GAP);
 	if (hdr->reliability_flags & LC_REL_F_ACK)
 		return LC_CONSUMED;
 	d = hdr->reliability_seq - p->expect;
@@ -531,8 +610,18 @@ static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct 
 			p->ack_due_ns = st->now_ns + LC_RELIABILITY_ACK_DELAY_NS;
 			lc_reliability_wake(st, p->ack_due_ns);
 		}
-		if (p->expect - p->acked >= LC_RELIABILITY_ACK_BATCH)
+		if (hdr->reliability_flags & LC_REL_F_ASK) {
+			/*
+			 * its sender holds a send until this ack (REFERENCES): due at once,
+			 * sent at the poll after this step's (lc_reliability_timers), so that
+			 * an answer the application sends meanwhile carries it instead
+			 */
+			p->ack_due_ns = 1;
+			p->ask_defer = 1;
 			st->wake_ns = 0;
+		} else if (p->expect - p->acked >= LC_RELIABILITY_ACK_BATCH) {
+			st->wake_ns = 0;
+		}
 		return LC_CONTINUE;
 	}
 	st->wake_ns = 0;        /* ack_now: the ack goes on the next poll */

@@ -30,7 +30,7 @@ static inline lc_verdict lc_reliability_nic_rx(struct lc_nic *nic, struct lc_fra
 {
 	if (hdr->type != LC_FT_RDMA) {
 		if (lc_proto_rx_crc_pays(hdr))
-			lc_nic_rx_crc_ask(nic, LC_REL_RX_CRC_OWNER, lc_reliability_crc_hdr(hdr));
+			lc_nic_rx_crc_ask(nic, LC_REL_CRC_OWNER, lc_reliability_crc_hdr(hdr));
 		return LC_CONTINUE;
 	}
 	return hdr->len <= LC_MTU && lc_reliability_crc(hdr, hdr + 1) == hdr->reliability_crc ?

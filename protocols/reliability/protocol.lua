@@ -31,7 +31,8 @@ return {
     { "uint32_t", "seq", "frame sequence number per (src, dst) pair" },
     { "uint32_t", "ack", "cumulative ack: next frame sequence number expected from dst" },
     { "uint16_t", "flags", "1: an ack-only frame (not sequenced, never acknowledged); 2: to a group id, unsequenced; "
-      .. "4: an ack drawn by a gap (fast retransmit counts these)" },
+      .. "4: an ack drawn by a gap (fast retransmit counts these); 8: the last frame of a held send, "
+      .. "ack it at once" },
     { "uint32_t", "crc", "CRC32C of the header (this field and the seal fields sealed after it "
       .. "as 0) and payload" },
   },
@@ -39,7 +40,9 @@ return {
   -- cooperation (docs/internals.md, "How protocols cooperate")
   seal_field = "crc",
   member_fields = { "seq", "ack" },
-  provides = { "exactly_once", "integrity" },
+  -- holds_sends: a frame of a longer message is kept as a reference, its send held to its ack;
+  -- tx_crc: the CRC of such a frame rides its Tx DMA (hooks.h, REFERENCES)
+  provides = { "exactly_once", "integrity", "holds_sends", "tx_crc" },
   -- a protocol that declares switches may turn it off per peer once it is quiet (tx_quiet)
   switchable = { quiet = "lc_reliability_tx_quiet" },
   -- at a receiver, per peer: 2 explicit acks unread; a go-back resends the window, and silence

@@ -6,43 +6,48 @@
 
 #include "node.h"
 #include "reliability/hooks.h"
-#if LC_STAMPED
-/* lc_pc_seal: every composed protocol's seal, as the MCP applies it to a replicated frame's copy */
-#include "lc_composite_nic.h"
-#endif
 
 /*
- * Send kept frame k again.  A copy of a replicated frame was kept unsealed
- * (the MCP sealed the copies of the first transmission, hooks.h
- * lc_reliability_after_group): seal it at its first resend, once (the copy
- * never changes afterwards; a CRC that happens to be 0 is only computed
- * again, to the same value).
+ * Send kept frame seq to p again: its payload follows its kept header, or is
+ * in the user's buffer (hooks.h, REFERENCES).  Unsealed fields -- a
+ * replicated frame's copy (the MCP sealed the copies of the first
+ * transmission, hooks.h lc_reliability_after_group), a CRC the Tx DMA
+ * computed -- are sealed by lc_proto_resend.
  */
-static int lc_reliability_resend_kept(struct lc_node *node, struct lc_frame_hdr *k)
+static int lc_reliability_resend_kept(struct lc_node *node, struct lc_reliability_peer *p, uint32_t seq)
 {
-#if LC_STAMPED
-	if ((k->flags & LC_FF_GROUP) && k->reliability_crc == 0)
-		lc_pc_seal(k);
-#endif
-	return lc_proto_resend(node, k, k + 1);
+	const struct lc_frame_hdr *k = lc_reliability_kept(p, seq);
+	const void *ref = p->ref[seq & (LC_RELIABILITY_W - 1)];
+
+	return lc_proto_resend(node, k, ref ? ref : (const void *)(k + 1));
 }
 
 int lc_reliability_setup(struct lc_node *node)
 {
 	struct lc_reliability_state *st = &node->proto.reliability;
 	size_t per = (size_t)LC_RELIABILITY_W * LC_RELIABILITY_SLOT;
+	/* per peer: the references (hooks.h, REFERENCES), then the holds */
+	size_t refs = (size_t)LC_RELIABILITY_W * (sizeof(const uint8_t *) + sizeof(struct lc_reliability_hold));
 
 	st->peer = calloc(node->size, sizeof(*st->peer));
 	st->mem = malloc(per * node->size);
-	if (!st->peer || !st->mem) {
+	st->refs = calloc(node->size, refs);
+	if (!st->peer || !st->mem || !st->refs) {
 		free(st->peer);
 		free(st->mem);
+		free(st->refs);
 		st->peer = NULL;
 		st->mem = NULL;
+		st->refs = NULL;
 		return lc_proto_fail(LC_ERR_NOMEM, "reliability: no memory for %u windows of %zu bytes",
-				     node->size, per);
+				     node->size, per + refs);
 	}
 	for (uint32_t i = 0; i < node->size; i++) {
+		uint8_t *r = (uint8_t *)st->refs + refs * i;
+
+		st->peer[i].ref = (const uint8_t **)(void *)r;
+		st->peer[i].holds = (struct lc_reliability_hold *)(void *)(r + (size_t)LC_RELIABILITY_W *
+										 sizeof(const uint8_t *));
 		st->peer[i].slots = st->mem + per * i;
 		st->peer[i].rto_ns = LC_RELIABILITY_RTO_NS;
 		st->peer[i].rto_base_ns = LC_RELIABILITY_RTO_NS;
@@ -70,6 +75,7 @@ static void lc_reliability_timeout(struct lc_node *node, struct lc_reliability_p
 	    (at_cap && lc_proto_peer_stopped(node, i) && ++p->stopped_caps > LC_RELIABILITY_MAX_RETRIES)) {
 		p->dead = 1;
 		p->una = p->rsnd = p->next;
+		p->hold_out = p->hold_in;       /* lc_proto_peer_failed fails the sends held */
 		p->deadline_ns = 0;
 		LC_STAT_ADD(node, rel_peers_dead, 1);
 		lc_proto_peer_failed(node, i, LC_ERR_PEER_DEAD);
@@ -86,10 +92,8 @@ static void lc_reliability_timeout(struct lc_node *node, struct lc_reliability_p
 	/* silence (hooks.h): the oldest frame alone, now and then */
 	if (p->rto_ns >= LC_RELIABILITY_RTO_CAP_NS && p->retries % LC_RELIABILITY_SILENT_EVERY == 0 &&
 	    p->rsnd == p->next) {
-		struct lc_frame_hdr *k = lc_reliability_kept(p, p->una);
-
 		p->rtt_t0_ns = 0;   /* Karn */
-		if (lc_reliability_resend_kept(node, k) == 0)
+		if (lc_reliability_resend_kept(node, p, p->una) == 0)
 			LC_STAT_ADD(node, rel_retransmits, 1);
 	}
 }
@@ -98,9 +102,7 @@ static void lc_reliability_timeout(struct lc_node *node, struct lc_reliability_p
 static void lc_reliability_resend(struct lc_node *node, struct lc_reliability_peer *p)
 {
 	while (p->rsnd != p->next) {
-		struct lc_frame_hdr *k = lc_reliability_kept(p, p->rsnd);
-
-		if (lc_reliability_resend_kept(node, k) != 0)
+		if (lc_reliability_resend_kept(node, p, p->rsnd) != 0)
 			return;
 		p->rsnd++;
 		LC_STAT_ADD(node, rel_retransmits, 1);
@@ -141,8 +143,18 @@ void lc_reliability_timers(struct lc_node *node, uint64_t now_ns)
 		if (p->rsnd != p->next)
 			lc_reliability_resend(node, p);
 		if (p->ack_now || (p->acked != p->expect &&
-				   (now_ns >= p->ack_due_ns || p->expect - p->acked >= LC_RELIABILITY_ACK_BATCH)))
-			lc_reliability_send_ack(node, i);
+				   (now_ns >= p->ack_due_ns || p->expect - p->acked >= LC_RELIABILITY_ACK_BATCH))) {
+			/*
+			 * an ack asked for (hooks.h, LC_REL_F_ASK) skips the poll of the step that
+			 * took its frame: the application sees the message first, and an answer
+			 * to it carries the ack (a ping-pong sends no ack frame); the next poll
+			 * sends it (ack_due_ns 1 keeps the scan due)
+			 */
+			if (p->ask_defer && !p->ack_now)
+				p->ask_defer = 0;
+			else
+				lc_reliability_send_ack(node, i);
+		}
 		if (st->failed && p->dead)
 			lc_proto_peer_failed(node, i, LC_ERR_PEER_DEAD);
 		/* what is left: a resend the Send Ring did not take, an ack not sent, the timers */
@@ -193,6 +205,8 @@ void lc_reliability_drain(struct lc_node *node)
 	}
 	free(st->peer);
 	free(st->mem);
+	free(st->refs);
 	st->peer = NULL;
 	st->mem = NULL;
+	st->refs = NULL;
 }

@@ -5,6 +5,15 @@
 
 #include <stdint.h>
 
+struct lc_sreq;
+
+/* A send held until its last frame is acknowledged (lc_proto_sreq_hold): that frame's seq, the hold. */
+struct lc_reliability_hold {
+	uint32_t seq;
+	uint32_t id;
+	struct lc_sreq *s;
+};
+
 /* One peer: the send window towards it and the receive point from it. */
 struct lc_reliability_peer {
 	/* send side: sequence numbers are free-running uint32_t, compared by difference */
@@ -26,16 +35,21 @@ struct lc_reliability_peer {
 	uint64_t rtt_t0_ns;     /* send time of the timed frame rtt_seq (0: none timed) */
 	uint32_t rtt_seq;       /* the one frame being timed (Karn: never a resent one) */
 	uint8_t *slots;         /* window kept copies: header then payload, LC_RELIABILITY_SLOT bytes each */
+	const uint8_t **ref;    /* [window]: a kept frame's payload in the user's buffer (lc_reliability_refs) */
+	struct lc_reliability_hold *holds;  /* [window]: sends held, in seq order, from hold_out to hold_in */
+	uint32_t hold_in, hold_out;
 	/* receive side */
 	uint32_t expect;        /* next sequence number expected from the peer */
 	uint32_t acked;         /* the last cumulative ack that went to the peer */
 	uint8_t ack_now;        /* a duplicate or a gap arrived: ack on the next poll (the ack's flags) */
+	uint8_t ask_defer;      /* an ack asked for (LC_REL_F_ASK) waits one poll: an answer may carry it */
 	uint64_t ack_due_ns;    /* an explicit ack goes at this time unless one was piggybacked (0: none) */
 };
 
 struct lc_reliability_state {
 	struct lc_reliability_peer *peer;   /* [node size], from init */
 	uint8_t *mem;                       /* every peer's kept copies, one allocation */
+	void *refs;                         /* every peer's ref and holds arrays, one allocation */
 	uint64_t now_ns;                    /* time of the last poll (timers armed between polls use it) */
 	uint64_t wake_ns;                   /* no timer work before this time (0: at the next poll); a lower
 					       bound: every hook that arms a timer or asks for an ack lowers it,

@@ -104,6 +104,25 @@ Test(api, link_engine_from_the_config_or_the_environment)
 	unsetenv("LC_LINK_ENGINE");
 }
 
+/* LC_HOLD_SENDS: 1 or 0 (what it changes: test_rel_e2e, relhold), anything else refused with its reason. */
+Test(api, hold_sends_from_the_environment)
+{
+	static const char *const ok[] = { "1", "0", "" };
+	lc_node *n;
+
+	env_fake("0", "2");
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		setenv("LC_HOLD_SENDS", ok[i], 1);
+		cr_assert_eq(lc_open(&n), 0, "LC_HOLD_SENDS=%s: %s", ok[i], lc_last_error(NULL));
+		cr_assert_eq(lc_close(n), 0);
+	}
+	setenv("LC_HOLD_SENDS", "yes", 1);
+	cr_expect_eq(lc_open(&n), LC_ERR_INVAL);
+	cr_expect_str_eq(lc_last_error(NULL), "LC_HOLD_SENDS=yes: not 1 or 0");
+	cr_expect_eq(lc_fake_attached(), 0, "nothing attached");
+	unsetenv("LC_HOLD_SENDS");
+}
+
 Test(api, null_and_foreign_node)
 {
 	lc_req *r;

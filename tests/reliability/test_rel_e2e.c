@@ -18,9 +18,9 @@ TestSuite(rel_e2e, .timeout = 300 * LC_T_SLOWDOWN);
 
 #define LC_T_FAULTS "drop=0.05,corrupt=0.01,dup=0.01,reorder=0.02,seed=7"
 
-/* commrun --stats [--faults SPEC] -n NODES PROG ARGS..., output in *o. */
-static void lc_t_run(struct lc_t_out *o, const char *spec, const char *nodes, const char *prog,
-		     const char *a1)
+/* commrun --stats [--faults SPEC] -n NODES PROG ARGS..., output in *o; env: NULL or NAME=VALUE entries for it. */
+static void lc_t_run_env(struct lc_t_out *o, const char *spec, const char *nodes, const char *prog,
+			 const char *a1, char *const env[])
 {
 	char crun[512], pp[512], rel[128];
 	char *argv[16];
@@ -44,10 +44,16 @@ static void lc_t_run(struct lc_t_out *o, const char *spec, const char *nodes, co
 	if (a1)
 		argv[a++] = (char *)a1;
 	argv[a] = NULL;
-	lc_t_exec(o, argv, NULL);
+	lc_t_exec(o, argv, env);
 	cr_assert(o->job[0] == '/', "commrun did not name its job; output:\n%s", o->text);
 	cr_assert(!lc_t_seg_exists(o->job), "segment /dev/shm%s left behind", o->job);
 	cr_assert(o->status != 124, "the job hung; output:\n%s", o->text);
+}
+
+static void lc_t_run(struct lc_t_out *o, const char *spec, const char *nodes, const char *prog,
+		     const char *a1)
+{
+	lc_t_run_env(o, spec, nodes, prog, a1, NULL);
 }
 
 static void lc_t_ring(const char *nodes, const char *msgs)
@@ -71,6 +77,10 @@ static void lc_t_ring(const char *nodes, const char *msgs)
 		     lc_t_stat(&o, "nic_drops_bad", 0), 0, "no damaged frame caught at node 0:\n%s", o.text);
 	/* the CRC of a frame beyond the inline CRC's bytes was computed by the Rx DMA as it copied it */
 	cr_assert_gt(lc_t_stat(&o, "rx_crc_frames", 0), 0, "no CRC computed by node 0's Rx DMA:\n%s", o.text);
+#if LC_PC_TX_CRC
+	/* and the sender's, of its non-blocking sends' longer frames, by its Tx DMA (lc_proto_tx_crc_ask) */
+	cr_assert_gt(lc_t_stat(&o, "tx_crc_frames", 0), 0, "no CRC computed by node 0's Tx DMA:\n%s", o.text);
+#endif
 	lc_t_out_free(&o);
 }
 
@@ -126,9 +136,67 @@ Test(rel_e2e, silent_peer_given_up_within_the_bound)
 	lc_t_kill("2", "stop");
 }
 
+/*
+ * Sends of two frames each, all posted, to a peer that is then killed: the
+ * sends reliability holds to their acks (hooks.h, REFERENCES) fail with
+ * LC_ERR_PEER_DEAD within the bound, none completes as if delivered.
+ */
+Test(rel_e2e, killed_peer_fails_held_sends)
+{
+	lc_t_kill("2", "held");
+}
+
+/*
+ * relhold: a non-blocking send of several frames completes when its
+ * receiver acknowledged it -- not while the receiver makes no library call --
+ * and a blocking one when its frames left; with LC_HOLD_SENDS=0 the
+ * non-blocking one too (a kept copy).
+ */
+static void lc_t_hold(int hold)
+{
+	static char off[] = "LC_HOLD_SENDS=0";
+	char *const env[] = { off, NULL };
+	struct lc_t_out o;
+	unsigned long long blocking = 0, pending = 0, nap = 0;
+	char rc[64] = "";
+	const char *v;
+
+	lc_t_run_env(&o, NULL, "2", "relhold", NULL, hold ? NULL : env);
+	cr_assert_eq(o.status, 0, "exit status %d; output:\n%s", o.status, o.text);
+	cr_assert(strstr(o.text, "relhold: node 1 got both messages intact"), "output:\n%s", o.text);
+	v = strstr(o.text, "relhold: blocking");
+	cr_assert_not_null(v, "node 0 did not report; output:\n%s", o.text);
+	cr_assert_eq(sscanf(v, "relhold: blocking send %llu ms, non-blocking send pending %llu ms, nap %llu ms, rc %63s",
+			    &blocking, &pending, &nap, rc), 4, "%s", o.text);
+	cr_assert_str_eq(rc, "0", "the non-blocking send failed: %s\n%s", rc, o.text);
+	if (hold) {
+		/* held to the ack: pending through the receiver's nap (its start is a round trip after the times' origin) */
+		cr_assert_geq(pending, nap * 9 / 10,
+			      "the send completed after %llu ms, inside the receiver's %llu ms nap:\n%s", pending, nap,
+			      o.text);
+	}
+#if !LC_RELIABILITY_MODE_STOP_AND_WAIT && !LC_PROTO_FLOW_CONTROL
+	/* not held: two frames each fit the window and the Receive Ring (no credits to wait for) */
+	cr_assert_lt(blocking, nap / 2, "the blocking send waited %llu ms for the sleeping receiver:\n%s",
+		     blocking, o.text);
+	if (!hold)
+		cr_assert_lt(pending, nap / 2, "with LC_HOLD_SENDS=0 the non-blocking send waited %llu ms:\n%s",
+			     pending, o.text);
+#endif
+	lc_t_out_free(&o);
+}
+
+Test(rel_e2e, non_blocking_send_completes_at_its_ack)
+{
+	lc_t_hold(1);
+	lc_t_hold(0);
+}
+
 #else
 LC_T_SKIPPED(rel_e2e, tens_of_thousands_of_messages_two_nodes, LC_T_REL_WHY)
 LC_T_SKIPPED(rel_e2e, four_node_ring, LC_T_REL_WHY)
 LC_T_SKIPPED(rel_e2e, killed_peer_fails_pending_sends, LC_T_REL_WHY)
 LC_T_SKIPPED(rel_e2e, silent_peer_given_up_within_the_bound, LC_T_REL_WHY)
+LC_T_SKIPPED(rel_e2e, killed_peer_fails_held_sends, LC_T_REL_WHY)
+LC_T_SKIPPED(rel_e2e, non_blocking_send_completes_at_its_ack, LC_T_REL_WHY)
 #endif /* LC_PROTO_RELIABILITY */

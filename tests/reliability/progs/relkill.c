@@ -12,7 +12,7 @@
 #endif
 
 /*
- * Usage: relkill [stop]
+ * Usage: relkill [stop|held]
  * Node 1 receives one 1 MiB message, sends node 0 an 8-byte "ready", waits
  * for node 0's 8-byte "go" and raises SIGKILL at once: it acknowledges at
  * most a Receive Ring of frames after that, and one send of 1 MiB is more
@@ -23,6 +23,10 @@
  * With "stop" node 1 stops (SIGSTOP) instead: commrun marks it stopped, not
  * dead, so reliability must give it up by its retry budget; node 0 then
  * kills it (SIGKILL, its pid came in "ready") so the job ends as before.
+ * With "held" node 0's sends are of two frames each instead, all of them
+ * posted at once (within a window and node 1's Receive Ring): a protocol that
+ * holds a non-blocking send until its ack (reliability: lc_proto_sreq_hold)
+ * must fail each of them when node 1 dies, not complete them.
  * The time runs from the "go" message and the bound is
  * LC_RELIABILITY_GIVE_UP_NS when reliability is composed, and exits 3.
  */
@@ -40,6 +44,7 @@ static uint64_t rk_now_ns(void)
 int main(int argc, char **argv)
 {
 	int me, n, failed = 0, stop = argc > 1 && strcmp(argv[1], "stop") == 0;
+	uint32_t len = argc > 1 && strcmp(argv[1], "held") == 0 ? 2u * LC_MTU : LC_RK_LEN;
 	int32_t pid;
 	lc_node *node = lc_tp_open(&me, &n);
 	unsigned char *b = lc_tp_alloc(LC_RK_LEN);
@@ -70,7 +75,7 @@ int main(int argc, char **argv)
 	LC_TP_OK(node, lc_send(node, 1, b, 8));
 	t0 = rk_now_ns();
 	for (int i = 0; i < LC_RK_SENDS; i++) {
-		int rc = lc_isend(node, 1, b, LC_RK_LEN, &r[i]);
+		int rc = lc_isend(node, 1, b, len, &r[i]);
 
 		if (rc != 0) {
 			if (rc != LC_ERR_PEER_DEAD)
