@@ -219,6 +219,18 @@ static inline int lc_proto_peer_stopped(const struct lc_node *node, uint32_t pee
 }
 
 /*
+ * 1 once peer closed its node (lc_close) -- not alive, but not crashed or
+ * killed either: it took what it was going to take of this node's frames
+ * before it left, and acknowledged it (a last ack may still be lost on the
+ * way).  A protocol that holds sends to their acks completes those whose
+ * frames all left then, as a send completes that leaves without a hold.
+ */
+static inline int lc_proto_peer_closed(const struct lc_node *node, uint32_t peer)
+{
+	return lc_nic_peer_exited(node->nic, peer);
+}
+
+/*
  * 1 when peer is gone for this node: dead in the job segment, or given up by
  * a protocol (lc_proto_peer_failed).  Lets a protocol leave a peer out of
  * what it sends to several nodes without knowing which protocol gave it up.

@@ -64,6 +64,11 @@ int lc_nic_peer_stopped(const struct lc_nic *nic, uint32_t peer)
 	return peer < nic->g.nodes && lc_seg_node_stopped(nic, peer);
 }
 
+int lc_nic_peer_exited(const struct lc_nic *nic, uint32_t peer)
+{
+	return peer < nic->g.nodes && lc_seg_node_state(nic, peer) == LC_NODE_EXITED;
+}
+
 uint32_t lc_nic_dst_drops(const struct lc_nic *nic, uint32_t peer)
 {
 	if (peer >= nic->g.nodes)

@@ -246,6 +246,8 @@ uint32_t lc_nic_nodes(const struct lc_nic *nic);
 int lc_nic_peer_alive(const struct lc_nic *nic, uint32_t peer);
 /* 1 while peer's process is stopped (the launcher saw it stop and not continue yet). */
 int lc_nic_peer_stopped(const struct lc_nic *nic, uint32_t peer);
+/* 1 once peer detached cleanly (lc_close), not crashed or killed. */
+int lc_nic_peer_exited(const struct lc_nic *nic, uint32_t peer);
 /* Frames to peer that the MCP dropped at the backpressure limit or because peer is dead (free-running). */
 uint32_t lc_nic_dst_drops(const struct lc_nic *nic, uint32_t peer);
 /*

@@ -74,8 +74,16 @@ static void lc_reliability_timeout(struct lc_node *node, struct lc_reliability_p
 	if (!lc_proto_peer_alive(node, i) ||
 	    (at_cap && lc_proto_peer_stopped(node, i) && ++p->stopped_caps > LC_RELIABILITY_MAX_RETRIES)) {
 		p->dead = 1;
+		/*
+		 * the sends held to their acks (hooks.h, REFERENCES): a peer that closed
+		 * its node took what it was going to take, and its last ack may have
+		 * been lost on the way -- they complete, as sends that left without a
+		 * hold; a crashed or stopped one fails them (lc_proto_peer_failed)
+		 */
+		if (lc_proto_peer_closed(node, i))
+			lc_reliability_release(node, p, p->next);
+		p->hold_out = p->hold_in;
 		p->una = p->rsnd = p->next;
-		p->hold_out = p->hold_in;       /* lc_proto_peer_failed fails the sends held */
 		p->deadline_ns = 0;
 		LC_STAT_ADD(node, rel_peers_dead, 1);
 		lc_proto_peer_failed(node, i, LC_ERR_PEER_DEAD);
