@@ -49,13 +49,20 @@
  *               piggybacked ack and the CRC (a payload longer than 256 bytes
  *               is copied into the frame's kept slot in the same pass,
  *               lc_reliability_keeps_in_send).  Commits nothing: a RETRY from
- *               a protocol below it would leave no trace.
+ *               a protocol below it would leave no trace.  A frame kept by
+ *               reference (REFERENCES below) has its CRC computed by its Tx
+ *               DMA when it goes by DMA (lc_proto_tx_crc_ask).
  *   after_send  commits: keeps a copy of header and payload (so the user's
  *               buffer may be released: a send completes when its frames are
- *               handed to the protocol), arms the timer, records the ack sent.
+ *               handed to the protocol) -- or, for a non-blocking send of
+ *               several frames, the header and a reference, the send held to
+ *               its last frame's ack (REFERENCES) -- arms the timer, records
+ *               the ack sent.
  *   recv_frame  drops (counted) a frame whose CRC does not match, takes its
- *               ack, accepts only the next expected frame: a duplicate or a
- *               frame beyond a gap is dropped (counted) and asks for an ack.
+ *               ack (releasing the sends held to it), accepts only the next
+ *               expected frame: a duplicate or a frame beyond a gap is
+ *               dropped (counted) and asks for an ack; a frame marked
+ *               LC_REL_F_ASK is acked at the next poll but one.
  *   poll        timers: retransmission (go-back-N from the oldest frame),
  *               explicit acks when no reverse frame carried one within
  *               timeout/4, or at once after a gap/duplicate or when half a

@@ -79,6 +79,18 @@ Test(api, open_env_checks)
 }
 
 /* LC_LINK_ENGINE overrides nic.link_engine for the process; a wrong value opens nothing and says why. */
+/* lc_open refuses var=value with LC_ERR_INVAL and the text why, attaching nothing; var unset after. */
+static void env_refused(const char *var, const char *value, const char *why)
+{
+	lc_node *n;
+
+	setenv(var, value, 1);
+	cr_expect_eq(lc_open(&n), LC_ERR_INVAL, "%s=%s", var, value);
+	cr_expect_str_eq(lc_last_error(NULL), why);
+	cr_expect_eq(lc_fake_attached(), 0, "nothing attached");
+	unsetenv(var);
+}
+
 Test(api, link_engine_from_the_config_or_the_environment)
 {
 	static const struct { const char *v; int pull; } run[] = {
@@ -97,11 +109,7 @@ Test(api, link_engine_from_the_config_or_the_environment)
 		cr_expect_eq(lc_fake_geom_pull(), run[i].pull, "LC_LINK_ENGINE=%s", run[i].v ? run[i].v : "(unset)");
 		cr_assert_eq(lc_close(n), 0);
 	}
-	setenv("LC_LINK_ENGINE", "receiver", 1);
-	cr_expect_eq(lc_open(&n), LC_ERR_INVAL);
-	cr_expect_str_eq(lc_last_error(NULL), "LC_LINK_ENGINE=receiver: not \"sender\" or \"either\"");
-	cr_expect_eq(lc_fake_attached(), 0, "nothing attached");
-	unsetenv("LC_LINK_ENGINE");
+	env_refused("LC_LINK_ENGINE", "receiver", "LC_LINK_ENGINE=receiver: not \"sender\" or \"either\"");
 }
 
 /* LC_HOLD_SENDS: 1 or 0 (what it changes: test_rel_e2e, relhold), anything else refused with its reason. */
@@ -116,11 +124,7 @@ Test(api, hold_sends_from_the_environment)
 		cr_assert_eq(lc_open(&n), 0, "LC_HOLD_SENDS=%s: %s", ok[i], lc_last_error(NULL));
 		cr_assert_eq(lc_close(n), 0);
 	}
-	setenv("LC_HOLD_SENDS", "yes", 1);
-	cr_expect_eq(lc_open(&n), LC_ERR_INVAL);
-	cr_expect_str_eq(lc_last_error(NULL), "LC_HOLD_SENDS=yes: not 1 or 0");
-	cr_expect_eq(lc_fake_attached(), 0, "nothing attached");
-	unsetenv("LC_HOLD_SENDS");
+	env_refused("LC_HOLD_SENDS", "yes", "LC_HOLD_SENDS=yes: not 1 or 0");
 }
 
 Test(api, null_and_foreign_node)
