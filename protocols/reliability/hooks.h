@@ -62,7 +62,7 @@
  *               ack (releasing the sends held to it), accepts only the next
  *               expected frame: a duplicate or a frame beyond a gap is
  *               dropped (counted) and asks for an ack; a frame marked
- *               LC_REL_F_ASK is acked at the next poll but one.
+ *               LC_REL_F_ASK is acked at the poll after the one of its step.
  *   poll        timers: retransmission (go-back-N from the oldest frame),
  *               explicit acks when no reverse frame carried one within
  *               timeout/4, or at once after a gap/duplicate or when half a
@@ -289,19 +289,21 @@ static inline int lc_reliability_keeps_in_send(const struct lc_frame_hdr *hdr)
 }
 
 /*
- * REFERENCES.  A frame of a message of several frames (lc_proto_sreq_holdable)
- * is kept as its header and a reference to its payload in the user's buffer,
- * not a copy: after_send holds the send (lc_proto_sreq_hold) at its last
- * frame, and the ack of that frame releases it (lc_reliability_ack_in), so
- * the buffer stays the user's until the receiver has every frame of it -- the
- * send completes at its ack, as on a reliable connection.  The last frame
- * asks for that ack at once (LC_REL_F_ASK).  With no copy to ride, the CRC of
- * a frame that goes by Tx DMA rides the DMA's copy into the Send Ring
- * (LC_REL_TX_CRC); the kept header says so by a CRC of 0, computed when the
- * frame is sent again (reliability.c).  Measured (docs/internals.md): the
- * copy and the CRC's pass were the sender's third pass over every byte of a
- * stream.  A message of one frame keeps its copy: a blocking send of a few
- * bytes must not wait for an ack.
+ * REFERENCES.  A frame of a non-blocking send of several frames
+ * (lc_proto_sreq_holdable) is kept as its header and a reference to its
+ * payload in the user's buffer, not a copy: after_send holds the send
+ * (lc_proto_sreq_hold) at its last frame, and the ack of that frame releases
+ * it (lc_reliability_release from lc_reliability_ack_in), so the buffer
+ * stays the user's until the receiver has every frame of it -- the send
+ * completes at its ack, as on a reliable connection.  The last frame asks for
+ * that ack (LC_REL_F_ASK).  With no copy to ride, the CRC of a frame that
+ * goes by Tx DMA rides the DMA's copy into the Send Ring (LC_REL_TX_CRC); the
+ * kept header then holds a CRC of 0, which lc_proto_resend seals again when
+ * the frame is sent again.  Measured (docs/internals.md, twenty-second part):
+ * the host's CRC pass, with the copy riding it, was the sender's second pass
+ * over every byte of a stream.  A blocking send keeps its copy (held, a
+ * ping-pong's answer would arrive before its receive is posted), and so does
+ * a message of one frame.
  */
 static inline int lc_reliability_refs(const struct lc_node *node, const struct lc_frame_hdr *hdr)
 {
