@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Node program: a live receiver away from libcomm (busy, asleep, sharing one core) loses nothing; a stopped one fails the send in bounded time. */
 #define _GNU_SOURCE
+#include <getopt.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -12,7 +14,7 @@
 #endif
 
 /*
- * Usage: liveload busy|sleep|stop [--pin]    (2 nodes)
+ * Usage: liveload busy|sleep|stop [--pin] [--away K]    (2 nodes)
  * Node 0 sends node 1 one big message (twice host staging plus the Receive
  * Ring, so it fills every buffer on the way in both MCP modes; 256 KiB at
  * least) and then
@@ -20,7 +22,8 @@
  *   busy   node 1 computes (touches memory, calls no libcomm) for LL_AWAY_NS
  *   sleep  node 1 sleeps for LL_AWAY_NS
  *   stop   node 1 stops (SIGSTOP) and never continues
- * LL_AWAY_NS is 3 x the backpressure limit, and with reliability also past its
+ * LL_AWAY_NS is K x the backpressure limit (--away, 2 to 9, default 3: the
+ * test's smoke run asks 2, still past it), and with reliability also past its
  * give-up bound (a live peer must not be given up either).
  * busy/sleep: every message arrives intact; node 0 prints
  *   "liveload counters: bp_stalls <a> bp_drops <b> away_ms <c>"
@@ -44,9 +47,11 @@ static uint64_t ll_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static unsigned ll_away_limits = 3;     /* --away */
+
 static uint64_t ll_away_ns(void)
 {
-	uint64_t away = 3ull * LC_BACKPRESSURE_TIMEOUT_US * 1000u;
+	uint64_t away = (uint64_t)ll_away_limits * LC_BACKPRESSURE_TIMEOUT_US * 1000u;
 #if LC_PROTO_RELIABILITY
 	if (away < LC_RELIABILITY_GIVE_UP_NS + 500000000ull)
 		away = LC_RELIABILITY_GIVE_UP_NS + 500000000ull;
@@ -83,8 +88,11 @@ static void ll_compute(uint64_t ns)
 
 int main(int argc, char **argv)
 {
-	const char *mode = argc > 1 ? argv[1] : "";
-	int me, n, pin = argc > 2 && strcmp(argv[2], "--pin") == 0;
+	static const struct option opts[] = { { "pin", no_argument, NULL, 'p' },
+					      { "away", required_argument, NULL, 'a' }, { 0, 0, 0, 0 } };
+	const char *mode;
+	int me, n, pin = 0, opt;
+	char *end;
 	/* at least 256 KiB: the sends must still be pending when the frames start to wait */
 	size_t big = 2 * (size_t)LC_HOST_STAGING_BYTES + (size_t)LC_NIC_RECV_RING * LC_MTU + 3;
 	lc_node *node;
@@ -96,8 +104,20 @@ int main(int argc, char **argv)
 	if (big < (256u << 10))
 		big = (256u << 10) + 3;
 
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt == 'p') {
+			pin = 1;
+		} else if (opt == 'a') {
+			ll_away_limits = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || ll_away_limits < 2 || ll_away_limits > 9)
+				lc_tp_fail("liveload: --away wants 2 to 9 backpressure limits");
+		} else {
+			lc_tp_fail("usage: liveload busy|sleep|stop [--pin] [--away K]");
+		}
+	}
+	mode = optind < argc ? argv[optind] : "";
 	if (strcmp(mode, "busy") && strcmp(mode, "sleep") && strcmp(mode, "stop"))
-		lc_tp_fail("usage: liveload busy|sleep|stop [--pin]");
+		lc_tp_fail("usage: liveload busy|sleep|stop [--pin] [--away K]");
 	if (pin) {
 		cpu_set_t one;
 
