@@ -119,9 +119,13 @@ void lc_proto_sreq_done(struct lc_node *node, struct lc_sreq *s, int err);
 static inline int lc_proto_sreq_holdable(const struct lc_node *node, const struct lc_frame_hdr *hdr)
 {
 #if LC_PC_HOLDS_SENDS
-	/* only lc_tx_frame sends data frames of a message of several (it sets tx_sreq) */
-	return hdr->type == LC_FT_DATA && !(hdr->flags & LC_FF_GROUP) &&
-	       (hdr->flags & (LC_FF_FIRST | LC_FF_LAST)) != (LC_FF_FIRST | LC_FF_LAST) && node->tx_sreq->holdable;
+	/*
+	 * only lc_tx_frame sends data frames of a message of several (it sets
+	 * tx_sreq); a message of one frame, the small message's path, is answered
+	 * by the first test
+	 */
+	return (hdr->flags & (LC_FF_FIRST | LC_FF_LAST)) != (LC_FF_FIRST | LC_FF_LAST) &&
+	       hdr->type == LC_FT_DATA && !(hdr->flags & LC_FF_GROUP) && node->tx_sreq->holdable;
 #else
 	(void)node;
 	(void)hdr;

@@ -149,6 +149,8 @@
 #define LC_REL_F_UNSEQ 2u    /* to a group id: not sequenced */
 #define LC_REL_F_GAP 4u      /* with LC_REL_F_ACK: sent because a frame arrived beyond a gap */
 #define LC_REL_F_ASK 8u      /* the last frame of a held send (lc_reliability_refs): ack it at once */
+/* in a kept header only, never on the wire: its payload is in the user's buffer at the pointer after it */
+#define LC_REL_F_REF 0x8000u
 
 /*
  * The sender's CRC of a referenced frame in its Tx DMA (lc_proto_tx_crc_ask),
@@ -407,7 +409,6 @@ static inline void lc_reliability_after_group(struct lc_node *node, const struct
 		memcpy(k, hdr, sizeof(*hdr));
 		lc_stamp_apply(k, sm);   /* dst and every composed protocol's member fields */
 		lc_reliability_keep_payload(k + 1, payload, hdr->len);
-		p->ref[p->next & (LC_RELIABILITY_W - 1)] = NULL;
 		lc_reliability_kept_commit(st, p);
 	}
 }
@@ -478,8 +479,13 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 	k = lc_reliability_kept(p, p->next);
 	memcpy(k, hdr, sizeof(*hdr));
 	if (lc_reliability_refs(node, hdr)) {
-		/* REFERENCES: the payload stays in the user's buffer, its send held to the last frame's ack */
-		p->ref[p->next & (LC_RELIABILITY_W - 1)] = payload;
+		/*
+		 * REFERENCES: the payload stays in the user's buffer, its send held to the
+		 * last frame's ack; the kept slot holds the pointer, its header the mark
+		 * (a mark only here, where a copy needs none: no store for it per frame)
+		 */
+		k->reliability_flags |= LC_REL_F_REF;
+		memcpy(k + 1, &payload, sizeof(payload));
 		if (hdr->flags & LC_FF_LAST) {
 			struct lc_hold h = lc_proto_sreq_hold(node);
 
@@ -487,7 +493,6 @@ static inline void lc_reliability_after_send(struct lc_node *node, const struct 
 				(struct lc_reliability_hold){ .seq = p->next, .id = h.id, .s = h.s };
 		}
 	} else {
-		p->ref[p->next & (LC_RELIABILITY_W - 1)] = NULL;
 		if (!lc_reliability_keeps_in_send(hdr))
 			lc_reliability_keep_payload(k + 1, payload, hdr->len);
 		LC_STAT_ADD(node, host_copy_bytes, hdr->len);   /* the kept copy is a copy (copies per byte) */

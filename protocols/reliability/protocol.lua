@@ -32,7 +32,7 @@ return {
     { "uint32_t", "ack", "cumulative ack: next frame sequence number expected from dst" },
     { "uint16_t", "flags", "1: an ack-only frame (not sequenced, never acknowledged); 2: to a group id, unsequenced; "
       .. "4: an ack drawn by a gap (fast retransmit counts these); 8: the last frame of a held send, "
-      .. "ack it at once" },
+      .. "ack it at once; 32768 is never sent: it marks a kept copy whose payload is the user's (a pointer after it)" },
     { "uint32_t", "crc", "CRC32C of the header (this field and the seal fields sealed after it "
       .. "as 0) and payload" },
   },

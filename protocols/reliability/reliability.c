@@ -17,17 +17,23 @@
 static int lc_reliability_resend_kept(struct lc_node *node, struct lc_reliability_peer *p, uint32_t seq)
 {
 	const struct lc_frame_hdr *k = lc_reliability_kept(p, seq);
-	const void *ref = p->ref[seq & (LC_RELIABILITY_W - 1)];
+	struct lc_frame_hdr h;
+	const void *ref;
 
-	return lc_proto_resend(node, k, ref ? ref : (const void *)(k + 1));
+	if (!(k->reliability_flags & LC_REL_F_REF))
+		return lc_proto_resend(node, k, k + 1);
+	h = *k;         /* the mark stays in the kept header (hooks.h, LC_REL_F_REF) */
+	h.reliability_flags &= (uint16_t)~LC_REL_F_REF;
+	memcpy(&ref, k + 1, sizeof(ref));
+	return lc_proto_resend(node, &h, ref);
 }
 
 int lc_reliability_setup(struct lc_node *node)
 {
 	struct lc_reliability_state *st = &node->proto.reliability;
 	size_t per = (size_t)LC_RELIABILITY_W * LC_RELIABILITY_SLOT;
-	/* per peer: the references (hooks.h, REFERENCES), then the holds */
-	size_t refs = (size_t)LC_RELIABILITY_W * (sizeof(const uint8_t *) + sizeof(struct lc_reliability_hold));
+	/* per peer: the sends held (hooks.h, REFERENCES) */
+	size_t refs = (size_t)LC_RELIABILITY_W * sizeof(struct lc_reliability_hold);
 
 	st->peer = calloc(node->size, sizeof(*st->peer));
 	st->mem = malloc(per * node->size);
@@ -43,11 +49,7 @@ int lc_reliability_setup(struct lc_node *node)
 				     node->size, per + refs);
 	}
 	for (uint32_t i = 0; i < node->size; i++) {
-		uint8_t *r = (uint8_t *)st->refs + refs * i;
-
-		st->peer[i].ref = (const uint8_t **)(void *)r;
-		st->peer[i].holds = (struct lc_reliability_hold *)(void *)(r + (size_t)LC_RELIABILITY_W *
-										 sizeof(const uint8_t *));
+		st->peer[i].holds = (struct lc_reliability_hold *)(void *)((uint8_t *)st->refs + refs * i);
 		st->peer[i].slots = st->mem + per * i;
 		st->peer[i].rto_ns = LC_RELIABILITY_RTO_NS;
 		st->peer[i].rto_base_ns = LC_RELIABILITY_RTO_NS;

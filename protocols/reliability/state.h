@@ -35,7 +35,6 @@ struct lc_reliability_peer {
 	uint64_t rtt_t0_ns;     /* send time of the timed frame rtt_seq (0: none timed) */
 	uint32_t rtt_seq;       /* the one frame being timed (Karn: never a resent one) */
 	uint8_t *slots;         /* window kept copies: header then payload, LC_RELIABILITY_SLOT bytes each */
-	const uint8_t **ref;    /* [window]: a kept frame's payload in the user's buffer (lc_reliability_refs) */
 	struct lc_reliability_hold *holds;  /* [window]: sends held, in seq order, from hold_out to hold_in */
 	uint32_t hold_in, hold_out;
 	/* receive side */
@@ -49,7 +48,7 @@ struct lc_reliability_peer {
 struct lc_reliability_state {
 	struct lc_reliability_peer *peer;   /* [node size], from init */
 	uint8_t *mem;                       /* every peer's kept copies, one allocation */
-	void *refs;                         /* every peer's ref and holds arrays, one allocation */
+	void *refs;                         /* every peer's holds array, one allocation */
 	uint64_t now_ns;                    /* time of the last poll (timers armed between polls use it) */
 	uint64_t wake_ns;                   /* no timer work before this time (0: at the next poll); a lower
 					       bound: every hook that arms a timer or asks for an ack lowers it,
