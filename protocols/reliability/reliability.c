@@ -33,23 +33,23 @@ int lc_reliability_setup(struct lc_node *node)
 	struct lc_reliability_state *st = &node->proto.reliability;
 	size_t per = (size_t)LC_RELIABILITY_W * LC_RELIABILITY_SLOT;
 	/* per peer: the sends held (hooks.h, REFERENCES) */
-	size_t refs = (size_t)LC_RELIABILITY_W * sizeof(struct lc_reliability_hold);
+	size_t held = (size_t)LC_RELIABILITY_W * sizeof(struct lc_reliability_hold);
 
 	st->peer = calloc(node->size, sizeof(*st->peer));
 	st->mem = malloc(per * node->size);
-	st->refs = calloc(node->size, refs);
-	if (!st->peer || !st->mem || !st->refs) {
+	st->holds = calloc(node->size, held);
+	if (!st->peer || !st->mem || !st->holds) {
 		free(st->peer);
 		free(st->mem);
-		free(st->refs);
+		free(st->holds);
 		st->peer = NULL;
 		st->mem = NULL;
-		st->refs = NULL;
+		st->holds = NULL;
 		return lc_proto_fail(LC_ERR_NOMEM, "reliability: no memory for %u windows of %zu bytes",
-				     node->size, per + refs);
+				     node->size, per + held);
 	}
 	for (uint32_t i = 0; i < node->size; i++) {
-		st->peer[i].holds = (struct lc_reliability_hold *)(void *)((uint8_t *)st->refs + refs * i);
+		st->peer[i].holds = st->holds + (size_t)LC_RELIABILITY_W * i;
 		st->peer[i].slots = st->mem + per * i;
 		st->peer[i].rto_ns = LC_RELIABILITY_RTO_NS;
 		st->peer[i].rto_base_ns = LC_RELIABILITY_RTO_NS;
@@ -215,8 +215,8 @@ void lc_reliability_drain(struct lc_node *node)
 	}
 	free(st->peer);
 	free(st->mem);
-	free(st->refs);
+	free(st->holds);
 	st->peer = NULL;
 	st->mem = NULL;
-	st->refs = NULL;
+	st->holds = NULL;
 }

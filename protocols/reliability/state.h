@@ -48,7 +48,7 @@ struct lc_reliability_peer {
 struct lc_reliability_state {
 	struct lc_reliability_peer *peer;   /* [node size], from init */
 	uint8_t *mem;                       /* every peer's kept copies, one allocation */
-	void *refs;                         /* every peer's holds array, one allocation */
+	struct lc_reliability_hold *holds;  /* every peer's holds array, one allocation */
 	uint64_t now_ns;                    /* time of the last poll (timers armed between polls use it) */
 	uint64_t wake_ns;                   /* no timer work before this time (0: at the next poll); a lower
 					       bound: every hook that arms a timer or asks for an ack lowers it,

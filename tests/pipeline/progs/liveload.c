@@ -90,6 +90,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = { { "pin", no_argument, NULL, 'p' },
 					      { "away", required_argument, NULL, 'a' }, { 0, 0, 0, 0 } };
+	static const char usage[] = "usage: liveload busy|sleep|stop [--pin] [--away K]";
 	const char *mode;
 	int me, n, pin = 0, opt;
 	char *end;
@@ -112,12 +113,12 @@ int main(int argc, char **argv)
 			if (*end || ll_away_limits < 2 || ll_away_limits > 9)
 				lc_tp_fail("liveload: --away wants 2 to 9 backpressure limits");
 		} else {
-			lc_tp_fail("usage: liveload busy|sleep|stop [--pin] [--away K]");
+			lc_tp_fail("%s", usage);
 		}
 	}
 	mode = optind < argc ? argv[optind] : "";
 	if (strcmp(mode, "busy") && strcmp(mode, "sleep") && strcmp(mode, "stop"))
-		lc_tp_fail("usage: liveload busy|sleep|stop [--pin] [--away K]");
+		lc_tp_fail("%s", usage);
 	if (pin) {
 		cpu_set_t one;
 
