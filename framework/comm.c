@@ -271,6 +271,9 @@ int lc_open(lc_node **out)
 	if (rank >= size)
 		return lc_fail(LC_ERR_RANGE, "LC_NODE=%u out of range 0..%u", rank, size - 1);
 	rc = lc_geom_from_config(&g, size);
+	if (rc == LC_ERR_CONFIG)        /* the environment's limit, refused as the other variables are */
+		return lc_fail(LC_ERR_INVAL, "LC_BACKPRESSURE_US=%s: not a number of microseconds in "
+			       "1..3600000000", getenv("LC_BACKPRESSURE_US"));
 	if (rc)
 		return lc_fail(rc, "lc_open: no geometry for %u nodes", size);
 	/* endpoints per NIC (commrun --per-node): the segment checks it like the geometry */
@@ -303,6 +306,7 @@ int lc_open(lc_node **out)
 		atomic_store_explicit(&node->spin.limit, LC_SPIN_OWN, memory_order_relaxed);
 	node->rank = rank;
 	node->size = size;
+	node->limit_ns = g.backpressure_timeout_ns;
 	for (i = 0; i < size; i++)
 		node->tx_drops_seen[i] = lc_dst_drops(node, i);
 	lc_err_text[0] = '\0';
@@ -384,7 +388,7 @@ int lc_close(lc_node *node)
 			if (h)
 				h->held = 0;
 			if (lc_tx_progressing(node, &seen_left) || !deadline || held)
-				deadline = lc_now_ns() + (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u +
+				deadline = lc_now_ns() + node->limit_ns +
 					   LC_CLOSE_GRACE_NS;
 			else if (lc_now_ns() > deadline) {
 				rc = lc_fail(LC_ERR_TIMEOUT, "lc_close: %u sends still pending%s",
@@ -402,7 +406,7 @@ int lc_close(lc_node *node)
 	 * send until it has them) leave before the NIC detaches; the engines
 	 * alone, the protocols' state is gone.  Bounded as the drain above.
 	 */
-	deadline = lc_now_ns() + (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u + LC_CLOSE_GRACE_NS;
+	deadline = lc_now_ns() + node->limit_ns + LC_CLOSE_GRACE_NS;
 	while (!lc_nic_tx_idle(node->nic) && lc_now_ns() < deadline) {
 #if !LC_NIC_MCP_THREAD
 		lc_nic_step_held(node->nic);
@@ -881,7 +885,7 @@ void lc_req_check(struct lc_node *node, struct lc_req *r)
 		now = lc_now_ns();
 		if (!r->dead_since) {
 			r->dead_since = now;
-		} else if (now - r->dead_since >= (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u) {
+		} else if (now - r->dead_since >= node->limit_ns) {
 			/* what the NIC was doing, for the error's text (lc_send_failed) */
 			lc_nic_tx_describe(node->nic, node->tx_stuck, sizeof(node->tx_stuck));
 			lc_reqq_pop(&node->sendq);
@@ -910,7 +914,7 @@ void lc_req_check(struct lc_node *node, struct lc_req *r)
 		r->dead_since = now;
 		return;
 	}
-	if (now - r->dead_since < (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u)
+	if (now - r->dead_since < node->limit_ns)
 		return;
 	/* give up: take r out of the posted queue or the message it is assembled from */
 	if (r->um) {

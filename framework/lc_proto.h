@@ -223,6 +223,16 @@ static inline int lc_proto_peer_stopped(const struct lc_node *node, uint32_t pee
 }
 
 /*
+ * The backpressure time limit of the job, ns: the config's
+ * backpressure_timeout_us unless the job runs with another (LC_BACKPRESSURE_US,
+ * framework/geom.h).  The time after which a stopped peer may be given up.
+ */
+static inline uint64_t lc_proto_limit_ns(const struct lc_node *node)
+{
+	return node->limit_ns;
+}
+
+/*
  * 1 once peer closed its node (lc_close) -- not alive, but not crashed or
  * killed either: it took what it was going to take of this node's frames
  * before it left, and acknowledged it (a last ack may still be lost on the

@@ -107,7 +107,7 @@ int lc_probe(lc_node *node, int src, uint64_t match, uint64_t mask, struct lc_st
 			} else if (!dead_since) {
 				dead_since = lc_now_ns();
 			} else if ((now = lc_now_ns()) - dead_since >=
-				   (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u) {
+				   node->limit_ns) {
 				lc_unlock(node);
 				st->err = LC_ERR_PEER_DEAD;
 				return lc_fail(LC_ERR_PEER_DEAD, "lc_probe: %s%d: %s",

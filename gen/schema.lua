@@ -40,7 +40,8 @@ return {
       .. "1 s after a node failed.  One key on purpose: each use asks how long a peer may make no "
       .. "progress before the wait is a deadlock or a death rather than slowness, and one value "
       .. "keeps the answers consistent (no host wait gives up while the link below it still "
-      .. "waits, and the launcher outlasts both)" },
+      .. "waits, and the launcher outlasts both).  LC_BACKPRESSURE_US in the environment of commrun "
+      .. "and its nodes runs one build with another limit (framework/geom.h)" },
 
   { key = "nic.sram_bytes", type = "integer", default = 2 * MiB, min = 64 * KiB, max = 1 << 30,
     macro = "LC_NIC_SRAM_BYTES",

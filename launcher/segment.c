@@ -127,6 +127,11 @@ int lc_run_geom(const struct lc_run_opts *o, struct lc_nic_geom *g)
 	char err[256] = "";
 	int rc = lc_geom_from_config(g, o->nodes);
 
+	if (rc == LC_ERR_CONFIG) {
+		lc_run_msg("LC_BACKPRESSURE_US=%s: not a number of microseconds in 1..3600000000",
+			   getenv("LC_BACKPRESSURE_US"));
+		return -1;
+	}
 	if (rc != 0) {
 		lc_run_msg("no geometry for %u nodes: %s", o->nodes, lc_strerror(rc));
 		return -1;

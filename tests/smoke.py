@@ -3,9 +3,9 @@
 
 A suite runs in full on the configs that compose what it exercises, and as a smoke test on the
 rest: tools/run_tests.py sets LC_T_SMOKE=1 for it (a Criterion suite reads it through
-lc_t_smoke() and LC_T_N(full, smoke), tests/pipeline/lc_run.h) and its row says "smoke".  A smoke
-run makes every case smaller -- fewer iterations, inputs or sizes -- and skips none; what a case
-asserts is the same.  A suite without a row runs in full everywhere: every suite is checked in
+lc_t_smoke() and LC_T_N(full, smoke), tests/pipeline/lc_run.h), and SMOKE_ENV below, and its row
+says "smoke".  A smoke run makes every case smaller -- fewer iterations, inputs or sizes, a
+shorter backpressure limit -- and skips none; what a case asserts is the same.  A suite without a row runs in full everywhere: every suite is checked in
 full somewhere, and a suite whose cases cannot get smaller (they wait a fixed time, or each is one
 call) gains nothing from a row.
 
@@ -38,9 +38,17 @@ def personality(c):
     return reference(c) or alone(c, 'reliability') or c.every
 
 
+# What a smoke run's environment adds besides LC_T_SMOKE=1.  LC_BACKPRESSURE_US (framework/geom.h):
+# the job runs with a backpressure limit of 100 ms instead of the config's (500 ms in every config
+# here), and every wait a case makes in units of the limit -- a send to a stopped node, a receive
+# from a dead one, a live receiver away for longer than the limit -- shrinks with it; the full
+# runs keep the config's.
+SMOKE_ENV = {'LC_BACKPRESSURE_US': '100000'}
+
 SUITES = {
     # suite: (runs in full where, what a smoke run leaves out)
-    'test_mpi': (personality, 'ping-pong sizes above 1 MiB; NetPIPE above 64 KiB'),
+    'test_mpi': (personality, 'ping-pong sizes above 1 MiB; NetPIPE above 64 KiB, 20 repeats a size '
+                             'instead of 200'),
     'test_atlas': (personality, 'smaller counts; Table 1 with 5 iterations; the C++ wrapper build'),
     'test_csn': (personality, 'benchmark iterations (20 and 1 MiB a size)'),
     'test_vipl': (personality, 'example iterations'),
@@ -51,7 +59,18 @@ SUITES = {
     'test_pipeline_load': (lambda c: reference(c) or alone(c, 'reliability') or
                            alone(c, 'flow_control'),
                            'beside the CPU hogs 8 MiB instead of 64 MiB; a live receiver away 2 x the '
-                           'backpressure limit instead of 3 x'),
+                           'backpressure limit instead of 3 x, the limit 100 ms, a busy one not past '
+                           "reliability's give-up (the sleeping one still is)"),
+    # the limit's waits (a send without a slot, behind a waiting NIC, a receive from a dead peer;
+    # a node that computes 2 x the limit; a member asleep 2 x the limit; a rendezvous peer's death)
+    'test_pipeline': (lambda c: reference(c) or alone(c, 'reliability') or alone(c, 'flow_control') or
+                      (c.every and not c.variant), 'the backpressure limit 100 ms'),
+    'test_pipeline_bibw': (lambda c: reference(c) or alone(c, 'reliability') or alone(c, 'flow_control'),
+                           'the backpressure limit 100 ms'),
+    'test_multicast': (lambda c: alone(c, 'multicast') or (c.every and not c.variant),
+                       'the backpressure limit 100 ms'),
+    'test_rendezvous': (lambda c: alone(c, 'rendezvous') or (c.every and not c.variant),
+                        'the backpressure limit 100 ms'),
     'test_rel_faults': (lambda c: 'reliability' in c.protos,
                         'without reliability: sizes above 16 KiB, all but one window a size'),
     # the frame parsers: the framework's alone and all of them together (each protocol's

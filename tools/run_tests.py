@@ -250,11 +250,12 @@ def implemented(root):
 
 
 def smoke_plan(root, bdirs):
-    """(suites, stride, configs): tests/smoke.py's rows, its fuzz stride and a Config per config
-    (None where build/<cfg>/config.json cannot be read: every suite runs in full there)."""
+    """(suites, stride, configs, env): tests/smoke.py's rows, its fuzz stride, a Config per config
+    (None where build/<cfg>/config.json cannot be read: every suite runs in full there) and what
+    a smoke run's environment adds."""
     path = os.path.join(root, 'tests', 'smoke.py')
     if not os.path.exists(path):
-        return {}, 1, {}
+        return {}, 1, {}, {}
     ns = {}
     exec(open(path).read(), ns)
     protos = {}
@@ -283,12 +284,12 @@ def smoke_plan(root, bdirs):
             if pps is None:
                 pps = gen_protocols(root, parent)
         configs[cfg] = Config(cfg, ps, bool(every) and every <= ps, pps is not None and pps == ps)
-    return ns.get('SUITES', {}), ns.get('FUZZ_SMOKE_STRIDE', 1), configs
+    return ns.get('SUITES', {}), ns.get('FUZZ_SMOKE_STRIDE', 1), configs, ns.get('SMOKE_ENV', {})
 
 
 def is_smoke(plan, suite, cfg):
     """True when suite runs as a smoke test on cfg (tests/smoke.py)."""
-    suites, _, configs = plan
+    suites, _, configs, _ = plan
     row, c = suites.get(suite), configs.get(cfg)
     return bool(row and c and not row[0](c))
 
@@ -399,6 +400,7 @@ def main():
         name = '%s: %s' % (cfg, os.path.basename(exe))
         if is_smoke(plan, os.path.basename(exe), cfg):
             env['LC_T_SMOKE'] = '1'
+            env.update(plan[3])
             name += ' smoke'
         jobs.append((name, lambda name=name, exe=exe, env=env: criterion_suite(t, name, exe, root, env)))
 

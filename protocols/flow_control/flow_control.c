@@ -94,7 +94,7 @@ static int lc_fc_stopped_too_long(struct lc_node *node, struct lc_flow_control_p
 		p->stopped_at = now_ns ? now_ns : 1;
 		return 0;
 	}
-	return now_ns - p->stopped_at >= (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u;
+	return now_ns - p->stopped_at >= lc_proto_limit_ns(node);
 }
 
 /*

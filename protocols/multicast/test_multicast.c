@@ -603,7 +603,7 @@ Test(mcast_run, a_sleeping_member_never_overflows)
 	const char *args[] = { "sleepy", "200", NULL, "4", NULL };
 	char nap[16];
 	/* naps of twice the backpressure limit, at most 1 s */
-	long ms = LC_BACKPRESSURE_TIMEOUT_US / 500 < 1000 ? LC_BACKPRESSURE_TIMEOUT_US / 500 : 1000;
+	long ms = lc_backpressure_ns() / 500000u < 1000 ? (long)(lc_backpressure_ns() / 500000u) : 1000;
 	struct lc_t_out o;
 	const char *c;
 	int seen = 0;

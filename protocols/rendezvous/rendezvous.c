@@ -415,7 +415,7 @@ static int lc_rndv_peer_lost(struct lc_node *node, uint32_t peer, uint64_t now_n
 	}
 	if (!*t)
 		*t = now_ns;
-	return now_ns - *t >= (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u;
+	return now_ns - *t >= lc_proto_limit_ns(node);
 }
 
 /*

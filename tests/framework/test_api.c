@@ -3,12 +3,14 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "comm.h"
 #include "fake_nic.h"
 #include "geom.h"
+#include "node.h"          /* limit_ns: the limit the node runs with */
 
 static void env_fake(const char *node, const char *nodes)
 {
@@ -110,6 +112,45 @@ Test(api, link_engine_from_the_config_or_the_environment)
 		cr_assert_eq(lc_close(n), 0);
 	}
 	env_refused("LC_LINK_ENGINE", "receiver", "LC_LINK_ENGINE=receiver: not \"sender\" or \"either\"");
+}
+
+/*
+ * LC_BACKPRESSURE_US: the job's backpressure limit instead of the config's, in
+ * the geometry (so that a segment refuses a node run with another) and in the
+ * node; anything but 1 .. 3600000000 us refused with its reason.
+ */
+Test(api, backpressure_limit_from_the_environment)
+{
+	static const struct { const char *v; uint64_t ns; } ok[] = {
+		{ NULL, (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u }, { "", (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u },
+		{ "1", 1000u }, { "100000", 100000000u }, { "3600000000", 3600000000000ull },
+	};
+	static const char *const bad[] = { "0", "-5", "3600000001", "1e5", "12ms", "99999999999999999999999" };
+	struct lc_nic_geom g;
+	lc_node *n;
+	char why[160];
+
+	env_fake("0", "2");
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		if (ok[i].v)
+			setenv("LC_BACKPRESSURE_US", ok[i].v, 1);
+		else
+			unsetenv("LC_BACKPRESSURE_US");
+		cr_expect_eq(lc_backpressure_ns(), ok[i].ns, "LC_BACKPRESSURE_US=%s", ok[i].v ? ok[i].v : "(unset)");
+		cr_assert_eq(lc_geom_from_config(&g, 2), 0);
+		cr_expect_eq(g.backpressure_timeout_ns, ok[i].ns);
+		cr_assert_eq(lc_open(&n), 0, "%s", lc_last_error(NULL));
+		cr_expect_eq(n->limit_ns, ok[i].ns, "the node runs with the job's limit");
+		cr_assert_eq(lc_close(n), 0);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		setenv("LC_BACKPRESSURE_US", bad[i], 1);
+		cr_expect_eq(lc_backpressure_ns(), 0, "LC_BACKPRESSURE_US=%s", bad[i]);
+		cr_expect_eq(lc_geom_from_config(&g, 2), LC_ERR_CONFIG, "LC_BACKPRESSURE_US=%s", bad[i]);
+		snprintf(why, sizeof why, "LC_BACKPRESSURE_US=%s: not a number of microseconds in 1..3600000000",
+			 bad[i]);
+		env_refused("LC_BACKPRESSURE_US", bad[i], why);
+	}
 }
 
 /* LC_HOLD_SENDS: 1 or 0 (what it changes: test_rel_e2e, relhold), anything else refused with its reason. */
@@ -217,6 +258,7 @@ Test(api, geometry_from_config)
 {
 	struct lc_nic_geom g;
 
+	unsetenv("LC_BACKPRESSURE_US");
 	cr_assert_eq(lc_geom_from_config(&g, 3), 0);
 	cr_expect_eq(g.nodes, 3);
 	cr_expect_eq(g.mtu, LC_MTU);

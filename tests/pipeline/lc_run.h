@@ -19,6 +19,7 @@
 #include "lc_config.h"     /* LC_PROTO_* */
 #include "lc_coop.h"       /* LC_PC_EXACTLY_ONCE */
 #include "lc_skip.h"       /* LC_T_SKIPPED */
+#include "geom.h"          /* lc_backpressure_ns: the limit the jobs run with */
 
 /*
  * lc_t_smoke(): 1 when the suite runs as a smoke test, 0 when it runs in

@@ -23,7 +23,7 @@ Test(pipeline_bibw, both_sides_send_windows_while_one_node_computes)
 	unsigned w = LC_HOST_MAX_REQUESTS / 2 < 16 ? LC_HOST_MAX_REQUESTS / 2 : 16;
 
 	lc_t_path(bibw, sizeof bibw, "bin/bibw");
-	snprintf(work, sizeof work, "%lu", 2ul * (unsigned long)LC_BACKPRESSURE_TIMEOUT_US);
+	snprintf(work, sizeof work, "%llu", 2ull * (unsigned long long)(lc_backpressure_ns() / 1000u));
 	snprintf(win, sizeof win, "%u", w);
 	lc_t_commrun(&o, 2, 120, bibw, "-s", "1M:2M", "-i", "2", "-w", "1", "--window", win,
 		     "--work-us", work, NULL);

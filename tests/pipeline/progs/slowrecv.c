@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <time.h>
 
+#include "geom.h"                 /* lc_backpressure_ns */
 #include "lc_tprog.h"
 
 /*
@@ -22,7 +23,7 @@ int main(int argc, char **argv)
 	lc_node *node = lc_tp_open(&me, &n);
 	size_t len = 2 * (size_t)LC_MTU + 1;
 	unsigned char *b = lc_tp_alloc(len);
-	long nap_us = LC_BACKPRESSURE_TIMEOUT_US / 50;
+	long nap_us = (long)(lc_backpressure_ns() / 50000u);
 	if (nap_us > 2000)
 		nap_us = 2000;
 	if (me == 0) {
