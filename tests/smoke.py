@@ -42,7 +42,8 @@ def personality(c):
 # the job runs with a backpressure limit of 100 ms instead of the config's (500 ms in every config
 # here), and every wait a case makes in units of the limit -- a send to a stopped node, a receive
 # from a dead one, a live receiver away for longer than the limit -- shrinks with it; the full
-# runs keep the config's.
+# runs keep the config's, and so do the sanitizers' builds (tools/run_tests.py: their code runs
+# 3-10 x slower and a limit counts time).
 SMOKE_ENV = {'LC_BACKPRESSURE_US': '100000'}
 
 SUITES = {

@@ -24,7 +24,8 @@ waits -- time limits, a peer's sleep, its nodes spinning then yielding -- more t
 computes; four configs' suites took 200-225 s with 4 jobs, 300-309 s with 2), each
 Criterion suite with --jobs=1, the longest first (EXPECTED) so that the pool does not end
 on one long suite while the other workers idle; every row prints its wall time and the
-slowest suites are listed at the end.  The benchmark quick-check runs alone, after
+slowest suites are listed at the end, and each row's CPU seconds (user + sys of the suite and
+every process it waited for) with the suites that took the most.  The benchmark quick-check runs alone, after
 everything else, so that no other suite steals its cores.
 A suite runs in full on the configs that compose what it exercises and as a smoke test on
 the others, as its row in tests/smoke.py says: LC_T_SMOKE=1 in its environment (Criterion
@@ -86,23 +87,48 @@ def timed_run(*args, **kw):
     return r + (secs,)
 
 
+# The CPU seconds (user + sys) of the last suite this thread ran, with every process it
+# waited for (Criterion's workers, commrun's nodes, a test's own children): its row prints
+# them beside its wall time.  The run is CPU-bound on 2 cores, so a suite's CPU, not its
+# wall time under the other lanes, is what it costs the run.
+CPU = threading.local()
+
+
+class CpuPopen(subprocess.Popen):
+    """Popen that keeps the child's resource usage (os.wait4) when it reaps it."""
+    rusage = None
+
+    def _try_wait(self, wait_flags):
+        try:
+            pid, sts, ru = os.wait4(self.pid, wait_flags)
+        except ChildProcessError:
+            return (self.pid, 0)    # reaped elsewhere: what subprocess itself does
+        if pid == self.pid:
+            self.rusage = ru
+        return (pid, sts)
+
+
 def run(cmd, cwd, env=None, shell=False, timeout=None):
     """Run a suite in its own process group (timeout: SUITE_TIMEOUT); return (rc, stdout,
-    stderr, timed_out)."""
+    stderr, timed_out).  Its CPU seconds are left in CPU.secs for its row."""
     timeout = timeout or SUITE_TIMEOUT
-    p = subprocess.Popen(cmd, cwd=cwd, env=env, shell=shell, stdout=subprocess.PIPE,
+    CPU.secs = None
+    p = CpuPopen(cmd, cwd=cwd, env=env, shell=shell, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         out, err = p.communicate(timeout=timeout)
-        return p.returncode, out, err, False
+        r = (p.returncode, out, err, False)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         out, err = p.communicate()
-        return -9, out, err, True
+        r = (-9, out, err, True)
+    if p.rusage:
+        CPU.secs = p.rusage.ru_utime + p.rusage.ru_stime
+    return r
 
 
 class Tally:
-    """Rows of (name, passed, failed, note, seconds); printing is serialised."""
+    """Rows of (name, passed, failed, note, seconds, cpu seconds); printing is serialised."""
 
     def __init__(self):
         self.passed = 0
@@ -113,16 +139,20 @@ class Tally:
         self.lock = threading.Lock()
 
     def add(self, name, passed, failed, note='', secs=None, tail=None, skipped=0):
+        # the CPU of the suite this thread ran last (run()), for a row with a wall time
+        cpu = getattr(CPU, 'secs', None) if secs is not None else None
+        CPU.secs = None
         with self.lock:
             self.passed += passed
             self.failed += failed
             self.skipped += skipped
-            self.rows.append((name, passed, failed, note, secs))
+            self.rows.append((name, passed, failed, note, secs, cpu))
             if failed:
                 self.failures.append((name, note, tail or []))
-            print('%-48s %5d passed, %d failed%s %s%s' % (
+            print('%-48s %5d passed, %d failed%s %s%s%s' % (
                 name, passed, failed, ', %d skipped' % skipped if skipped else '',
                 '' if secs is None else '%6.1fs' % secs,
+                '' if cpu is None else ' cpu %5.1fs' % cpu,
                 ('  (' + note + ')') if note else ''), flush=True)
             for line in tail or []:
                 print('    | ' + line)
@@ -400,7 +430,10 @@ def main():
         name = '%s: %s' % (cfg, os.path.basename(exe))
         if is_smoke(plan, os.path.basename(exe), cfg):
             env['LC_T_SMOKE'] = '1'
-            env.update(plan[3])
+            if SLOWDOWN.get(a.mode, 1) == 1:
+                # a sanitizer's build keeps the config's limit: its code runs 3-10 x slower,
+                # and a limit counts time (an MCP thread that makes no progress for it)
+                env.update(plan[3])
             name += ' smoke'
         jobs.append((name, lambda name=name, exe=exe, env=env: criterion_suite(t, name, exe, root, env)))
 
@@ -504,6 +537,10 @@ def main():
 
     slow = sorted((r for r in t.rows if r[4] is not None), key=lambda r: -r[4])[:8]
     print('slowest suites: ' + ', '.join('%s %.0fs' % (r[0], r[4]) for r in slow))
+    dear = sorted((r for r in t.rows if r[5] is not None), key=lambda r: -r[5])
+    if dear:
+        print('most CPU (user + sys, %.0f s in all): ' % sum(r[5] for r in dear) +
+              ', '.join('%s %.0fs' % (r[0], r[5]) for r in dear[:8]))
     # every failure once more at the end, where a log's tail shows it (.ci/run repeats these)
     for name, note, tail in t.failures:
         print('FAILED: %s%s' % (name, ': ' + note if note else ''))
