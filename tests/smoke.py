@@ -72,6 +72,10 @@ SUITES = {
                        'the backpressure limit 100 ms'),
     'test_rendezvous': (lambda c: alone(c, 'rendezvous') or (c.every and not c.variant),
                         'the backpressure limit 100 ms'),
+    # reliability's end-to-end runs: alone, in its stop-and-wait mode, and beside every protocol
+    'test_rel_e2e': (lambda c: alone(c, 'reliability') or c.name == 'reliable_saw' or
+                     (c.every and not c.variant),
+                     'a tenth of the messages under faults (5 000 a node, a ring of 1 000)'),
     'test_rel_faults': (lambda c: 'reliability' in c.protos,
                         'without reliability: sizes above 16 KiB, all but one window a size'),
     # the frame parsers: the framework's alone and all of them together (each protocol's
