@@ -81,6 +81,15 @@ Test(api, open_env_checks)
 }
 
 /* LC_LINK_ENGINE overrides nic.link_engine for the process; a wrong value opens nothing and says why. */
+/* var=v in the environment, or var unset when v is NULL. */
+static void env_put(const char *var, const char *v)
+{
+	if (v)
+		setenv(var, v, 1);
+	else
+		unsetenv(var);
+}
+
 /* lc_open refuses var=value with LC_ERR_INVAL and the text why, attaching nothing; var unset after. */
 static void env_refused(const char *var, const char *value, const char *why)
 {
@@ -103,10 +112,7 @@ Test(api, link_engine_from_the_config_or_the_environment)
 
 	env_fake("0", "2");
 	for (size_t i = 0; i < sizeof run / sizeof run[0]; i++) {
-		if (run[i].v)
-			setenv("LC_LINK_ENGINE", run[i].v, 1);
-		else
-			unsetenv("LC_LINK_ENGINE");
+		env_put("LC_LINK_ENGINE", run[i].v);
 		cr_assert_eq(lc_open(&n), 0, "%s", lc_last_error(NULL));
 		cr_expect_eq(lc_fake_geom_pull(), run[i].pull, "LC_LINK_ENGINE=%s", run[i].v ? run[i].v : "(unset)");
 		cr_assert_eq(lc_close(n), 0);
@@ -132,10 +138,7 @@ Test(api, backpressure_limit_from_the_environment)
 
 	env_fake("0", "2");
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-		if (ok[i].v)
-			setenv("LC_BACKPRESSURE_US", ok[i].v, 1);
-		else
-			unsetenv("LC_BACKPRESSURE_US");
+		env_put("LC_BACKPRESSURE_US", ok[i].v);
 		cr_expect_eq(lc_backpressure_ns(), ok[i].ns, "LC_BACKPRESSURE_US=%s", ok[i].v ? ok[i].v : "(unset)");
 		cr_assert_eq(lc_geom_from_config(&g, 2), 0);
 		cr_expect_eq(g.backpressure_timeout_ns, ok[i].ns);
