@@ -272,8 +272,7 @@ int lc_open(lc_node **out)
 		return lc_fail(LC_ERR_RANGE, "LC_NODE=%u out of range 0..%u", rank, size - 1);
 	rc = lc_geom_from_config(&g, size);
 	if (rc == LC_ERR_CONFIG)        /* the environment's limit, refused as the other variables are */
-		return lc_fail(LC_ERR_INVAL, "LC_BACKPRESSURE_US=%s: not a number of microseconds in "
-			       "1..3600000000", getenv("LC_BACKPRESSURE_US"));
+		return lc_fail(LC_ERR_INVAL, LC_BACKPRESSURE_US_WHY, getenv("LC_BACKPRESSURE_US"));
 	if (rc)
 		return lc_fail(rc, "lc_open: no geometry for %u nodes", size);
 	/* endpoints per NIC (commrun --per-node): the segment checks it like the geometry */

@@ -10,9 +10,6 @@
 #include "lc_config.h"
 #include "lc_frame_hdr.h"
 
-/* the schema's bounds of backpressure_timeout_us (gen/schema.lua) */
-#define LC_LIMIT_US_MAX (3600ull * 1000000ull)
-
 uint64_t lc_backpressure_ns(void)
 {
 	const char *v = getenv("LC_BACKPRESSURE_US");
@@ -23,7 +20,7 @@ uint64_t lc_backpressure_ns(void)
 		return (uint64_t)LC_BACKPRESSURE_TIMEOUT_US * 1000u;
 	errno = 0;
 	us = strtoull(v, &end, 10);
-	if (errno || *end || v[0] == '-' || us < 1 || us > LC_LIMIT_US_MAX)
+	if (errno || *end || v[0] == '-' || us < 1 || us > LC_BACKPRESSURE_US_MAX)
 		return 0;
 	return (uint64_t)us * 1000u;
 }

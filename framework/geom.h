@@ -18,6 +18,10 @@
  */
 uint64_t lc_backpressure_ns(void);
 
+/* LC_BACKPRESSURE_US's bound (the schema's max of backpressure_timeout_us), and why a value is refused. */
+#define LC_BACKPRESSURE_US_MAX 3600000000ull
+#define LC_BACKPRESSURE_US_WHY "LC_BACKPRESSURE_US=%s: not a number of microseconds in 1..3600000000"
+
 /*
  * Fill *g with the geometry of the configuration this library was generated
  * from (lc_config.h), for a job of `nodes` nodes, with the backpressure limit

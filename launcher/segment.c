@@ -128,8 +128,7 @@ int lc_run_geom(const struct lc_run_opts *o, struct lc_nic_geom *g)
 	int rc = lc_geom_from_config(g, o->nodes);
 
 	if (rc == LC_ERR_CONFIG) {
-		lc_run_msg("LC_BACKPRESSURE_US=%s: not a number of microseconds in 1..3600000000",
-			   getenv("LC_BACKPRESSURE_US"));
+		lc_run_msg(LC_BACKPRESSURE_US_WHY, getenv("LC_BACKPRESSURE_US"));
 		return -1;
 	}
 	if (rc != 0) {

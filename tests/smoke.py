@@ -5,9 +5,9 @@ A suite runs in full on the configs that compose what it exercises, and as a smo
 rest: tools/run_tests.py sets LC_T_SMOKE=1 for it (a Criterion suite reads it through
 lc_t_smoke() and LC_T_N(full, smoke), tests/pipeline/lc_run.h), and SMOKE_ENV below, and its row
 says "smoke".  A smoke run makes every case smaller -- fewer iterations, inputs or sizes, a
-shorter backpressure limit -- and skips none; what a case asserts is the same.  A suite without a row runs in full everywhere: every suite is checked in
-full somewhere, and a suite whose cases cannot get smaller (they wait a fixed time, or each is one
-call) gains nothing from a row.
+shorter backpressure limit -- and skips none; what a case asserts is the same.  A suite without
+a row runs in full everywhere: every suite is checked in full somewhere, and a suite whose cases
+cannot get smaller (they wait a fixed time, or each is one call) gains nothing from a row.
 
 One row per suite: the program's name (a Criterion suite, or fuzz_<name> for a fuzz harness's
 replay), where it runs in full (a predicate on the config), and what its smoke run leaves out.

@@ -25,8 +25,8 @@ computes; four configs' suites took 200-225 s with 4 jobs, 300-309 s with 2), ea
 Criterion suite with --jobs=1, the longest first (EXPECTED) so that the pool does not end
 on one long suite while the other workers idle; every row prints its wall time and the
 slowest suites are listed at the end, and each row's CPU seconds (user + sys of the suite and
-every process it waited for) with the suites that took the most.  The benchmark quick-check runs alone, after
-everything else, so that no other suite steals its cores.
+every process it waited for) with the suites that took the most.  The benchmark quick-check
+runs alone, after everything else, so that no other suite steals its cores.
 A suite runs in full on the configs that compose what it exercises and as a smoke test on
 the others, as its row in tests/smoke.py says: LC_T_SMOKE=1 in its environment (Criterion
 suites: fewer iterations, inputs or sizes of every case, tests/pipeline/lc_run.h), every
@@ -89,8 +89,8 @@ def timed_run(*args, **kw):
 
 # The CPU seconds (user + sys) of the last suite this thread ran, with every process it
 # waited for (Criterion's workers, commrun's nodes, a test's own children): its row prints
-# them beside its wall time.  The run is CPU-bound on 2 cores, so a suite's CPU, not its
-# wall time under the other lanes, is what it costs the run.
+# them beside its wall time.  Under the lanes a suite's waits spin and yield, so its CPU is
+# mostly its share of the cores (docs/internals.md, twenty-fourth part); alone, what it needs.
 CPU = threading.local()
 
 
@@ -114,7 +114,7 @@ def run(cmd, cwd, env=None, shell=False, timeout=None):
     timeout = timeout or SUITE_TIMEOUT
     CPU.secs = None
     p = CpuPopen(cmd, cwd=cwd, env=env, shell=shell, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+                 stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         out, err = p.communicate(timeout=timeout)
         r = (p.returncode, out, err, False)

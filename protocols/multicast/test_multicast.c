@@ -603,7 +603,8 @@ Test(mcast_run, a_sleeping_member_never_overflows)
 	const char *args[] = { "sleepy", "200", NULL, "4", NULL };
 	char nap[16];
 	/* naps of twice the backpressure limit, at most 1 s */
-	long ms = lc_backpressure_ns() / 500000u < 1000 ? (long)(lc_backpressure_ns() / 500000u) : 1000;
+	uint64_t twice_ms = lc_backpressure_ns() / 500000u;
+	long ms = twice_ms < 1000 ? (long)twice_ms : 1000;
 	struct lc_t_out o;
 	const char *c;
 	int seen = 0;

@@ -150,8 +150,7 @@ Test(api, backpressure_limit_from_the_environment)
 		setenv("LC_BACKPRESSURE_US", bad[i], 1);
 		cr_expect_eq(lc_backpressure_ns(), 0, "LC_BACKPRESSURE_US=%s", bad[i]);
 		cr_expect_eq(lc_geom_from_config(&g, 2), LC_ERR_CONFIG, "LC_BACKPRESSURE_US=%s", bad[i]);
-		snprintf(why, sizeof why, "LC_BACKPRESSURE_US=%s: not a number of microseconds in 1..3600000000",
-			 bad[i]);
+		snprintf(why, sizeof why, LC_BACKPRESSURE_US_WHY, bad[i]);
 		env_refused("LC_BACKPRESSURE_US", bad[i], why);
 	}
 }
