@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "geom.h"
 #include "lc_marks.h"
@@ -76,30 +77,51 @@ void lc_lock_contended(struct lc_node *node)
 	}
 }
 
-/* Context switches of the calling thread so far (voluntary and not), or -1. */
+/*
+ * Switches of the calling thread away from a CPU it still wanted (yields that
+ * ran another process, preemptions), or -1: the sign of another process on
+ * its CPU.  Its own sleeps (lc_yield's naps, an application's blocking calls)
+ * are the voluntary ones and not counted.
+ */
 static long lc_switches(void)
 {
 	struct rusage ru;
 
-	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nvcsw + ru.ru_nivcsw;
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
 }
 
 /* The calling thread's switch count at its last look, and its yields at the least limit. */
 static _Thread_local long lc_switches_seen = -1;
 static _Thread_local unsigned lc_least_yields;
+/* Until when the calling thread naps instead of yielding (lc_yield, LC_NAP_SPAN_NS). */
+static _Thread_local uint64_t lc_nap_until;
 
 void lc_yield(struct lc_node *node, unsigned *spins)
 {
 	struct lc_spin *sp = &node->spin;
 	unsigned limit = atomic_load_explicit(&sp->limit, memory_order_relaxed);
 	long was = lc_switches_seen, now;
+	uint64_t t0;
 
-	sched_yield();
 	if (limit == LC_SPIN_OWN) {
 		/* a core of its own (lc_own_core): spin the whole limit again */
+		sched_yield();
 		*spins = 0;
 		return;
 	}
+	t0 = lc_now_ns();
+	if (t0 < lc_nap_until) {
+		/* a yield here ran a process that does not yield back (node.h, LC_NAP_NS) */
+		struct timespec ts = { 0, LC_NAP_NS };
+
+		LC_STAT_ADD(node, wait_naps, 1);
+		nanosleep(&ts, NULL);
+		return;
+	}
+	sched_yield();
+	now = (long)(lc_now_ns() - t0);
+	if (now > (long)LC_YIELD_LONG_NS)
+		lc_nap_until = t0 + now + LC_NAP_SPAN_NS;
 	/*
 	 * at the least limit -- the CPU shared, or not known yet to be free -- a
 	 * look at the switch count (a getrusage, about as dear as the yield) comes

@@ -70,8 +70,12 @@ typedef struct lc_req lc_req;
  * LC_ERR_CLOSED once it has started.  Error texts (lc_last_error) are kept
  * per thread.
  *
- * Waiting never sleeps: lc_wait / lc_send / lc_recv spin, then sched_yield();
- * how long they spin adapts to whether a yield runs another process (lc_idle).
+ * Waiting spins: lc_wait / lc_send / lc_recv spin, then sched_yield(); how
+ * long they spin adapts to whether a yield runs another process (lc_idle).
+ * Once a yield ran a process that does not yield back (a CPU-bound one on
+ * the same CPU) for its time slice, a wait naps a few tens of us instead of
+ * yielding for a while (stat wait_naps): it then looks again every nap, not
+ * every time slice.
  */
 
 /* What a completed receive (or send) reports. */
@@ -379,6 +383,7 @@ int lc_progress(lc_node *node);
 	X(rx_held,          "data frames held behind a parked first frame")   \
 	X(sync_acks,        "synchronous-send acks sent (messages matched)")  \
 	X(send_queue_hwm,   "queued send requests, high-water mark")        \
+	X(wait_naps,        "idle rounds of waits that napped: a yield had run a process that does not yield back")\
 	X(puts,             "puts made (lc_iput, lc_iput_notify)")            \
 	X(put_rx_bytes,     "bytes other nodes' puts placed in this node's memory (its NIC's Rx DMA)") \
 	X(host_copy_bytes,  "payload bytes the host CPU copied (PIO into the Send Ring; staging, "\

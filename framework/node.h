@@ -852,7 +852,7 @@ LC_INTERNAL int lc_peer_state(struct lc_node *node, uint32_t dst);
  * and a frame that lands during it waits for it: with 64 rounds a ping-pong
  * whose round trip outlasts them (512 B and up) yielded on every message,
  * 1 KiB one-way 1.64-1.80 us against 0.84-0.91 without yields.  So a yield
- * looks at the thread's context switches (getrusage; lc_yield): when none
+ * looks at the thread's involuntary switches (getrusage; lc_yield): when none
  * happened since the last look nobody else wanted the CPU, and after
  * LC_SPIN_QUICK such looks in a row the limit doubles (up to LC_SPIN_MAX
  * rounds, a few hundred us); a switch brings it back to LC_SPIN_LIMIT at
@@ -866,6 +866,29 @@ LC_INTERNAL int lc_peer_state(struct lc_node *node, uint32_t dst);
 #define LC_SPIN_MAX 1024u
 #define LC_SPIN_QUICK 4
 #define LC_YIELD_LOOK 32
+
+/*
+ * A yield that lasted more than LC_YIELD_LONG_NS ran a process that does not
+ * yield back (a CPU-bound one, a peer computing) for its time slice: the
+ * scheduler returns to a yielding thread only when that slice ends, 2-8 ms
+ * here (EEVDF, 250 Hz; a yield beside a busy loop on one CPU: 65 % return
+ * within 10 us, the rest in 2-8 ms), so a wait that went on yielding looked
+ * at its frames once a slice.  Beside two CPU-bound processes on the 2 cores
+ * a 2-node transfer of 34 messages up to 8 MiB (tests/pipeline/progs/sizes,
+ * the load suite's case with two CPU hogs) took 0.7-9.3 s against 0.17 s
+ * alone.  So for LC_NAP_SPAN_NS after such a yield the thread's idle rounds
+ * past the spin limit nap LC_NAP_NS instead (nanosleep; with the kernel's
+ * timer slack 50-100 us): a thread that wakes from a sleep is run ahead of a
+ * CPU-bound one, and the wait looks again every nap, not every slice (the
+ * same transfer 0.69-0.82 s).  A yield that ran a waiting peer, or nobody,
+ * takes a few us, and a peer's copy of a 1 MiB message well under 1 ms:
+ * there nothing changes (8 B ping-pong on free cores, both nodes on one
+ * core, 1 MiB on one core: old and new alike).  A core of its own
+ * (LC_SPIN_OWN) never naps.  The naps are counted: wait_naps.
+ */
+#define LC_YIELD_LONG_NS 1000000u
+#define LC_NAP_NS 20000L
+#define LC_NAP_SPAN_NS 8000000u
 
 /*
  * Idle rounds before a wait yields on a core of its own (lc_own_core: commrun
