@@ -111,8 +111,9 @@ void lc_yield(struct lc_node *node, unsigned *spins)
 	}
 	t0 = lc_now_ns();
 	if (t0 < lc_nap_until) {
-		/* a yield here ran a process that does not yield back (node.h, LC_NAP_NS) */
-		struct timespec ts = { 0, LC_NAP_NS };
+		/* a yield here ran a process that does not yield back (node.h, LC_NAP_NS): nap */
+		unsigned k = (*spins - limit) / LC_NAP_STEP;
+		struct timespec ts = { 0, LC_NAP_NS << (k < LC_NAP_DOUBLINGS ? k : LC_NAP_DOUBLINGS) };
 
 		LC_STAT_ADD(node, wait_naps, 1);
 		nanosleep(&ts, NULL);

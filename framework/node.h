@@ -880,15 +880,21 @@ LC_INTERNAL int lc_peer_state(struct lc_node *node, uint32_t dst);
  * past the spin limit nap LC_NAP_NS instead (nanosleep; with the kernel's
  * timer slack 50-100 us): a thread that wakes from a sleep is run ahead of a
  * CPU-bound one, and the wait looks again every nap, not every slice (the
- * same transfer 0.69-0.82 s).  A yield that ran a waiting peer, or nobody,
- * takes a few us, and a peer's copy of a 1 MiB message well under 1 ms:
- * there nothing changes (8 B ping-pong on free cores, both nodes on one
- * core, 1 MiB on one core: old and new alike).  A core of its own
+ * same transfer 0.69-0.82 s).  A wait's nap doubles every LC_NAP_STEP idle
+ * rounds, up to LC_NAP_DOUBLINGS times (20 us to 1.28 ms): a waiting process
+ * that woke every 70 us took a working one's CPU as often (the suites of six
+ * configs under four lanes, two interleaved rounds: 193 / 202 s with the
+ * fixed nap, 164 / 190 s doubling).  A yield that ran a waiting peer, or
+ * nobody, takes a few us, and a peer's copy of a 1 MiB message well under
+ * 1 ms: there nothing changes (8 B ping-pong on free cores, both nodes on
+ * one core, 1 MiB on one core: old and new alike).  A core of its own
  * (LC_SPIN_OWN) never naps.  The naps are counted: wait_naps.
  */
 #define LC_YIELD_LONG_NS 1000000u
 #define LC_NAP_NS 20000L
 #define LC_NAP_SPAN_NS 8000000u
+#define LC_NAP_STEP 8u
+#define LC_NAP_DOUBLINGS 6u
 
 /*
  * Idle rounds before a wait yields on a core of its own (lc_own_core: commrun
