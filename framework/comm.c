@@ -101,7 +101,7 @@ void lc_yield(struct lc_node *node, unsigned *spins)
 	struct lc_spin *sp = &node->spin;
 	unsigned limit = atomic_load_explicit(&sp->limit, memory_order_relaxed);
 	long was = lc_switches_seen, now;
-	uint64_t t0;
+	uint64_t t0, took;
 
 	if (limit == LC_SPIN_OWN) {
 		/* a core of its own (lc_own_core): spin the whole limit again */
@@ -120,9 +120,9 @@ void lc_yield(struct lc_node *node, unsigned *spins)
 		return;
 	}
 	sched_yield();
-	now = (long)(lc_now_ns() - t0);
-	if (now > (long)LC_YIELD_LONG_NS)
-		lc_nap_until = t0 + now + LC_NAP_SPAN_NS;
+	took = lc_now_ns() - t0;
+	if (took > LC_YIELD_LONG_NS)
+		lc_nap_until = t0 + took + LC_NAP_SPAN_NS;
 	/*
 	 * at the least limit -- the CPU shared, or not known yet to be free -- a
 	 * look at the switch count (a getrusage, about as dear as the yield) comes
