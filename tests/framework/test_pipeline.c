@@ -315,20 +315,31 @@ Test(pipe, test_steps_is_a_bounded_wait)
 LC_T_SKIPPED(pipe, test_steps_is_a_bounded_wait, LC_T_BASELINE_WHY)
 #endif
 
+/* The waits' spin limit is want; the node's waits napped at least least times. */
+static int limit_is(unsigned want)
+{
+	return atomic_load(&nd->spin.limit) == want;
+}
+
+static int napped(unsigned least)
+{
+	return stat(LC_STAT_wait_naps) >= least;
+}
+
 /*
- * Idle rounds (lc_idle) until the node's spin limit is want; 0 if it is not
- * within 10 s.  The limit is looked at after every round: with the busy
- * process beside it every round past the limit yields it a time slice, and
- * a look every 1000 rounds made the case 1.4 s of two busy processes.
+ * Idle rounds (lc_idle) until done(arg); 0 if not within 10 s.  done is
+ * asked after every round: with the busy process beside it every round past
+ * the limit yields it a time slice, and a look every 1000 rounds made the
+ * case 1.4 s of two busy processes.
  */
-static int idle_until(unsigned want)
+static int idle_until(int (*done)(unsigned), unsigned arg)
 {
 	uint64_t end = lc_now_ns() + 10000000000ull;
 	unsigned spins = 0;
 
 	while (lc_now_ns() < end) {
 		cr_assert_eq(lc_idle(nd, &spins, 1), 0, "%s", lc_last_error(nd));
-		if (atomic_load(&nd->spin.limit) == want)
+		if (done(arg))
 			return 1;
 	}
 	return 0;
@@ -355,7 +366,7 @@ Test(pipe, idle_spin_adapts_to_a_shared_cpu)
 	CPU_ZERO(&one);
 	CPU_SET(sched_getcpu(), &one);
 	cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
-	cr_assert(idle_until(LC_SPIN_MAX), "the limit never reached %u on one CPU (it is %u)", LC_SPIN_MAX,
+	cr_assert(idle_until(limit_is, LC_SPIN_MAX), "the limit never reached %u on one CPU (it is %u)", LC_SPIN_MAX,
 		  atomic_load(&nd->spin.limit));
 	for (int i = 0; i < 100000; i++)
 		cr_assert_eq(lc_idle(nd, &spins, 1), 0);
@@ -365,12 +376,10 @@ Test(pipe, idle_spin_adapts_to_a_shared_cpu)
 	if (busy == 0)
 		for (volatile unsigned x = 0;; x++)
 			;       /* the same CPU (inherited affinity), never yielding */
-	cr_expect(idle_until(LC_SPIN_LIMIT), "the limit stayed %u with a busy process on the CPU",
+	cr_expect(idle_until(limit_is, LC_SPIN_LIMIT), "the limit stayed %u with a busy process on the CPU",
 		  atomic_load(&nd->spin.limit));
 	/* there a yield lasts the busy process's time slice: the wait naps instead (LC_NAP_NS) */
-	for (uint64_t end = lc_now_ns() + 10000000000ull; !stat(LC_STAT_wait_naps) && lc_now_ns() < end;)
-		cr_assert_eq(lc_idle(nd, &spins, 1), 0, "%s", lc_last_error(nd));
-	cr_expect_gt(stat(LC_STAT_wait_naps), 0, "no idle round napped beside a busy process");
+	cr_expect(idle_until(napped, 1), "no idle round napped beside a busy process");
 	kill(busy, SIGKILL);
 	waitpid(busy, &status, 0);
 	sched_setaffinity(0, sizeof was, &was);
