@@ -66,8 +66,10 @@ int main(int argc, char **argv)
 		double t0 = atlas_bench_now_us();
 		if ((rc = stream_round(f, peer, me, size, o.iters)) != 0)
 			return rc;
+		/* significant digits, not decimals: a slow run (a sanitizer's, on a shared CPU)
+		 * moves less than 0.005 MB/s at 8 B and must not print 0.00 */
 		if (me == 0)
-			printf("%-8zu%.2f\n", size, (double)size * o.iters / (atlas_bench_now_us() - t0));
+			printf("%-8zu%.5g\n", size, (double)size * o.iters / (atlas_bench_now_us() - t0));
 		fflush(stdout);
 	}
 	return (rc = atlas_factory_release(f)) ? atlas_bench_fail("atlas_stream", "release", rc) : 0;
