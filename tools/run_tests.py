@@ -79,6 +79,9 @@ EXPECTED = {'zerocost': (25, 25), 'gen: diagnostics': (14, 14), 'scaffold': (9, 
 EXPECTED_OTHER = 1
 # what Criterion reports of a skip that gave no reason (a .disabled test, cr_skip_test(""))
 UNEXPLAINED = ('', 'The test was skipped.', 'Test is disabled')
+# a test the config compiles out (LC_T_SKIPPED, tests/pipeline/lc_skip.h) is a .disabled
+# Criterion test, its reason "suite::name\twhy" in this ELF section of its program
+SKIP_SECTION = 'lc_t_skipped'
 
 
 def timed_run(*args, **kw):
@@ -201,9 +204,22 @@ def timed(fn, *args, **kw):
 LISTED = {}
 
 
-def criterion_report(path, listed=None):
+def compiled_out(exe):
+    """{suite::test: why} of the tests exe compiles out (LC_T_SKIPPED): SKIP_SECTION's
+    NUL-terminated entries, copied out with objcopy ({} when exe has no such section)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        sec = os.path.join(tmp, 'section')
+        subprocess.run(['objcopy', '-O', 'binary', '--only-section=' + SKIP_SECTION, exe, sec],
+                       check=True, capture_output=True)
+        with open(sec, 'rb') as f:
+            entries = f.read().decode().split('\0')
+    return dict(e.split('\t', 1) for e in entries if '\t' in e)
+
+
+def criterion_report(path, listed=None, off=None):
     """Criterion's machine output (--json=path): (passed, failed, errored, skipped, reasons);
-    the suite::test names go into the set listed."""
+    the suite::test names go into the set listed; a disabled test takes its reason from off
+    (compiled_out)."""
     with open(path) as f:
         r = json.load(f)
     reasons, unexplained = [], []
@@ -214,6 +230,8 @@ def criterion_report(path, listed=None):
                 listed.add(name)
             if test.get('status') == 'SKIPPED':
                 why = '; '.join(test.get('messages') or [])
+                if why in UNEXPLAINED and name in (off or {}):
+                    why = off[name]
                 if why in UNEXPLAINED:
                     unexplained.append(name)
                 elif why not in reasons:
@@ -339,7 +357,12 @@ def criterion_suite(t, name, exe, root, env):
         secs, (rc, out, err, to) = timed(run, PREFIX + [exe, '--color=never', '--jobs=1',
                                                         '--json=' + report], root, env=env)
         try:
-            res = criterion_report(report, listed)
+            off = compiled_out(exe)
+        except (OSError, UnicodeError, subprocess.CalledProcessError) as e:
+            off = {}     # every disabled test then fails as skipped without a reason
+            print('%s: no reasons of its compiled-out tests (objcopy: %s)' % (name, e), flush=True)
+        try:
+            res = criterion_report(report, listed, off)
             with t.lock:
                 LISTED.setdefault(os.path.basename(exe), {})[name.split(':', 1)[0]] = listed
         except (OSError, ValueError, KeyError) as e:
@@ -362,7 +385,8 @@ def criterion_suite(t, name, exe, root, env):
             # a skip must say why (LC_T_SKIPPED, cr_skip_test(why)); .disabled says nothing
             bad += len(unexplained)
             skipped -= len(unexplained)
-            note = 'skipped without a reason (.disabled? skip with cr_skip_test(why)): ' + \
+            note = ('skipped without a reason (.disabled outside LC_T_SKIPPED? skip with '
+                    'LC_T_SKIPPED or cr_skip_test(why)): ') + \
                 ', '.join(unexplained)
         elif flagged:
             note = 'a sanitizer report in the suite\'s own process: %s' % flagged.group(0)

@@ -294,9 +294,9 @@ Test(dynamic_mtu, sizes_at_every_boundary_with_the_frame_changing_every_message)
 	lc_t_out_free(&o);
 }
 
+#if LC_PROTO_RELIABILITY
 Test(dynamic_mtu, frame_changes_under_faults_lose_nothing)
 {
-#if LC_PROTO_RELIABILITY
 	const char *seeds[] = { "drop=0.03,corrupt=0.01,dup=0.01,reorder=0.02,seed=7",
 				"drop=0.05,dup=0.02,reorder=0.05,seed=11", "ber=2e-6,drop=0.01,seed=3" };
 
@@ -306,14 +306,15 @@ Test(dynamic_mtu, frame_changes_under_faults_lose_nothing)
 		dm_run(&o, seeds[k], LC_T_N("2000", "300"), "mix", k == 2 ? "adapt" : "cycle");
 		lc_t_out_free(&o);
 	}
-#else
-	cr_skip_test("%s", "needs reliability composed with dynamic_mtu (LC_PROTO_RELIABILITY): the link loses frames");
-#endif
 }
+#else
+LC_T_SKIPPED(dynamic_mtu, frame_changes_under_faults_lose_nothing,
+	     "needs reliability composed with dynamic_mtu (LC_PROTO_RELIABILITY): the link loses frames")
+#endif
 
+#if LC_PROTO_RELIABILITY && LC_DYNAMIC_MTU_ADAPT_ON
 Test(dynamic_mtu, bit_errors_move_the_size_and_a_clean_link_keeps_it_at_max)
 {
-#if LC_PROTO_RELIABILITY && LC_DYNAMIC_MTU_ADAPT_ON
 	struct lc_t_out o;
 	size_t min, max;
 	int fixed;
@@ -351,10 +352,11 @@ Test(dynamic_mtu, bit_errors_move_the_size_and_a_clean_link_keeps_it_at_max)
 		cr_assert_geq(f, min);
 	}
 	lc_t_out_free(&o);
-#else
-	cr_skip_test("%s", "needs reliability (the resends it weighs) and dynamic_mtu.adapt = \"on\"");
-#endif
 }
+#else
+LC_T_SKIPPED(dynamic_mtu, bit_errors_move_the_size_and_a_clean_link_keeps_it_at_max,
+	     "needs reliability (the resends it weighs) and dynamic_mtu.adapt = \"on\"")
+#endif
 
 Test(dynamic_mtu, api_errors)
 {
@@ -368,7 +370,8 @@ Test(dynamic_mtu, api_errors)
 #define WHY "needs dynamic_mtu composed (LC_PROTO_DYNAMIC_MTU)"
 LC_T_SKIPPED(dynamic_mtu, sizes_from_max_down_to_min, WHY)
 LC_T_SKIPPED(dynamic_mtu, a_clean_link_keeps_the_largest_frames, WHY)
-LC_T_SKIPPED(dynamic_mtu, resends_growing_with_the_frame_shrink_it_and_a_clean_link_brings_it_back, WHY)
+LC_T_SKIPPED(dynamic_mtu, resends_growing_with_the_frame_shrink_it_and_a_clean_link_brings_it_back,
+	     WHY)
 LC_T_SKIPPED(dynamic_mtu, losses_per_frame_do_not_pay_for_smaller_frames, WHY)
 LC_T_SKIPPED(dynamic_mtu, a_size_that_collapses_is_probed_ever_more_rarely, WHY)
 LC_T_SKIPPED(dynamic_mtu, a_storm_the_length_feeds_halves_the_size_whatever_was_measured, WHY)

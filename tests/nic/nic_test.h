@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "nic_impl.h"
+#include "../pipeline/lc_skip.h"   /* LC_T_SKIPPED, LC_T_TEST_IF */
 
 #define LCT_MAX_NICS 16
 #define LCT_SCRATCH 4096u     /* spare SRAM after the six buffers (DMA chain tests) */

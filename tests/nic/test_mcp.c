@@ -392,13 +392,9 @@ Test(mcp, concurrent_inline_steppers)
  * state of its own about them (nic.c, lc_nic_attach): these tests run where
  * the config composes no nic_tx hook and the network is untimed.
  */
-#if LC_PC_USED_nic_tx || LC_NET_TIMED
-#define LCT_PULL_RUNS 0
+#define LCT_PULL_RUNS (!LC_PC_USED_nic_tx && !LC_NET_TIMED)
 #define LCT_PULL_WHY "needs a NIC whose DMA frames may be pulled: no nic_tx hook composed and an untimed " \
 	"network (!LC_PC_USED_nic_tx && !LC_NET_TIMED)"
-#else
-#define LCT_PULL_RUNS 1
-#endif
 
 /* Node 0 posts DMA frames for node 1 (buffers buf[i % 32]) and runs its doorbell service and DMA engine only. */
 static void pull_post(uint8_t (*buf)[1024], uint32_t from, uint32_t n, uint32_t len)
@@ -430,11 +426,8 @@ static void pull_take_frames(uint32_t first, uint32_t n, uint32_t len)
  * node 0's Send Ring -- node 0 never steps its Net-Send for them -- each once,
  * in order, intact, and node 0's Send Ring is free again.
  */
-Test(mcp, an_idle_receiver_pulls_the_dma_frames_of_its_sender)
+LC_T_TEST_IF(mcp, an_idle_receiver_pulls_the_dma_frames_of_its_sender, LCT_PULL_RUNS, LCT_PULL_WHY)
 {
-#if !LCT_PULL_RUNS
-	cr_skip_test("%s", LCT_PULL_WHY);
-#endif
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024, .pull = 1 });
 	static uint8_t buf[32][1024];
 	const uint32_t len = LC_PIO_THRESHOLD + 100;
@@ -474,11 +467,8 @@ Test(mcp, an_idle_receiver_pulls_the_dma_frames_of_its_sender)
  * room in node 1's full Receive Ring with the pull lock held, node 1's idle
  * passes leave it, and node 0's Net-Send sends it once room comes.
  */
-Test(mcp, a_frame_its_own_net_send_began_is_not_pulled)
+LC_T_TEST_IF(mcp, a_frame_its_own_net_send_began_is_not_pulled, LCT_PULL_RUNS, LCT_PULL_WHY)
 {
-#if !LCT_PULL_RUNS
-	cr_skip_test("%s", LCT_PULL_WHY);
-#endif
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024, .send_ring = 16, .tx_dma = 16, .tx_fifo = 32,
 							     .pull = 1 });
 	static uint8_t buf[32][1024];

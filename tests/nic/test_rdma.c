@@ -72,13 +72,9 @@ TestSuite(rdma, .fini = fini, .timeout = 60);
  * RDMA frame's CRC in Net-Recv (checksum, reliability: their nic_rx) rightly
  * refuses them, so there the suite's tests are reported skipped.
  */
-#if LC_PROTO_CHECKSUM || LC_PROTO_RELIABILITY
-#define LCT_RDMA_RUNS 0
+#define LCT_RDMA_RUNS (!LC_PROTO_CHECKSUM && !LC_PROTO_RELIABILITY)
 #define LCT_RDMA_WHY "a composed protocol checks each RDMA frame's CRC in Net-Recv and these raw " \
 	"frames carry none (LC_PROTO_CHECKSUM || LC_PROTO_RELIABILITY)"
-#else
-#define LCT_RDMA_RUNS 1
-#endif
 
 /*
  * A frame that fails a check: refused, counted at the receiver and for its
@@ -151,35 +147,24 @@ static void placed_payload_lands_in_the_region_and_only_the_header_in_staging(in
 	cr_assert_eq(lct_stat(n0, LC_NIC_STAT_rdma_denied), 0);
 }
 
-Test(rdma, placed_by_pio_frame)
+LC_T_TEST_IF(rdma, placed_by_pio_frame, LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	placed_payload_lands_in_the_region_and_only_the_header_in_staging(0, 0);
 }
 
-Test(rdma, placed_by_dma_frame)
+LC_T_TEST_IF(rdma, placed_by_dma_frame, LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	placed_payload_lands_in_the_region_and_only_the_header_in_staging(0, 1);
 }
 
-Test(rdma, placed_with_the_mcp_thread)
+LC_T_TEST_IF(rdma, placed_with_the_mcp_thread, LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	placed_payload_lands_in_the_region_and_only_the_header_in_staging(1, 1);
 }
 
-Test(rdma, the_last_byte_of_the_region_is_writable_the_next_is_not)
+LC_T_TEST_IF(rdma, the_last_byte_of_the_region_is_writable_the_next_is_not,
+	     LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	uint32_t h = setup_registered(0, LC_NIC_REG_WRITE);
 	static uint8_t buf[1024];
 
@@ -196,11 +181,8 @@ Test(rdma, the_last_byte_of_the_region_is_writable_the_next_is_not)
 	expect_refused(h, 0, 16, LC_NIC_NACK_REFUSED, "a frame of a transfer that ends past the region");
 }
 
-Test(rdma, a_forged_or_stale_handle_is_refused)
+LC_T_TEST_IF(rdma, a_forged_or_stale_handle_is_refused, LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	uint32_t h = setup_registered(0, LC_NIC_REG_WRITE);
 
 	expect_refused(h ^ 0x10000u, 0, 8, LC_NIC_NACK_STALE, "another generation");
@@ -209,21 +191,15 @@ Test(rdma, a_forged_or_stale_handle_is_refused)
 	expect_refused(0, 0, 8, LC_NIC_NACK_STALE, "the zero handle");
 }
 
-Test(rdma, a_region_without_the_write_right_is_refused)
+LC_T_TEST_IF(rdma, a_region_without_the_write_right_is_refused, LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	uint32_t h = setup_registered(0, 0);
 
 	expect_refused(h, 0, 8, LC_NIC_NACK_REFUSED, "no LC_NIC_REG_WRITE");
 }
 
-Test(rdma, memory_registered_under_another_tag_is_refused)
+LC_T_TEST_IF(rdma, memory_registered_under_another_tag_is_refused, LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024 });
 	uint32_t h = 0;
 
@@ -246,11 +222,9 @@ Test(rdma, memory_registered_under_another_tag_is_refused)
  * NIC is refused even under the same protection tag, and it cannot revoke,
  * re-key or resolve the other's entry.
  */
-Test(rdma, the_endpoints_of_a_nic_share_its_table_and_serve_their_own_entries)
+LC_T_TEST_IF(rdma, the_endpoints_of_a_nic_share_its_table_and_serve_their_own_entries,
+	     LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 3, .per_nic = 2, .mtu = 1024, .reg = 2 });
 	struct lc_nic *a, *b, *c;
 	uint32_t ha = 0, hb = 0, h, fence;
@@ -304,11 +278,8 @@ Test(rdma, the_endpoints_of_a_nic_share_its_table_and_serve_their_own_entries)
 	cr_assert_neq(h, ha);
 }
 
-Test(rdma, rekey_refuses_the_old_handle_and_takes_the_new)
+LC_T_TEST_IF(rdma, rekey_refuses_the_old_handle_and_takes_the_new, LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	uint32_t h = setup_registered(0, LC_NIC_REG_WRITE), old = h;
 	static uint8_t buf[64];
 
@@ -327,11 +298,9 @@ Test(rdma, rekey_refuses_the_old_handle_and_takes_the_new)
  * for it before the bytes are final (a copy sent again that was checked
  * before the re-key would otherwise land in a buffer already handed back).
  */
-Test(rdma, a_rekey_fences_the_blocks_posted_under_the_old_handle)
+LC_T_TEST_IF(rdma, a_rekey_fences_the_blocks_posted_under_the_old_handle,
+	     LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	uint32_t h = setup_registered(0, LC_NIC_REG_WRITE), fence = 0;
 	static uint8_t buf[64];
 
@@ -350,11 +319,9 @@ Test(rdma, a_rekey_fences_the_blocks_posted_under_the_old_handle)
 	cr_assert(lc_nic_rdma_quiet(lct_nic[0], fence));
 }
 
-Test(rdma, deregistration_refuses_the_handle_and_a_new_registration_gets_another)
+LC_T_TEST_IF(rdma, deregistration_refuses_the_handle_and_a_new_registration_gets_another,
+	     LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	uint32_t h = setup_registered(0, LC_NIC_REG_WRITE), h2 = 0, fence = 0;
 
 	cr_assert_eq(lc_nic_dereg(lct_nic[0], h, &fence), 0);
@@ -371,11 +338,9 @@ Test(rdma, deregistration_refuses_the_handle_and_a_new_registration_gets_another
 	cr_assert_null(lc_nic_reg_addr(lct_nic[0], h2, REGION));
 }
 
-Test(rdma, a_full_table_pushes_back_and_bad_arguments_are_refused)
+LC_T_TEST_IF(rdma, a_full_table_pushes_back_and_bad_arguments_are_refused,
+	     LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .reg = 4 });
 	uint32_t h[5], fence;
 	int x;
@@ -394,11 +359,8 @@ Test(rdma, a_full_table_pushes_back_and_bad_arguments_are_refused)
 		     LC_ERR_INVAL, "a region that wraps the address space");
 }
 
-Test(rdma, a_nic_without_a_table_refuses_every_rdma_frame)
+LC_T_TEST_IF(rdma, a_nic_without_a_table_refuses_every_rdma_frame, LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .reg = LCT_NO_REG });
 	int x;
 	uint32_t h;
@@ -453,19 +415,15 @@ static void stream(uint32_t base)
 	region_untouched_but(0, REGION);
 }
 
-Test(rdma, a_stream_of_rdma_frames_fills_the_region_in_order_without_freeing_a_slot_early)
+LC_T_TEST_IF(rdma, a_stream_of_rdma_frames_fills_the_region_in_order_without_freeing_a_slot_early,
+	     LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	stream(0);
 }
 
-Test(rdma, the_same_stream_across_the_wrap_of_every_index_at_2_32)
+LC_T_TEST_IF(rdma, the_same_stream_across_the_wrap_of_every_index_at_2_32,
+	     LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	stream(UINT32_MAX - 3);
 }
 
@@ -474,11 +432,9 @@ Test(rdma, the_same_stream_across_the_wrap_of_every_index_at_2_32)
  * non-temporal copy (LC_DMA_STREAM, nic_impl.h): it lands exactly, canaries
  * untouched, and only its payload block carries the flag.
  */
-Test(rdma, a_payload_of_a_page_or_more_is_streamed_around_the_caches_and_lands_exactly)
+LC_T_TEST_IF(rdma, a_payload_of_a_page_or_more_is_streamed_around_the_caches_and_lands_exactly,
+	     LCT_RDMA_RUNS, LCT_RDMA_WHY)
 {
-#if !LCT_RDMA_RUNS
-	cr_skip_test("%s", LCT_RDMA_WHY);
-#endif
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = REGION });
 	static uint8_t buf[REGION];
 	struct lc_nic *n0, *n1;

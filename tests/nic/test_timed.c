@@ -66,11 +66,9 @@ static void wait_within(uint64_t waited, uint64_t until, uint64_t lo, uint64_t h
 #endif
 
 /* One switch: the frame is on the wire a hop and its wire time, and Net-Recv does not see it sooner. */
+#if LC_NET_TIMED
 Test(timed, a_frame_arrives_after_its_hop_and_wire_time_not_before)
 {
-#if !LC_NET_TIMED
-	cr_skip_test("%s", WHY);
-#else
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 2, .link_mbps = 100,
 							    .hop_ns = 2000000 });
 	uint64_t lo, hi, a, w = wire_ns(&g, 100);
@@ -95,15 +93,15 @@ Test(timed, a_frame_arrives_after_its_hop_and_wire_time_not_before)
 	lct_check(h, 1, 0, 0, 100);
 	lc_nic_rx_release(lct_nic[0]);
 	cr_log_info("%d polls before the arrival found nothing", early);
-#endif
 }
+#else
+LC_T_SKIPPED(timed, a_frame_arrives_after_its_hop_and_wire_time_not_before, WHY)
+#endif
 
 /* Two levels: three switches between leaves, each a hop. */
+#if LC_NET_TIMED
 Test(timed, three_hops_between_leaves)
 {
-#if !LC_NET_TIMED
-	cr_skip_test("%s", WHY);
-#else
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 6, .ports = 4, .link_mbps = 1000,
 							    .hop_ns = 50000 });
 	uint64_t lo, hi, a, w = wire_ns(&g, 64);
@@ -115,15 +113,15 @@ Test(timed, three_hops_between_leaves)
 	cr_assert_leq(a, hi + 3 * g.hop_ns + w);
 	lct_check(lct_wait_rx(lct_nic[0]), 3, 0, 0, 64);
 	cr_assert_geq(lc_nic_now_ns(), a);
-#endif
 }
+#else
+LC_T_SKIPPED(timed, three_hops_between_leaves, WHY)
+#endif
 
 /* A link carries one frame at a time: back-to-back frames leave and arrive a wire time apart. */
+#if LC_NET_TIMED
 Test(timed, the_link_serialises_frames)
 {
-#if !LC_NET_TIMED
-	cr_skip_test("%s", WHY);
-#else
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 2, .link_mbps = 100, .hop_ns = 1000 });
 	uint64_t lo, hi, a[4], w = wire_ns(&g, 200);
 
@@ -141,15 +139,15 @@ Test(timed, the_link_serialises_frames)
 		lct_check(lct_wait_rx(lct_nic[1]), 0, 1, k, 200);
 		lc_nic_rx_release(lct_nic[1]);
 	}
-#endif
 }
+#else
+LC_T_SKIPPED(timed, the_link_serialises_frames, WHY)
+#endif
 
 /* Two senders, one receiver: the switch's output port to it carries one frame at a time. */
+#if LC_NET_TIMED
 Test(timed, senders_to_one_receiver_share_its_port)
 {
-#if !LC_NET_TIMED
-	cr_skip_test("%s", WHY);
-#else
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 3, .link_mbps = 100, .hop_ns = 1000 });
 	uint64_t lo, hi, a1, a2, w = wire_ns(&g, 200);
 
@@ -160,19 +158,19 @@ Test(timed, senders_to_one_receiver_share_its_port)
 		      (unsigned long)(a2 - a1));
 	/* the port's reservation ends with the last tail through it */
 	cr_assert_eq(atomic_load(&lc_net_port(lct_nic[0], 0)->busy_until), a2);
-#endif
 }
+#else
+LC_T_SKIPPED(timed, senders_to_one_receiver_share_its_port, WHY)
+#endif
 
 /*
  * Wormhole: a head blocked at the last switch holds the uplink and the root's
  * port behind it, so a frame to another node of that leaf waits behind it
  * although its own last port is free.
  */
+#if LC_NET_TIMED
 Test(timed, a_blocked_head_holds_the_links_behind_it)
 {
-#if !LC_NET_TIMED
-	cr_skip_test("%s", WHY);
-#else
 	/* 4-port switches: leaf 0 has nodes 0-2, leaf 1 nodes 3-5, switch 2 is the root */
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 6, .ports = 4, .link_mbps = 1,
 							    .hop_ns = 1000 });
@@ -210,15 +208,15 @@ Test(timed, a_blocked_head_holds_the_links_behind_it)
 	lc_nic_rx_release(lct_nic[1]);
 	lct_check(lct_wait_rx(lct_nic[1]), 3, 1, 1, 200);
 	lct_check(lct_wait_rx(lct_nic[0]), 4, 0, 2, 200);
-#endif
 }
+#else
+LC_T_SKIPPED(timed, a_blocked_head_holds_the_links_behind_it, WHY)
+#endif
 
 /* The endpoints of a NIC share its link: the second waits for the first's tail although its port is free. */
+#if LC_NET_TIMED
 Test(timed, endpoints_of_a_nic_share_its_link)
 {
-#if !LC_NET_TIMED
-	cr_skip_test("%s", WHY);
-#else
 	/* NIC 0: nodes 0 and 1, NIC 1: nodes 2 and 3, NIC 2: nodes 4 and 5 */
 	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 6, .per_nic = 2, .link_mbps = 1,
 							    .hop_ns = 1000 });
@@ -231,5 +229,7 @@ Test(timed, endpoints_of_a_nic_share_its_link)
 	cr_assert_geq(a2, a1 + w);
 	lct_check(lct_wait_rx(lct_nic[2]), 0, 2, 0, 200);
 	lct_check(lct_wait_rx(lct_nic[4]), 1, 4, 1, 200);
-#endif
 }
+#else
+LC_T_SKIPPED(timed, endpoints_of_a_nic_share_its_link, WHY)
+#endif

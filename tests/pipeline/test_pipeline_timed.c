@@ -44,11 +44,9 @@ static double network_us(double len)
 }
 #endif
 
+#if LC_NET_TIMED
 Test(pipeline_timed, a_message_takes_a_hop_and_its_frames_wire_time)
 {
-#if !LC_NET_TIMED
-	cr_skip_test("%s", WHY);
-#else
 	static const char *sizes[] = { "8", "65536" };
 	struct lc_t_out o;
 	char prog[512];
@@ -64,14 +62,14 @@ Test(pipeline_timed, a_message_takes_a_hop_and_its_frames_wire_time)
 		cr_log_info("%s B one-way %.3f us, the network's part %.3f us", sizes[i], us, floor_us);
 	}
 	lc_t_out_free(&o);
-#endif
 }
+#else
+LC_T_SKIPPED(pipeline_timed, a_message_takes_a_hop_and_its_frames_wire_time, WHY)
+#endif
 
+#if LC_NET_TIMED
 Test(pipeline_timed, a_stream_carries_no_more_than_the_link)
 {
-#if !LC_NET_TIMED
-	cr_skip_test("%s", WHY);
-#else
 	struct lc_t_out o;
 	char prog[512];
 	double mbs, link = LC_NET_LINK_MBPS / 8.0;    /* MB/s (10^6 bytes), headers not counted */
@@ -85,19 +83,19 @@ Test(pipeline_timed, a_stream_carries_no_more_than_the_link)
 	cr_assert_leq(mbs, link, "%.1f MB/s through a %.1f MB/s link", mbs, link);
 	cr_log_info("1 MiB stream %.1f MB/s, the link %.1f MB/s", mbs, link);
 	lc_t_out_free(&o);
-#endif
 }
+#else
+LC_T_SKIPPED(pipeline_timed, a_stream_carries_no_more_than_the_link, WHY)
+#endif
 
 /*
  * commrun --network sets another network at run time: the same 8 KiB ping-pong on 100 Mb/s
  * links and 20 us switches takes at least that network's hop and wire time, which the
  * config's own network beats several times (a run that ignored the option would be fast).
  */
+#if LC_NET_TIMED
 Test(pipeline_timed, a_network_set_at_run_time_times_the_frames)
 {
-#if !LC_NET_TIMED
-	cr_skip_test("%s", WHY);
-#else
 	static const char *const slow[] = { "--network", "link_mbps=100,hop_ns=20000", NULL };
 	struct lc_t_out o;
 	char prog[512];
@@ -112,5 +110,7 @@ Test(pipeline_timed, a_network_set_at_run_time_times_the_frames)
 	lc_t_out_free(&o);
 	cr_assert_lt(network_us(8192), floor_us / 4, "the config's own network is not faster: the test "
 		     "would not tell the option from the config");
-#endif
 }
+#else
+LC_T_SKIPPED(pipeline_timed, a_network_set_at_run_time_times_the_frames, WHY)
+#endif
