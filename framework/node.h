@@ -782,7 +782,12 @@ LC_INTERNAL int lc_rx_put(struct lc_node *node, const struct lc_frame_hdr *hdr);
 LC_INTERNAL void lc_rx_put_end(struct lc_node *node, uint32_t src, uint32_t id);
 /* dst acknowledged this node's put id with `bytes` placed. Lock held. */
 LC_INTERNAL void lc_put_acked(struct lc_node *node, uint32_t dst, uint32_t id, uint32_t bytes);
-/* A control frame of the framework's own (LC_FT_FRAMEWORK) to dst, by PIO: 0 or LC_ERR_AGAIN... */
+/*
+ * A control frame of the framework's own (LC_FT_FRAMEWORK) to dst, by PIO: 0,
+ * LC_ERR_AGAIN (no Send Ring slot) or LC_ERR_BUSY (a protocol holds it back,
+ * e.g. reliability's window is full: a request waiting for it is held, not
+ * stalled on the ring -- lc_req_check).  Lock held.
+ */
 LC_INTERNAL int lc_send_fw(struct lc_node *node, uint32_t dst, const void *payload, uint32_t len);
 /* Take the held frames of every source again, in order, as far as they go now. Lock held. Returns the frames that went. */
 LC_INTERNAL int lc_rx_unhold(struct lc_node *node);

@@ -801,7 +801,7 @@ __attribute__((always_inline)) static inline int lc_send_ctrl_inline(struct lc_n
 				     .dst = (uint16_t)dst, .len = len, .msg_len = len };
 	v = LC_PC(send_frame, node, &hdr, payload);
 	if (v == LC_RETRY)
-		return LC_ERR_AGAIN;
+		return LC_ERR_BUSY;     /* a protocol holds it back (e.g. its window is full) */
 	if (v != LC_CONTINUE)
 		return 0;
 	lc_post_pio(node, slot, &hdr, payload);
@@ -881,7 +881,9 @@ int lc_proto_send_rdma(struct lc_node *node, uint32_t dst, uint32_t rkey, uint32
 
 int lc_proto_send_ctrl(struct lc_node *node, uint32_t dst, const void *payload, uint32_t len)
 {
-	return lc_send_ctrl_inline(node, LC_FT_CTRL, dst, payload, len);
+	int rc = lc_send_ctrl_inline(node, LC_FT_CTRL, dst, payload, len);
+
+	return rc == LC_ERR_BUSY ? LC_ERR_AGAIN : rc;
 }
 
 /* The framework's own control frames (acks, a put's end): not in the zero-cost path. */

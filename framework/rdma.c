@@ -178,7 +178,10 @@ static int lc_tx_put_frame(struct lc_node *node, struct lc_req *r)
 			uint32_t id;
 		} end = { { .kind = LC_FW_PUT_END, .count = 1 }, s->seq };
 
-		if (lc_send_fw(node, s->dst, &end, sizeof(end)))
+		rc = lc_send_fw(node, s->dst, &end, sizeof(end));
+		if (rc == LC_ERR_BUSY)
+			r->held = 1;    /* a protocol holds the end back, not a full Send Ring */
+		if (rc)
 			return LC_ERR_AGAIN;
 		s->posted = 1;
 		return 1;
@@ -220,9 +223,12 @@ int lc_tx_put_push(struct lc_node *node, struct lc_req *r, int *work)
 			struct lc_fw_ctrl h;
 			uint32_t seq;
 		} skip = { { .kind = LC_FW_SEQ_SKIP, .count = 1 }, r->note_seq };
+		int rc = lc_send_fw(node, r->s.dst, &skip, sizeof(skip));
 
-		if (lc_send_fw(node, r->s.dst, &skip, sizeof(skip)))
-			return 0;       /* no room in the Send Ring: at the next pass */
+		if (rc == LC_ERR_BUSY)
+			r->held = 1;    /* a protocol holds it back, not a full Send Ring */
+		if (rc)
+			return 0;       /* not now: at the next pass */
 		/* the put leaves the queue with its error, as every send does */
 		r->s.sync = 0;
 		r->put_note = 0;
