@@ -785,7 +785,7 @@ LC_INTERNAL void lc_put_acked(struct lc_node *node, uint32_t dst, uint32_t id, u
 /*
  * A control frame of the framework's own (LC_FT_FRAMEWORK) to dst, by PIO: 0,
  * LC_ERR_AGAIN (no Send Ring slot) or LC_ERR_BUSY (a protocol holds it back,
- * e.g. reliability's window is full: a request waiting for it is held, not
+ * e.g. its window of frames is full: a request waiting for it is held, not
  * stalled on the ring -- lc_req_check).  Lock held.
  */
 LC_INTERNAL int lc_send_fw(struct lc_node *node, uint32_t dst, const void *payload, uint32_t len);
