@@ -263,10 +263,40 @@ Test(pipeline_faults, commrun_sigterm_is_forwarded_and_cleans_up)
 }
 
 /*
+ * The children of pid that run comm (a node that has exec'd its program: its
+ * death signal is set, launcher/spawn.c), or -1 when /proc does not list a
+ * process's children.
+ */
+static int lc_t_children_running(pid_t pid, const char *comm)
+{
+	char path[64], name[64];
+	int n = 0, c;
+	FILE *f, *g;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fscanf(f, "%d", &c) == 1) {
+		snprintf(path, sizeof path, "/proc/%d/comm", c);
+		if ((g = fopen(path, "r"))) {
+			if (fgets(name, sizeof name, g) && strncmp(name, comm, strlen(comm)) == 0 &&
+			    name[strlen(comm)] == '\n')
+				n++;
+			fclose(g);
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/*
  * commrun SIGKILLed (no handler can run): its nodes die with it (PDEATHSIG)
  * and the next commrun removes the segment it left.  The test process is a
  * child subreaper, so the orphaned nodes become its children and are reaped
- * here: each must die of SIGKILL within 5 s, not run its 60 s.
+ * here: each must die of SIGKILL within 5 s, not run its 60 s.  The kill
+ * comes once the three nodes run /bin/sleep: a node forked but killed before
+ * its prctl exits on its own (launcher/spawn.c), which a fixed 300 ms let
+ * happen on a loaded machine.
  */
 Test(pipeline_faults, commrun_sigkill_nodes_follow_and_segment_is_swept)
 {
@@ -277,8 +307,14 @@ Test(pipeline_faults, commrun_sigkill_nodes_follow_and_segment_is_swept)
 	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0, "prctl: %s", strerror(errno));
 	pid_t pid = lc_t_start_sleepers(&fd, job);
 
-	/* the job line comes before the forks: give them time to start */
-	usleep(300000);
+	/* the job line comes before the forks: wait for the three nodes (or 300 ms without /proc's list) */
+	for (int i = 0; i < 1000; i++) {
+		int n = lc_t_children_running(pid, "sleep");
+
+		if (n >= 3 || (n < 0 && i >= 30))
+			break;
+		usleep(10000);
+	}
 	kill(pid, SIGKILL);
 	cr_assert_eq(waitpid(pid, &wst, 0), pid);
 	cr_assert(WIFSIGNALED(wst) && WTERMSIG(wst) == SIGKILL);
