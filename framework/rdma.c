@@ -164,6 +164,20 @@ int lc_iput_notify(lc_node *node, int dst, uint32_t handle, uint64_t off, const 
 
 /* ---- the writer ---- */
 
+/*
+ * A framework control frame of put r (its end, its sequence skip) to its
+ * target: 0 sent; otherwise not now, and r is held when a protocol held the
+ * frame back (lc_send_fw's LC_ERR_BUSY) -- not stalled on the Send Ring.
+ */
+static int lc_put_send_fw(struct lc_node *node, struct lc_req *r, const void *payload, uint32_t len)
+{
+	int rc = lc_send_fw(node, r->s.dst, payload, len);
+
+	if (rc == LC_ERR_BUSY)
+		r->held = 1;
+	return rc;
+}
+
 /* The next RDMA frame of put r, or its end (lc_tx_frame's contract: 1 posted, LC_ERR_AGAIN). */
 static int lc_tx_put_frame(struct lc_node *node, struct lc_req *r)
 {
@@ -178,10 +192,7 @@ static int lc_tx_put_frame(struct lc_node *node, struct lc_req *r)
 			uint32_t id;
 		} end = { { .kind = LC_FW_PUT_END, .count = 1 }, s->seq };
 
-		rc = lc_send_fw(node, s->dst, &end, sizeof(end));
-		if (rc == LC_ERR_BUSY)
-			r->held = 1;    /* a protocol holds the end back, not a full Send Ring */
-		if (rc)
+		if (lc_put_send_fw(node, r, &end, sizeof(end)))
 			return LC_ERR_AGAIN;
 		s->posted = 1;
 		return 1;
@@ -223,11 +234,8 @@ int lc_tx_put_push(struct lc_node *node, struct lc_req *r, int *work)
 			struct lc_fw_ctrl h;
 			uint32_t seq;
 		} skip = { { .kind = LC_FW_SEQ_SKIP, .count = 1 }, r->note_seq };
-		int rc = lc_send_fw(node, r->s.dst, &skip, sizeof(skip));
 
-		if (rc == LC_ERR_BUSY)
-			r->held = 1;    /* a protocol holds it back, not a full Send Ring */
-		if (rc)
+		if (lc_put_send_fw(node, r, &skip, sizeof(skip)))
 			return 0;       /* not now: at the next pass */
 		/* the put leaves the queue with its error, as every send does */
 		r->s.sync = 0;

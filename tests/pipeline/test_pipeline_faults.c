@@ -279,9 +279,10 @@ static int lc_t_children_running(pid_t pid, const char *comm)
 	while (fscanf(f, "%d", &c) == 1) {
 		snprintf(path, sizeof path, "/proc/%d/comm", c);
 		if ((g = fopen(path, "r"))) {
-			if (fgets(name, sizeof name, g) && strncmp(name, comm, strlen(comm)) == 0 &&
-			    name[strlen(comm)] == '\n')
-				n++;
+			if (fgets(name, sizeof name, g)) {
+				name[strcspn(name, "\n")] = '\0';
+				n += strcmp(name, comm) == 0;
+			}
 			fclose(g);
 		}
 	}
