@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Job segment: create, attach, refusal of a mismatched segment, node states, counters. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -195,6 +197,64 @@ Test(seg, node_states)
 	lc_nic_detach(lct_nic[2]);
 	lct_nic[2] = NULL;
 	attach_refused(&g, 2, LC_ERR_BUSY, "dead");
+}
+
+/* Pages of the test's segment resident in memory (mincore over a mapping of its own). */
+static size_t resident_pages(void)
+{
+	char path[128];
+	struct stat st;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n, count = 0;
+	unsigned char *vec;
+	void *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/shm%s", lct_name);
+	fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(fstat(fd, &st), 0);
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	cr_assert_neq(p, MAP_FAILED);
+	n = ((size_t)st.st_size + page - 1) / page;
+	vec = malloc(n);
+	cr_assert_not_null(vec);
+	cr_assert_eq(mincore(p, (size_t)st.st_size, vec), 0, "mincore: %s", strerror(errno));
+	for (size_t i = 0; i < n; i++)
+		count += vec[i] & 1;
+	free(vec);
+	munmap(p, (size_t)st.st_size);
+	close(fd);
+	return count;
+}
+
+/*
+ * An attach makes the node's SRAM buffers and staging resident; with
+ * LC_PREFAULT=0 they fault in as first used (a fuzz replay's many short
+ * jobs); any other value attaches nothing and says why.
+ */
+Test(seg, prefault_or_not)
+{
+	/* staging of 256 slots of 4 KiB payload: 257 pages a node */
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .nodes = 2, .mtu = 4096, .staging = 256 });
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t staging = (size_t)g.staging_slots * g.slot_bytes / page, before;
+
+	lct_create(&g, "prefault");
+	setenv("LC_PREFAULT", "2", 1);
+	attach_refused(&g, 0, LC_ERR_INVAL, "LC_PREFAULT=2: not 1 or 0");
+	setenv("LC_PREFAULT", "0", 1);
+	before = resident_pages();
+	lct_attach(&g, 0);
+	cr_assert_lt(resident_pages() - before, staging / 2,
+		     "LC_PREFAULT=0: %zu pages resident after attach (staging %zu pages)",
+		     resident_pages() - before, staging);
+	setenv("LC_PREFAULT", "", 1);
+	before = resident_pages();
+	lct_attach(&g, 1);
+	cr_assert_geq(resident_pages() - before, staging,
+		      "default: %zu pages resident after attach (staging %zu pages)",
+		      resident_pages() - before, staging);
+	unsetenv("LC_PREFAULT");
 }
 
 Test(seg, read_stats_after_detach)
