@@ -78,6 +78,10 @@ SUITES = {
                      'a tenth of the messages under faults (5 000 a node, a ring of 1 000)'),
     'test_rel_faults': (lambda c: 'reliability' in c.protos,
                         'without reliability: sizes above 16 KiB, all but one window a size'),
+    # every boundary size on 2, 3 and 8 nodes: a smoke run keeps every size but the large one
+    'test_pipeline_sizes': (lambda c: reference(c) or alone(c, 'reliability') or
+                            alone(c, 'rendezvous') or (c.every and not c.variant),
+                            'the large message 8 MiB instead of 64 MiB'),
     # the frame parsers: the framework's alone and all of them together (each protocol's
     # parser in `every`, beside the others); a protocol composed alone replays one corpus
     # input in eight and every regression input
