@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the public API without a peer: names, error texts, misuse, open/close. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE        /* RTLD_DEFAULT */
 
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,22 @@ static void env_fake(const char *node, const char *nodes)
 }
 
 TestSuite(api, .timeout = 20);
+
+/*
+ * Each suite's processes find tests/criterion_nocerts.c's definition before
+ * libmbedx509's: Criterion's libgit2 parses no CA bundle at a test's start.
+ */
+int mbedtls_x509_crt_parse_file(void *chain, const char *path);
+
+Test(api, the_suites_parse_no_ca_bundle)
+{
+	void *found = dlsym(RTLD_DEFAULT, "mbedtls_x509_crt_parse_file");
+
+	cr_assert_eq(found, (void *)mbedtls_x509_crt_parse_file,
+		     "mbedtls_x509_crt_parse_file resolves to %p, not the suite's own %p",
+		     found, (void *)mbedtls_x509_crt_parse_file);
+	cr_assert_eq(mbedtls_x509_crt_parse_file(NULL, "/etc/ssl/certs/ca-certificates.crt"), -0x2900);
+}
 
 Test(api, strerror_covers_every_code)
 {
