@@ -49,7 +49,8 @@ SMOKE_ENV = {'LC_BACKPRESSURE_US': '100000'}
 SUITES = {
     # suite: (runs in full where, what a smoke run leaves out)
     'test_mpi': (personality, 'ping-pong sizes above 1 MiB; NetPIPE above 64 KiB, 20 repeats a size '
-                             'instead of 200'),
+                             'instead of 200; the rendezvous messages the unexpected budget and '
+                             '64 KiB instead of twice the budget'),
     'test_atlas': (personality, 'smaller counts; Table 1 with 5 iterations; the C++ wrapper build'),
     'test_csn': (personality, 'benchmark iterations (20 and 1 MiB a size)'),
     'test_vipl': (personality, 'example iterations'),

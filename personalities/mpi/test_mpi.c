@@ -120,14 +120,16 @@ Test(mpi, calls_outside_init_finalize_are_fatal)
 
 /*
  * Messages above the eager limit go by rendezvous: 3 of them, each twice
- * the unexpected budget, arrive before rank 0 receives them in reverse
- * order (eager, the first would hold the NIC at the budget and the job
- * would hang: the envelope's head-of-line limit), then the exchange,
- * probe, truncation, Ssend and freed-request cases (progs/mpi_p2p.c).
+ * the unexpected budget (a smoke run: the budget and 64 KiB), arrive before
+ * rank 0 receives them in reverse order (eager, the first would hold the
+ * NIC at the budget and the job would hang: the envelope's head-of-line
+ * limit), then the exchange, probe, truncation, Ssend and freed-request
+ * cases (progs/mpi_p2p.c).
  */
 Test(mpi, large_messages_go_by_rendezvous)
 {
-	unsigned long long n = 2ull * LC_HOST_UNEXPECTED_BYTES;
+	unsigned long long n = LC_T_N(2ull * LC_HOST_UNEXPECTED_BYTES,
+				      LC_HOST_UNEXPECTED_BYTES + (64ull << 10));
 	char arg[32], ok[] = "mpi_p2p ok:";
 	struct lc_t_out o;
 	snprintf(arg, sizeof arg, "%llu", n < (16u << 20) ? (n > 4096 ? n : 4096) : (16u << 20));
