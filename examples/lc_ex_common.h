@@ -47,7 +47,7 @@ static inline int lc_ex_open(lc_node **node, int pair)
 	int rc = lc_open(node);
 
 	if (rc != 0) {
-		fprintf(stderr, LC_EX_PROG ": lc_open: %s\n", lc_strerror(rc));
+		fprintf(stderr, LC_EX_PROG ": lc_open: %s (%s)\n", lc_strerror(rc), lc_last_error(NULL));
 		return 1;
 	}
 	if (pair && lc_size(*node) != 2) {

@@ -119,6 +119,31 @@ Test(pipeline_faults, missing_segment_or_environment_is_an_error)
 	lc_t_out_free(&o);
 }
 
+/*
+ * A node refused at lc_open says why, not only the error's class: the
+ * examples print lc_last_error (here a wrong LC_PREFAULT in the job's
+ * environment, which every attach refuses); the job ends and leaves no
+ * segment.
+ */
+Test(pipeline_faults, a_node_refused_at_open_says_why)
+{
+	char crun[512], prog[512], t[16];
+	char *env[] = { "LC_PREFAULT=maybe", NULL };
+	struct lc_t_out o;
+
+	lc_t_path(crun, sizeof crun, "bin/commrun");
+	lc_t_path(prog, sizeof prog, "bin/pingpong");
+	snprintf(t, sizeof t, "%d", 30 * LC_T_SLOWDOWN);
+	char *argv[] = { crun, "--show-job", "--timeout", t, "-n", "2", prog, NULL };
+	lc_t_exec(&o, argv, env);
+	cr_assert(o.status != 0 && o.status != 124, "exit %d; output:\n%s", o.status, o.text);
+	cr_assert_eq(lc_t_count(&o, "pingpong: lc_open: invalid argument ("), 2, "output:\n%s", o.text);
+	cr_assert_eq(lc_t_count(&o, "LC_PREFAULT=maybe: not 1 or 0)"), 2, "output:\n%s", o.text);
+	cr_assert(o.job[0] == '/' && !lc_t_seg_exists(o.job), "segment %s left behind; output:\n%s",
+		  o.job, o.text);
+	lc_t_out_free(&o);
+}
+
 Test(pipeline_faults, node_id_outside_the_job_is_refused)
 {
 	struct lc_nic_geom g;
