@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "geom.h"
+#include "lc_env.h"
 #include "lc_marks.h"
 #include "lc_pc.h"
 #include "node.h"
@@ -238,13 +239,13 @@ static int lc_own_core(void)
  */
 static int lc_env_link_engine(struct lc_nic_geom *g)
 {
-	const char *v = getenv("LC_LINK_ENGINE");
+	char err[128];
+	int pick;
 
-	if (!v || !*v)
-		return 0;
-	if (strcmp(v, "sender") && strcmp(v, "either"))
-		return lc_fail(LC_ERR_INVAL, "LC_LINK_ENGINE=%s: not \"sender\" or \"either\"", v);
-	g->pull = v[0] == 'e';
+	if (lc_env_switch("LC_LINK_ENGINE", "sender", "either", &pick, err, sizeof err))
+		return lc_fail(LC_ERR_INVAL, "%s", err);
+	if (pick >= 0)
+		g->pull = (uint16_t)pick;
 	return 0;
 }
 
@@ -257,14 +258,12 @@ static int lc_env_link_engine(struct lc_nic_geom *g)
  */
 static int lc_env_hold_sends(int *hold)
 {
-	const char *v = getenv("LC_HOLD_SENDS");
+	char err[128];
+	int pick;
 
-	*hold = 1;
-	if (!v || !*v)
-		return 0;
-	if (strcmp(v, "1") && strcmp(v, "0"))
-		return lc_fail(LC_ERR_INVAL, "LC_HOLD_SENDS=%s: not 1 or 0", v);
-	*hold = v[0] == '1';
+	if (lc_env_switch("LC_HOLD_SENDS", "1", "0", &pick, err, sizeof err))
+		return lc_fail(LC_ERR_INVAL, "%s", err);
+	*hold = pick != 1;
 	return 0;
 }
 

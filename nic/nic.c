@@ -14,6 +14,7 @@
 #include "dma_step.h"
 #include "lc_copy.h"
 #include "lc_crc32c.h"
+#include "lc_env.h"
 #include "lc_marks.h"
 #include "lc_pc_nic.h"
 #include "nic_impl.h"
@@ -1398,17 +1399,10 @@ static void lc_touch_pages(uint8_t *p, size_t n)
  */
 static int lc_prefault(int *on, char *err, size_t errlen)
 {
-	const char *v = getenv("LC_PREFAULT");
+	int pick, rc = lc_env_switch("LC_PREFAULT", "1", "0", &pick, err, errlen);
 
-	*on = 1;
-	if (!v || !*v)
-		return 0;
-	if (strcmp(v, "1") && strcmp(v, "0")) {
-		snprintf(err, errlen, "LC_PREFAULT=%s: not 1 or 0", v);
-		return LC_ERR_INVAL;
-	}
-	*on = v[0] == '1';
-	return 0;
+	*on = pick != 1;
+	return rc;
 }
 
 struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_nic_geom *g,
