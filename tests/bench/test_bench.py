@@ -4,6 +4,8 @@
 
 usage: tests/bench/test_bench.py BUILD_DIR   (any config: its commrun runs the jobs)
 
+The report's placement groups (benchlib.placements, report.placement_lines) on rounds made up here.
+
 A failed cell's reason (tools/bench/run.py failure_text, through run_sweep on a real commrun job):
 every node's last line of its own and commrun's first lines, so that the node that died first is
 named beside the peer that saw it die.
@@ -15,6 +17,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, '..', '..')
 sys.path.insert(0, os.path.join(ROOT, 'tools', 'bench'))
 import run  # noqa: E402
+import benchlib as bl  # noqa: E402
+import report  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, '..'))
 from pychecks import check, finish, skip  # noqa: E402
 
@@ -47,7 +51,41 @@ def main(argv):
           ' | '.join('commrun: line %d' % i for i in range(run.FAILURE_LAUNCHER_LINES)),
           'failure_text: %r' % t)
     check(run.failure_text(1, []) == 'exit status 1: no message', 'no stderr at all')
+    placement_checks()
     return finish()
+
+
+def rows_of(shm, ratio):
+    """Rounds 1.. with the shm floor shm[i] (us) and `baseline` msgrate ratio[i] x Open MPI's."""
+    out = []
+    for i, (f, q) in enumerate(zip(shm, ratio), 1):
+        for cfg, bench, v in (('shm', 'pingpong', f), ('openmpi', 'msgrate', 10e6),
+                              ('baseline', 'msgrate', 10e6 * q)):
+            out.append(dict(config=cfg, benchmark=bench, size=8, round=i, value=v, unit='', status='ok'))
+    return out
+
+
+def placement_checks():
+    rate = [t for t in report.TARGETS if t[3] == 'msgrate' and t[1] == 'baseline']
+    # two groups 3.5x apart, the rounds interleaved: each judged on its own rounds
+    rows = rows_of([0.07, 0.30, 0.08, 0.28, 0.07, 0.35], [1.2, 0.9, 1.2, 0.9, 1.2, 0.9])
+    classes, bounds = bl.placements(rows)
+    check(classes == {1: 'fast', 2: 'slow', 3: 'fast', 4: 'slow', 5: 'fast', 6: 'slow'},
+          'placements: %r' % classes)
+    check(bounds == (0.08, 0.28), 'the groups\' bounds: %r' % (bounds,))
+    L = report.placement_lines(rows, rate)
+    row = [x for x in L if x.startswith('| `baseline` 8 B message rate')]
+    check(len(row) == 1 and 'met: 1.200× (8 B), IQR 1.200–1.200 (3 rounds)' in row[0] and
+          'not met: 0.900× (8 B), IQR 0.900–0.900 (3 rounds)' in row[0] and
+          row[0].index('met: 1.200') < row[0].index('not met: 0.900'),
+          'fast then slow, each its own verdict: %r' % row)
+    check(any('3 round(s) at 0.080 us or less' in x and '3 at 0.280 us or more' in x for x in L),
+          'the groups named with their bounds: %r' % L[:1])
+    # one group (the largest gap 1.29x): no split, nothing added to the report
+    rows = rows_of([0.07, 0.09, 0.08, 0.075], [1.2, 0.9, 1.1, 1.0])
+    check(bl.placements(rows) == (None, None), 'one placement: %r' % (bl.placements(rows),))
+    check(report.placement_lines(rows, rate) == [], 'one placement: no table')
+    check(bl.placements(rows_of([0.07], [1.0])) == (None, None), 'one round: no groups')
 
 
 if __name__ == '__main__':

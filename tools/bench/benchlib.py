@@ -262,6 +262,32 @@ def cells(rows, benchmark=None):
     return {k: summarise(v) for k, v in acc.items()}
 
 
+# The placement of a round.  A 2-node job runs on the machine's two vCPUs, and the host places
+# them, and moves them between rounds, so that a cache line crosses from one to the other fast or
+# slowly: the raw shared-memory floor's 8 B one-way time (anchor `shm`, measured in every round)
+# was 0.06-0.10 us in some hours and 0.24-0.50 us in others on the same machine, and every series
+# moves with it, not in the same proportion (docs/internals.md, "The message rate by placement").
+# Rounds whose floors form two groups at least PLACE_GAP x apart are judged in each group too.
+PLACE_GAP = 1.8
+
+
+def placements(rows):
+    """(classes, (lo, hi)): classes {round: 'fast' | 'slow'} when the rounds' shm floor at 8 B
+    (ping-pong) falls into two groups with at least PLACE_GAP x between the largest floor of the
+    fast group (lo) and the smallest of the slow one (hi) -- the largest gap between the sorted
+    floors; (None, None) when the rounds form one group or fewer than two measured the floor."""
+    v = {r['round']: r['value'] for r in rows
+         if r['config'] == 'shm' and r['benchmark'] == 'pingpong' and r['size'] == 8 and
+         r['status'] == 'ok' and r['value']}
+    xs = sorted(v.values())
+    if len(xs) < 2:
+        return None, None
+    gap, i = max((xs[k + 1] / xs[k], k) for k in range(len(xs) - 1))
+    if gap < PLACE_GAP:
+        return None, None
+    return {rnd: 'fast' if x <= xs[i] else 'slow' for rnd, x in v.items()}, (xs[i], xs[i + 1])
+
+
 def round_ratios(rows, a, b, benchmark, size):
     """Per-round ratios value(a) / value(b) of one cell, over the rounds where both are ok."""
     va, vb = {}, {}

@@ -169,7 +169,34 @@ def target_section(rows, title=TARGET_SECTION, targets=None, preset='small'):
             t['why'] if x is None else '%.3f×, IQR %.3f–%.3f [%.3f %.3f] (%d rounds)' % (
                 x['median'], x['q1'], x['q3'], x['min'], x['max'], x['n'])))
     L.append('')
-    return L + (floor_lines(rows, targets) if targets is None else [])
+    return L + placement_lines(rows, targets) + (floor_lines(rows, targets) if targets is None else [])
+
+
+def placement_lines(rows, targets=None):
+    """Each target judged again over the rounds of each placement (bl.placements), or [] when the
+    rounds ran in one."""
+    classes, bounds = bl.placements(rows)
+    if classes is None:
+        return []
+    lo, hi = bounds
+    n = {c: sum(1 for v in classes.values() if v == c) for c in ('fast', 'slow')}
+    L = ['By placement: the shm floor\'s 8 B one-way time put the rounds in two groups -- %d round(s) '
+         'at %.3f us or less (*fast*: a cache line crosses between the two vCPUs quickly) and %d at '
+         '%.3f us or more (*slow*), %.1fx apart; the host placed the job\'s two vCPUs differently '
+         'between them.  Each target over the rounds of each group:' % (n['fast'], lo, n['slow'], hi,
+                                                                       hi / lo), '',
+         '| target | bound | fast placement | slow placement |', '|---|---|---|---|']
+    by = {c: target_rows([r for r in rows if classes.get(r['round']) == c], targets)
+          for c in ('fast', 'slow')}
+
+    def cell(t):
+        x = t['x']
+        return t['why'] if x is None else '%s: %.3f× (%s), IQR %.3f–%.3f (%d rounds)' % (
+            t['verdict'], x['median'], bl.fmt_size(t['size']), x['q1'], x['q3'], x['n'])
+    for f, s in zip(by['fast'], by['slow']):
+        L.append('| %s | %s %.2f× | %s | %s |' % (f['what'], '≤' if f['how'] == 'le' else '≥',
+                                                  f['bound'], cell(f), cell(s)))
+    return L + ['']
 
 
 def copies_rows(outdir):
