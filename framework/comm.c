@@ -261,6 +261,7 @@ static int lc_env_hold_sends(int *hold)
 	char err[128];
 	int pick;
 
+	*hold = 1;
 	if (lc_env_switch("LC_HOLD_SENDS", "1", "0", &pick, err, sizeof err))
 		return lc_fail(LC_ERR_INVAL, "%s", err);
 	*hold = pick != 1;
