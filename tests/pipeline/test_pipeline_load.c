@@ -103,6 +103,45 @@ Test(pipeline_load, stopped_receiver_fails_the_send_in_bounded_time)
 }
 
 /*
+ * The same with the big message sent last (liveload --big-last): where a
+ * protocol announces large messages (rendezvous), its announce waits behind
+ * the small frames of a full Send Ring and send queue, a send no frame of
+ * which is on the wire for the limit's clock to count.  It must fail with
+ * the small ones once the limit passed, not a whole limit later (its own):
+ * the job runs with a limit of 1 s, every config (a smoke run's 100 ms would
+ * not tell one limit from two on a loaded machine), and the last send must
+ * fail less than half a limit after the first.
+ */
+#if LC_PC_ANNOUNCE
+Test(pipeline_load, stopped_receiver_fails_an_announce_behind_a_full_ring_in_bounded_time)
+{
+	struct lc_t_out o;
+	unsigned long long ms = 0, bound = 0, all = 0;
+	char err[32] = "";
+	const char *c;
+
+	cr_assert_eq(setenv("LC_BACKPRESSURE_US", "1000000", 1), 0);
+	lc_t_commrun(&o, 2, 30, "liveload", "stop", "--big-last", NULL);
+	cr_assert_eq(o.status, 128 + 9, "commrun exit %d, expected 137; output:\n%s", o.status, o.text);
+	c = strstr(o.text, "liveload stop: ");
+	cr_assert(c && sscanf(c, "liveload stop: %31s after %llu ms (bound %llu ms)", err, &ms, &bound) == 3,
+		  "node 0 did not report its first failed send; output:\n%s", o.text);
+	c = strstr(o.text, "liveload stop all: ");
+	cr_assert(c && sscanf(c, "liveload stop all: %llu ms", &all) == 1,
+		  "node 0 did not report its last send (the announced one); output:\n%s", o.text);
+	cr_assert_leq(ms, bound + 1500, "the first send failed only after %llu ms:\n%s", ms, o.text);
+	cr_assert_lt(all - ms, 500, "the announced send failed %llu ms after the first (a limit is 1000 ms):\n%s",
+		     all - ms, o.text);
+	cr_assert_eq(lc_t_count(&o, "FAIL"), 0, "output:\n%s", o.text);
+	lc_t_out_free(&o);
+}
+#else
+LC_T_SKIPPED(pipeline_load, stopped_receiver_fails_an_announce_behind_a_full_ring_in_bounded_time,
+	     "no protocol announces large messages (LC_PC_ANNOUNCE): the big message's frames are "
+	     "the stopped_receiver case's")
+#endif
+
+/*
  * The scenario of the README's test command on a busy machine: every boundary
  * size and 64 MiB in both directions while two CPU-bound processes compete
  * for the two cores, so a node often fills its 64 MiB buffers (hundreds of ms

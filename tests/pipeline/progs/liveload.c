@@ -15,7 +15,7 @@
 #endif
 
 /*
- * Usage: liveload busy|sleep|stop [--pin] [--away K] [--limits-only]    (2 nodes)
+ * Usage: liveload busy|sleep|stop [--pin] [--away K] [--limits-only] [--big-last]    (2 nodes)
  * Node 0 sends node 1 one big message (twice host staging plus the Receive
  * Ring, so it fills every buffer on the way in both MCP modes; 256 KiB at
  * least) and then
@@ -37,6 +37,10 @@
  * control stopped waiting for its credits); it prints
  *   "liveload stop: <err> after <ms> ms (bound <ms> ms)"
  * and then kills node 1 (SIGKILL; its pid came in "ready"), so commrun exits 137.
+ * --big-last sends the LL_SMALL messages first and the big one after them, so
+ * that its first frame (a rendezvous config's announce) waits behind a full
+ * Send Ring; stop then also prints "liveload stop all: <ms> ms", when the
+ * last send -- the big one -- failed too.
  * --pin puts both nodes on one CPU: node 0 spins in libcomm while node 1
  * computes, the machine as loaded as two nodes can make it.
  */
@@ -53,6 +57,7 @@ static uint64_t ll_now_ns(void)
 
 static unsigned ll_away_limits = 3;     /* --away */
 static int ll_limits_only;              /* --limits-only */
+static int ll_big_last;                 /* --big-last */
 
 static uint64_t ll_away_ns(void)
 {
@@ -95,8 +100,10 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = { { "pin", no_argument, NULL, 'p' },
 					      { "away", required_argument, NULL, 'a' },
-					      { "limits-only", no_argument, NULL, 'l' }, { 0, 0, 0, 0 } };
-	static const char usage[] = "usage: liveload busy|sleep|stop [--pin] [--away K] [--limits-only]";
+					      { "limits-only", no_argument, NULL, 'l' },
+					      { "big-last", no_argument, NULL, 'b' }, { 0, 0, 0, 0 } };
+	static const char usage[] =
+		"usage: liveload busy|sleep|stop [--pin] [--away K] [--limits-only] [--big-last]";
 	const char *mode;
 	int me, n, pin = 0, opt;
 	char *end;
@@ -116,6 +123,8 @@ int main(int argc, char **argv)
 			pin = 1;
 		} else if (opt == 'l') {
 			ll_limits_only = 1;
+		} else if (opt == 'b') {
+			ll_big_last = 1;
 		} else if (opt == 'a') {
 			ll_away_limits = (unsigned)strtoul(optarg, &end, 10);
 			if (*end || ll_away_limits < 2 || ll_away_limits > 9)
@@ -160,14 +169,20 @@ int main(int argc, char **argv)
 		} else {
 			ll_compute(ll_away_ns());
 		}
-		LC_TP_OK(node, lc_recv(node, 0, buf, big, &st));
-		lc_tp_expect(buf, &st, 0, big, lc_ex_seed(7, big), "the big message");
+		if (!ll_big_last) {
+			LC_TP_OK(node, lc_recv(node, 0, buf, big, &st));
+			lc_tp_expect(buf, &st, 0, big, lc_ex_seed(7, big), "the big message");
+		}
 		for (uint32_t i = 0; i < LL_SMALL; i++) {
 			char what[32];
 
 			LC_TP_OK(node, lc_recv(node, 0, buf, 8, &st));
 			snprintf(what, sizeof what, "small message %u", i);
 			lc_tp_expect(buf, &st, 0, 8, lc_ex_seed(i, 8), what);
+		}
+		if (ll_big_last) {
+			LC_TP_OK(node, lc_recv(node, 0, buf, big, &st));
+			lc_tp_expect(buf, &st, 0, big, lc_ex_seed(7, big), "the big message");
 		}
 		printf("liveload ok: node 1 received %u messages after %llu ms away\n", LL_SMALL + 1,
 		       (unsigned long long)(ll_away_ns() / 1000000u));
@@ -180,15 +195,22 @@ int main(int argc, char **argv)
 	lc_ex_fill(buf, big, lc_ex_seed(7, big));
 	t0 = ll_now_ns();
 	{
+		/* r[k]: the k-th send posted, the big one first or (--big-last) last */
 		lc_req *r[LL_SMALL + 1];
-		int rc = lc_isend(node, 1, buf, big, &r[0]), failed = 0;
+		uint32_t at = ll_big_last ? LL_SMALL : 0;
+		int rc = 0, failed = 0;
 		static unsigned char small[LL_SMALL][8];
 
-		if (rc != 0)
-			lc_tp_fail("lc_isend of the big message -> %s", lc_tp_errname(rc));
-		for (uint32_t i = 0; i < LL_SMALL; i++) {
+		for (uint32_t k = 0; k <= LL_SMALL; k++) {
+			if (k == at) {
+				if ((rc = lc_isend(node, 1, buf, big, &r[k])) != 0)
+					lc_tp_fail("lc_isend of the big message -> %s", lc_tp_errname(rc));
+				continue;
+			}
+			uint32_t i = k - (k > at);
+
 			lc_ex_fill(small[i], 8, lc_ex_seed(i, 8));
-			if ((rc = lc_isend(node, 1, small[i], 8, &r[i + 1])) != 0)
+			if ((rc = lc_isend(node, 1, small[i], 8, &r[k])) != 0)
 				lc_tp_fail("lc_isend of small message %u -> %s", i, lc_tp_errname(rc));
 		}
 		for (uint32_t i = 0; i <= LL_SMALL; i++) {
@@ -206,6 +228,11 @@ int main(int argc, char **argv)
 		if (!strcmp(mode, "stop")) {
 			if (!failed)
 				lc_tp_fail("every send to the stopped node succeeded");
+			if (ll_big_last && rc == 0)
+				lc_tp_fail("the big message, sent last, succeeded to the stopped node");
+			if (ll_big_last)
+				printf("liveload stop all: %llu ms\n",
+				       (unsigned long long)((ll_now_ns() - t0) / 1000000u));
 			fflush(stdout);
 			kill((pid_t)pid, SIGKILL);
 			lc_close(node);
