@@ -244,7 +244,7 @@ static int lc_env_link_engine(struct lc_nic_geom *g)
 
 	if (lc_env_switch("LC_LINK_ENGINE", "sender", "either", &pick, err, sizeof err))
 		return lc_fail(LC_ERR_INVAL, "%s", err);
-	if (pick >= 0)
+	if (pick >= 0)          /* "sender" (pick 0) or "either" (1); unset (-1): the config's */
 		g->pull = (uint16_t)pick;
 	return 0;
 }
@@ -264,7 +264,7 @@ static int lc_env_hold_sends(int *hold)
 	*hold = 1;
 	if (lc_env_switch("LC_HOLD_SENDS", "1", "0", &pick, err, sizeof err))
 		return lc_fail(LC_ERR_INVAL, "%s", err);
-	*hold = pick != 1;
+	*hold = pick != 1;      /* "1" (pick 0) or unset (-1): 1; "0" (pick 1): 0 */
 	return 0;
 }
 

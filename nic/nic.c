@@ -1401,7 +1401,7 @@ static int lc_prefault(int *on, char *err, size_t errlen)
 {
 	int pick, rc = lc_env_switch("LC_PREFAULT", "1", "0", &pick, err, errlen);
 
-	*on = pick != 1;
+	*on = pick != 1;        /* "1" (pick 0) or unset (-1): on; "0" (pick 1): off */
 	return rc;
 }
 
