@@ -123,6 +123,21 @@ def floor_rows(rows, targets=None):
     return out
 
 
+def bound_text(t):
+    """A target's bound as the tables print it: "≤ 1.00×" or "≥ 1.00×"."""
+    return '%s %.2f×' % ('≤' if t['how'] == 'le' else '≥', t['bound'])
+
+
+def ratio_text(t, verdict=False):
+    """A judged target's ratio at its worst size with its IQR -- with verdict, after its verdict and
+    before its rounds -- or why it has none."""
+    x = t['x']
+    if x is None:
+        return t['why']
+    r = '%.3f× (%s), IQR %.3f–%.3f' % (x['median'], bl.fmt_size(t['size']), x['q1'], x['q3'])
+    return '%s: %s (%d rounds)' % (t['verdict'], r, x['n']) if verdict else r
+
+
 def floor_lines(rows, targets=None):
     """The table of floor_rows, or [] when the floor was not measured."""
     got = floor_rows(rows, targets)
@@ -137,14 +152,9 @@ def floor_lines(rows, targets=None):
          'the distance is the model\'s mandated work, measured in the same rounds.', '',
          '| target | bound | `baseline` | the NIC model floor | the floor alone meets the bound |',
          '|---|---|---|---|---|']
-
-    def cell(t):
-        x = t['x']
-        return t['why'] if x is None else '%.3f× (%s), IQR %.3f–%.3f' % (
-            x['median'], bl.fmt_size(t['size']), x['q1'], x['q3'])
     for t, f in got:
-        L.append('| %s | %s %.2f× | %s | %s | %s |' % (
-            t['what'], '≤' if t['how'] == 'le' else '≥', t['bound'], cell(t), cell(f),
+        L.append('| %s | %s | %s | %s | %s |' % (
+            t['what'], bound_text(t), ratio_text(t), ratio_text(f),
             'not measured' if f['x'] is None else ('yes' if f['verdict'] == 'met' else 'no')))
     for bench, what in (('pingpong', 'latency'), ('msgrate', 'message rate')):
         x = bl.summarise(bl.round_ratios(rows, 'baseline', FLOOR, bench, 8))
@@ -163,8 +173,8 @@ def target_section(rows, title=TARGET_SECTION, targets=None, preset='small'):
          '| target | bound | verdict | size | per-round ratio |', '|---|---|---|---|---|']
     for t in target_rows(rows, targets):
         x = t['x']
-        L.append('| %s | %s %.2f× | %s | %s | %s |' % (
-            t['what'], '≤' if t['how'] == 'le' else '≥', t['bound'], t['verdict'],
+        L.append('| %s | %s | %s | %s | %s |' % (
+            t['what'], bound_text(t), t['verdict'],
             bl.fmt_size(t['size']) if t['size'] is not None else 'n/a',
             t['why'] if x is None else '%.3f×, IQR %.3f–%.3f [%.3f %.3f] (%d rounds)' % (
                 x['median'], x['q1'], x['q3'], x['min'], x['max'], x['n'])))
@@ -188,14 +198,9 @@ def placement_lines(rows, targets=None):
          '| target | bound | fast placement | slow placement |', '|---|---|---|---|']
     by = {c: target_rows([r for r in rows if classes.get(r['round']) == c], targets)
           for c in ('fast', 'slow')}
-
-    def cell(t):
-        x = t['x']
-        return t['why'] if x is None else '%s: %.3f× (%s), IQR %.3f–%.3f (%d rounds)' % (
-            t['verdict'], x['median'], bl.fmt_size(t['size']), x['q1'], x['q3'], x['n'])
     for f, s in zip(by['fast'], by['slow']):
-        L.append('| %s | %s %.2f× | %s | %s |' % (f['what'], '≤' if f['how'] == 'le' else '≥',
-                                                  f['bound'], cell(f), cell(s)))
+        L.append('| %s | %s | %s | %s |' % (f['what'], bound_text(f), ratio_text(f, True),
+                                            ratio_text(s, True)))
     return L + ['']
 
 
