@@ -55,6 +55,7 @@ PLAIN = re.compile(r'(\d+) passed, (\d+) failed\s*$', re.M)
 # a check a plain suite cannot run in this build (tests/pychecks.py skip): counted, with its reason
 PLAIN_SKIP = re.compile(r'^SKIP: (.*)$', re.M)
 SUITE_TIMEOUT = 300     # seconds for one suite; the tests set their own .timeout too
+WHY_LINES = 60          # lines kept of the failed tests' messages (criterion_report)
 # --mode: how many times more time a suite gets (LC_T_SLOWDOWN, tests/pipeline/lc_run.h)
 SLOWDOWN = {'release': 1, 'debug': 3, 'tsan': 10}
 NO_TEST = 'every test compiled out for this config (no LC_T_SKIPPED)'
@@ -217,17 +218,21 @@ def compiled_out(exe):
 
 
 def criterion_report(path, listed=None, off=None):
-    """Criterion's machine output (--json=path): (passed, failed, errored, skipped, reasons);
-    the suite::test names go into the set listed; a disabled test takes its reason from off
-    (compiled_out)."""
+    """Criterion's machine output (--json=path): (passed, failed, errored, skipped, reasons,
+    unexplained, why_failed); the suite::test names go into the set listed; a disabled test
+    takes its reason from off (compiled_out); why_failed: each failed test's name and its
+    assertion's message (the programs' output a test puts there), the log shows neither."""
     with open(path) as f:
         r = json.load(f)
-    reasons, unexplained = [], []
+    reasons, unexplained, why_failed = [], [], []
     for suite in r.get('test_suites', []):
         for test in suite.get('tests', []):
             name = '%s::%s' % (suite.get('name'), test.get('name'))
             if listed is not None:
                 listed.add(name)
+            if test.get('status') in ('FAILED', 'ERRORED'):
+                why_failed += ['%s %s:' % (test.get('status'), name)] + \
+                    ['  ' + l for m in test.get('messages') or [] for l in m.splitlines()]
             if test.get('status') == 'SKIPPED':
                 why = '; '.join(test.get('messages') or [])
                 if why in UNEXPLAINED and name in (off or {}):
@@ -236,7 +241,7 @@ def criterion_report(path, listed=None, off=None):
                     unexplained.append(name)
                 elif why not in reasons:
                     reasons.append(why)
-    return r['passed'], r['failed'], r['errored'], r['skipped'], reasons, unexplained
+    return r['passed'], r['failed'], r['errored'], r['skipped'], reasons, unexplained, why_failed
 
 
 def tsan_prefix(exe, root):
@@ -375,7 +380,7 @@ def criterion_suite(t, name, exe, root, env):
     elif res is None:
         t.add(name, 0, 1, why, secs, tail_of(err + out))
     else:
-        passing, failing, errored, skipped, reasons, unexplained = res
+        passing, failing, errored, skipped, reasons, unexplained, why_failed = res
         bad = failing + errored
         note = ''
         if flagged:
@@ -399,7 +404,8 @@ def criterion_suite(t, name, exe, root, env):
             skipped, note = 1, 'skipped: ' + NO_TEST
         elif skipped:
             note = 'skipped: ' + ' | '.join(reasons)
-        t.add(name, passing, bad, note, secs, failing_lines[-60:] if bad else None, skipped)
+        t.add(name, passing, bad, note, secs,
+              failing_lines[-60:] + why_failed[:WHY_LINES] if bad else None, skipped)
 
 
 def main():
@@ -568,7 +574,7 @@ def main():
     # every failure once more at the end, where a log's tail shows it (.ci/run repeats these)
     for name, note, tail in t.failures:
         print('FAILED: %s%s' % (name, ': ' + note if note else ''))
-        for line in tail[-15:]:
+        for line in tail[-(WHY_LINES + 15):]:
             print('    | ' + line)
     print('%d passed, %d failed, %d skipped' % (t.passed, t.failed, t.skipped))
     return 0 if t.failed == 0 else 1
