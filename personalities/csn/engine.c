@@ -130,11 +130,12 @@ static int csn_poll(struct csn_tr *tr)
 	}
 }
 
-static uint64_t csn_now_us(void)
+/* In ns: a deadline in truncated us could end a wait up to 1 us short of its timeout. */
+static uint64_t csn_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 csn_status csn_wait_desc(struct csn_tr *tr, struct csn_desc *d, netid *peer, unsigned int *actual)
@@ -189,7 +190,7 @@ struct csn_desc *csn_take_done(struct csn_tr *tr, csn_flags flags, unsigned time
 {
 	uint64_t deadline = 0;
 	if (timeout_us != 0 && timeout_us != CSN_WAIT_FOREVER)
-		deadline = csn_now_us() + timeout_us;
+		deadline = csn_now_ns() + (uint64_t)timeout_us * 1000u;
 	for (unsigned spins = 0;;) {
 		struct csn_desc *d = csn_dq_take(tr, flags);
 		if (d)
@@ -204,7 +205,7 @@ struct csn_desc *csn_take_done(struct csn_tr *tr, csn_flags flags, unsigned time
 			*st = csn_fail(CsnTimeout, "csn_test: no operation of the kinds asked is outstanding");
 			return NULL;
 		}
-		if (timeout_us == 0 || (deadline && csn_now_us() >= deadline)) {
+		if (timeout_us == 0 || (deadline && csn_now_ns() >= deadline)) {
 			*st = csn_fail(CsnTimeout, "csn_test: nothing completed within %u us", timeout_us);
 			return NULL;
 		}

@@ -101,6 +101,12 @@ Test(csn, bad_transports_netids_and_arguments)
 	csn_t_calls("errors");
 }
 
+/* 200 timed tests of 200 us: none returns before its timeout (a deadline in whole us did) */
+Test(csn, timed_tests_never_return_early)
+{
+	csn_t_calls("timeouts");
+}
+
 /* progs/libcsn_sink (written for libcsn) with the hello source, a two-program job */
 Test(csn, libcsn_sink_in_a_two_program_job)
 {

@@ -9,7 +9,7 @@
 #include "csn.h"
 
 /*
- * usage: commrun -n 2 csn_calls MODE     (MODE: flags | names | errors)
+ * usage: commrun -n 2 csn_calls MODE     (MODE: flags | names | errors | timeouts)
  * Node 0 and node 1 (from LC_NODE: a test driver, not a libcsn program)
  * play the two sides of each step; every check that fails prints "FAIL"
  * with its line and exits 1, and each node ends with "csn_calls ok: MODE".
@@ -91,6 +91,7 @@ static void mode_flags(void)
 		tx_str(t, peer, "pong");                        /* step 1 */
 		rx_str(t, &peer, "1", NULL);
 		tx_str(t, peer, "2");                           /* step 2 */
+		rx_str(t, &peer, "3", NULL);                    /* step 3: node 0 is waiting */
 		sleep_ms(300);
 		tx_str(t, peer, "late");                        /* step 3 */
 		tx_str(t, peer, "m0");                          /* step 4 */
@@ -148,9 +149,14 @@ static void mode_flags(void)
 	t0 = now_ms();
 	IS(csn_test(t, CsnTxReadyFlag, CSN_WAIT_FOREVER, &n, &a, &s), CsnTimeout);
 	CHECK(now_ms() - t0 < 250, "a test with no transmit outstanding waited %.1f ms", now_ms() - t0);
+	strcpy(sb, "3");                /* node 1 sends "late" 300 ms after it has this */
+	t0 = now_ms();
+	OK(csn_txnb(t, peer, sb, 2));
 	IS(csn_test(t, CsnRxReadyFlag, CsnInfinite, &n, &a, &s), CsnRxReady);
 	CHECK(strcmp(r, "late") == 0 && now_ms() - t0 > 100, "step 3 got \"%s\" after %.1f ms", r,
 	      now_ms() - t0);
+	IS(csn_test(t, CsnTxReadyFlag, CSN_WAIT_FOREVER, &n, &a, &s), CsnTxReady); /* "3" */
+	CHECK(a == sb && s == CsnOk, "step 3's tx: a %p (sb %p) s %d", a, (void *)sb, s);
 	/* step 4: posted receives complete in post order */
 	char rr[3][8];
 	unsigned ra[3];
@@ -206,6 +212,8 @@ static void mode_names(void)
 
 	if (me == 1) {
 		OK(csn_open(&t));
+		/* after node 0 started its lookup of "late", however late its process began */
+		OK(csn_lookupname(&n, "looking"));
 		sleep_ms(300);
 		OK(csn_registername(t, "late"));
 		rx_str(t, NULL, "go1", &n);
@@ -227,6 +235,7 @@ static void mode_names(void)
 	}
 	IS(csn_lookupname(&n, "late"), CsnUnitializedTransport);       /* no transport yet */
 	OK(csn_open(&t));
+	OK(csn_registername(t, "looking"));
 	double t0 = now_ms();
 	OK(csn_lookupname(&b, "late"));
 	CHECK(now_ms() - t0 > 100 && b.ip == 2 && b.port == 1, "late {%u,%u} after %.1f ms", b.ip,
@@ -314,21 +323,58 @@ static void mode_errors(void)
 	printf("csn_calls ok: errors\n");
 }
 
+/*
+ * Timed tests never return before their timeout, not even by a part of a
+ * microsecond: node 0 times 200 tests of 200 us on a receive that cannot
+ * complete before node 1, asleep in a lookup meanwhile, sends into it (node
+ * 0's polls then come close together: a deadline in whole microseconds shows).
+ */
+static void mode_timeouts(void)
+{
+	transport t;
+	netid n;
+	void *a;
+	csn_status s;
+	char r[8];
+	unsigned act = 0;
+
+	OK(csn_open(&t));
+	if (me == 1) {
+		OK(csn_lookupname(&n, "timed"));
+		tx_str(t, n, "seen");           /* into the receive node 0 timed */
+		OK(csn_close(&t));
+		printf("csn_calls ok: timeouts\n");
+		return;
+	}
+	OK(csn_rxnb(t, r, sizeof r, &act));
+	for (int i = 0; i < 200; i++) {
+		double t0 = now_ms();
+		IS(csn_test(t, CsnRxReadyFlag, 200, &n, &a, &s), CsnTimeout);
+		double dt = now_ms() - t0;
+		CHECK(dt >= 0.2 && dt < 1000, "a 200 us test returned after %.4f ms (test %d)", dt, i);
+	}
+	OK(csn_registername(t, "timed"));
+	IS(csn_test(t, CsnRxReadyFlag, CSN_WAIT_FOREVER, &n, &a, &s), CsnRxReady);
+	CHECK(a == r && s == CsnOk && strcmp(r, "seen") == 0, "got \"%s\"", r);
+	OK(csn_close(&t));
+	printf("csn_calls ok: timeouts\n");
+}
+
 int main(int argc, char **argv)
 {
+	static const struct {
+		const char *name;
+		void (*run)(void);
+	} modes[] = { { "flags", mode_flags }, { "names", mode_names }, { "errors", mode_errors },
+		      { "timeouts", mode_timeouts } };
 	const char *node = getenv("LC_NODE");
-	if (argc != 2 || !node) {
-		fprintf(stderr, "usage: commrun -n 2 csn_calls flags|names|errors\n");
-		return 2;
-	}
-	me = atoi(node);
-	if (strcmp(argv[1], "flags") == 0)
-		mode_flags();
-	else if (strcmp(argv[1], "names") == 0)
-		mode_names();
-	else if (strcmp(argv[1], "errors") == 0)
-		mode_errors();
-	else
-		return 2;
-	return 0;
+
+	me = node ? atoi(node) : 0;
+	for (size_t i = 0; node && argc == 2 && i < sizeof modes / sizeof modes[0]; i++)
+		if (strcmp(argv[1], modes[i].name) == 0) {
+			modes[i].run();
+			return 0;
+		}
+	fprintf(stderr, "usage: commrun -n 2 csn_calls flags|names|errors|timeouts\n");
+	return 2;
 }
