@@ -12,6 +12,8 @@ the zero-cost proof, the config-reference check, the scaffold self-test and the
 benchmark quick-check (tools/bench/run.py quick=1 scale=1, "bench-quick: N passed, M failed"; it
 measures build/baseline, the release build, whatever --mode the suites were built in).
 A suite that does not run, times out, or prints no summary counts as one failure.
+A failed Criterion test's row (and the FAILED block at the end) carries its assertion's
+message from the report, WHY_LINES lines of it: the programs' output a case puts there.
 A sanitizer's report (ASan, LeakSanitizer, UBSan, ThreadSanitizer) in a Criterion suite's own
 output fails the suite: Criterion passes a test whose process a sanitizer flagged (it reads
 the test's verdict, not the process's exit status); a node program's report reaches the
