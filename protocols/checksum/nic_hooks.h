@@ -23,16 +23,25 @@ static inline void lc_checksum_seal(struct lc_frame_hdr *hdr)
  * checked.  Other frames are checked on the host; a covered payload the Rx
  * DMA's CRC pays for (lc_proto_rx_crc_pays) by the CRC the engine computes as
  * it copies it into staging, from the header's (lc_nic_rx_crc_ask).
+ * Both out of line (_slow, cold: gcc does not inline it): inline, their CRC
+ * code made gcc call the whole hook for every frame, a small one too.
  */
-static inline lc_verdict lc_checksum_nic_rx(struct lc_nic *nic, struct lc_frame_hdr *hdr)
+static inline __attribute__((cold)) lc_verdict
+lc_checksum_nic_rx_slow(struct lc_nic *nic, struct lc_frame_hdr *hdr)
 {
 	if (hdr->type != LC_FT_RDMA) {
-		if (lc_checksum_rx_crc_by_dma(hdr))
-			lc_nic_rx_crc_ask(nic, LC_CHECKSUM_CRC_OWNER, lc_checksum_crc_hdr(hdr));
+		lc_nic_rx_crc_ask(nic, LC_CHECKSUM_CRC_OWNER, lc_checksum_crc_hdr(hdr));
 		return LC_CONTINUE;
 	}
 	return hdr->len <= LC_MTU && lc_checksum_frame_crc(hdr, hdr + 1) == hdr->checksum_crc ?
 	       LC_CONTINUE : LC_DROP;
+}
+
+static inline lc_verdict lc_checksum_nic_rx(struct lc_nic *nic, struct lc_frame_hdr *hdr)
+{
+	if (__builtin_expect(hdr->type != LC_FT_RDMA && !lc_checksum_rx_crc_by_dma(hdr), 1))
+		return LC_CONTINUE;
+	return lc_checksum_nic_rx_slow(nic, hdr);
 }
 
 #endif /* LC_CHECKSUM_NIC_HOOKS_H */

@@ -25,16 +25,25 @@ static inline void lc_reliability_seal(struct lc_frame_hdr *hdr)
  * DMA's CRC pays for (lc_proto_rx_crc_pays): the engine computes its CRC as it
  * copies it into staging, from the header's (lc_nic_rx_crc_ask), and
  * recv_frame compares.
+ * Both out of line (_slow, cold: gcc does not inline it): inline, their CRC
+ * code made gcc call the whole hook for every frame, a small one too.
  */
-static inline lc_verdict lc_reliability_nic_rx(struct lc_nic *nic, struct lc_frame_hdr *hdr)
+static inline __attribute__((cold)) lc_verdict
+lc_reliability_nic_rx_slow(struct lc_nic *nic, struct lc_frame_hdr *hdr)
 {
 	if (hdr->type != LC_FT_RDMA) {
-		if (lc_proto_rx_crc_pays(hdr))
-			lc_nic_rx_crc_ask(nic, LC_REL_CRC_OWNER, lc_reliability_crc_hdr(hdr));
+		lc_nic_rx_crc_ask(nic, LC_REL_CRC_OWNER, lc_reliability_crc_hdr(hdr));
 		return LC_CONTINUE;
 	}
 	return hdr->len <= LC_MTU && lc_reliability_crc(hdr, hdr + 1) == hdr->reliability_crc ?
 	       LC_CONTINUE : LC_DROP;
+}
+
+static inline lc_verdict lc_reliability_nic_rx(struct lc_nic *nic, struct lc_frame_hdr *hdr)
+{
+	if (__builtin_expect(hdr->type != LC_FT_RDMA && !lc_proto_rx_crc_pays(hdr), 1))
+		return LC_CONTINUE;
+	return lc_reliability_nic_rx_slow(nic, hdr);
 }
 
 #endif /* LC_RELIABILITY_NIC_HOOKS_H */
