@@ -81,11 +81,29 @@ def placement_checks():
           'fast then slow, each its own verdict: %r' % row)
     check(any('3 round(s) at 0.080 us or less' in x and '3 at 0.280 us or more' in x for x in L),
           'the groups named with their bounds: %r' % L[:1])
+    # targets no round measured (the large ones in a small run): no table
+    check(report.placement_lines(rows, report.LARGE_TARGETS) == [],
+          'no table of targets measured in neither placement')
+    check(len([x for x in report.placement_lines(rows, rate + report.LARGE_TARGETS)
+               if x.startswith('| `')]) == 1, 'only the measured target\'s row')
     # one group (the largest gap 1.29x): no split, nothing added to the report
     rows = rows_of([0.07, 0.09, 0.08, 0.075], [1.2, 0.9, 1.1, 1.0])
     check(bl.placements(rows) == (None, None), 'one placement: %r' % (bl.placements(rows),))
     check(report.placement_lines(rows, rate) == [], 'one placement: no table')
     check(bl.placements(rows_of([0.07], [1.0])) == (None, None), 'one round: no groups')
+    # the verdict of a median whose interquartile range spans the bound is marked unsettled
+    rows = rows_of([0.07] * 5, [0.95, 1.05, 1.02, 0.98, 1.01])
+    t = report.target_rows(rows, rate)[0]
+    check(t['verdict'] == 'met' + report.SPANS, 'a median of 1.01x, IQR 0.98-1.02: %r' % t['verdict'])
+    rows = rows_of([0.07] * 5, [0.95, 1.02, 0.97, 0.98, 1.01])
+    t = report.target_rows(rows, rate)[0]
+    check(t['verdict'] == 'not met' + report.SPANS, 'a median of 0.98x, IQR 0.97-1.01: %r' % t['verdict'])
+    rows = rows_of([0.07] * 5, [1.1, 1.2, 1.15, 1.05, 1.3])
+    check(report.target_rows(rows, rate)[0]['verdict'] == 'met', 'IQR 1.10-1.20 clear of the bound')
+    check(report.le_verdict(None, 1.1) == 'n/a' and
+          report.le_verdict(bl.summarise([1.0, 1.05, 1.08, 1.2]), 1.1) == 'met' + report.SPANS and
+          report.le_verdict(bl.summarise([1.0, 1.05, 1.08]), 1.1) == 'met',
+          'le_verdict: a median of 1.065x, IQR 1.04-1.11, and one clear of the bound')
 
 
 if __name__ == '__main__':

@@ -99,9 +99,30 @@ def target_rows(rows, targets=None):
             continue
         x = worst[2]
         ok = x['median'] <= bound if how == 'le' else x['median'] >= bound
-        out.append(dict(what=what, verdict='met' if ok else 'not met', size=worst[1], x=x,
+        out.append(dict(what=what, verdict=verdict_text(ok, spans(x, bound)), size=worst[1], x=x,
                         bound=bound, how=how, why=''))
     return out
+
+
+# What a verdict says when the per-round ratios' interquartile range spans the bound: the median
+# met it (or not), a quarter of the rounds or more fell on the other side -- another run, more
+# rounds or the other placement may turn it.
+SPANS = ' (IQR spans the bound)'
+
+
+def spans(x, bound):
+    """Whether the interquartile range of x (bl.summarise) has the bound strictly inside it."""
+    return x['q1'] < bound < x['q3']
+
+
+def verdict_text(ok, unsettled):
+    """'met' or 'not met', marked SPANS when the run does not settle it."""
+    return ('met' if ok else 'not met') + (SPANS if unsettled else '')
+
+
+def le_verdict(x, bound):
+    """The verdict of a ratio summary x (bl.summarise, None: 'n/a') against a bound from above."""
+    return 'n/a' if not x else verdict_text(x['median'] <= bound, spans(x, bound))
 
 
 # The NIC model's own floor (anchor 'nic', tools/bench/nic_floor.c: the emulated NIC of one config
@@ -155,7 +176,7 @@ def floor_lines(rows, targets=None):
     for t, f in got:
         L.append('| %s | %s | %s | %s | %s |' % (
             t['what'], bound_text(t), ratio_text(t), ratio_text(f),
-            'not measured' if f['x'] is None else ('yes' if f['verdict'] == 'met' else 'no')))
+            'not measured' if f['x'] is None else ('yes' if f['verdict'].startswith('met') else 'no')))
     for bench, what in (('pingpong', 'latency'), ('msgrate', 'message rate')):
         x = bl.summarise(bl.round_ratios(rows, 'baseline', FLOOR, bench, 8))
         if x is not None:
@@ -169,7 +190,9 @@ def target_section(rows, title=TARGET_SECTION, targets=None, preset='small'):
     L = [title, '',
          'Each target is judged on the ratio of the two series measured in the same round (median '
          'over rounds, its interquartile range and [min max]); where a target covers several '
-         'sizes, the worst size is shown.  `scons bench preset=%s` measures them all.' % preset, '',
+         'sizes, the worst size is shown.  A verdict marked "%s" is the median\'s, with a '
+         'quarter of the rounds or more on the other side: this run does not settle it.  '
+         '`scons bench preset=%s` measures them all.' % (SPANS.strip(' ()'), preset), '',
          '| target | bound | verdict | size | per-round ratio |', '|---|---|---|---|---|']
     for t in target_rows(rows, targets):
         x = t['x']
@@ -184,9 +207,14 @@ def target_section(rows, title=TARGET_SECTION, targets=None, preset='small'):
 
 def placement_lines(rows, targets=None):
     """Each target judged again over the rounds of each placement (bl.placements), or [] when the
-    rounds ran in one."""
+    rounds ran in one; a target measured in neither group is left out (no table when none is)."""
     classes, bounds = bl.placements(rows)
     if classes is None:
+        return []
+    by = {c: target_rows([r for r in rows if classes.get(r['round']) == c], targets)
+          for c in ('fast', 'slow')}
+    pairs = [(f, s) for f, s in zip(by['fast'], by['slow']) if f['x'] is not None or s['x'] is not None]
+    if not pairs:
         return []
     lo, hi = bounds
     n = {c: sum(1 for v in classes.values() if v == c) for c in ('fast', 'slow')}
@@ -196,9 +224,7 @@ def placement_lines(rows, targets=None):
          'between them.  Each target over the rounds of each group:' % (n['fast'], lo, n['slow'], hi,
                                                                        hi / lo), '',
          '| target | bound | fast placement | slow placement |', '|---|---|---|---|']
-    by = {c: target_rows([r for r in rows if classes.get(r['round']) == c], targets)
-          for c in ('fast', 'slow')}
-    for f, s in zip(by['fast'], by['slow']):
+    for f, s in pairs:
         L.append('| %s | %s | %s | %s |' % (f['what'], bound_text(f), ratio_text(f, True),
                                             ratio_text(s, True)))
     return L + ['']
@@ -558,7 +584,7 @@ def personality_section(rows, cells, configs, cjs=None):
          '|---|---|---|---|---|---|---|']
     for r in personality_rows(rows, cells, configs):
         x = bl.summarise(r['ratios'])
-        verdict = 'n/a' if not x else ('met' if x['median'] <= MPI_TARGET else 'missed')
+        verdict = le_verdict(x, MPI_TARGET)
         L.append('| %s | %s | %s | %s | %s | %s | %s (%s) |' % (
             r['config'], member_label(r['p'], (cjs or {}).get(r['config'])), fmt(r['native'], 'us'),
             fmt(r['lat'], 'us'), spread(r['ratios']),
@@ -784,7 +810,7 @@ def write(outdir, csv_path, meta, cjs):
     mrows = mpi_rows(rows, cells, configs)
     for r in mrows:
         x = bl.summarise(r['ratios'])
-        verdict = 'n/a' if not x else ('met' if x['median'] <= MPI_TARGET else 'missed')
+        verdict = le_verdict(x, MPI_TARGET)
         L.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
             r['config'], fmt(r['native'], 'us'), fmt(r['mpi'], 'us'), spread(r['ratios']), verdict,
             fmt(r['openmpi'], 'us'), fx(ratio(r['mpi'], r['openmpi'])),
