@@ -91,6 +91,13 @@ def placement_checks():
     check(bl.placements(rows) == (None, None), 'one placement: %r' % (bl.placements(rows),))
     check(report.placement_lines(rows, rate) == [], 'one placement: no table')
     check(bl.placements(rows_of([0.07], [1.0])) == (None, None), 'one round: no groups')
+    # one disturbed round far off is no placement: the split is the real one, or none
+    classes, bounds = bl.placements(rows_of([6.31, 0.23, 0.08, 0.25, 0.068, 0.26, 0.46],
+                                            [1.0] * 7))
+    check(bounds == (0.08, 0.23) and classes[1] == 'slow' and classes[3] == 'fast',
+          'a lone round at 6.31 us left in the slow group: %r %r' % (bounds, classes))
+    check(bl.placements(rows_of([0.07, 0.08, 0.075, 0.09, 6.31], [1.0] * 5)) == (None, None),
+          'a lone round far off, the rest one group: no split')
     # the verdict of a median whose interquartile range spans the bound is marked unsettled
     rows = rows_of([0.07] * 5, [0.95, 1.05, 1.02, 0.98, 1.01])
     t = report.target_rows(rows, rate)[0]

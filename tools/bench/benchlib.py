@@ -269,20 +269,25 @@ def cells(rows, benchmark=None):
 # moves with it, not in the same proportion (docs/internals.md, "The message rate by placement").
 # Rounds whose floors form two groups at least PLACE_GAP x apart are judged in each group too.
 PLACE_GAP = 1.8
+# Rounds each group has at least: one round off by itself is a disturbed round (a first round at
+# 6.31 us against 0.07-0.46 us, /tmp/bench90), not a placement.
+PLACE_MIN_ROUNDS = 2
 
 
 def placements(rows):
     """(classes, (lo, hi)): classes {round: 'fast' | 'slow'} when the rounds' shm floor at 8 B
     (ping-pong) falls into two groups with at least PLACE_GAP x between the largest floor of the
     fast group (lo) and the smallest of the slow one (hi) -- the largest gap between the sorted
-    floors; (None, None) when the rounds form one group or fewer than two measured the floor."""
+    floors that leaves PLACE_MIN_ROUNDS or more on either side; (None, None) when the rounds form
+    one group or too few measured the floor."""
     v = {r['round']: r['value'] for r in rows
          if r['config'] == 'shm' and r['benchmark'] == 'pingpong' and r['size'] == 8 and
          r['status'] == 'ok' and r['value']}
     xs = sorted(v.values())
-    if len(xs) < 2:
+    cuts = range(PLACE_MIN_ROUNDS - 1, len(xs) - PLACE_MIN_ROUNDS)
+    if not cuts:
         return None, None
-    gap, i = max((xs[k + 1] / xs[k], k) for k in range(len(xs) - 1))
+    gap, i = max((xs[k + 1] / xs[k], k) for k in cuts)
     if gap < PLACE_GAP:
         return None, None
     return {rnd: 'fast' if x <= xs[i] else 'slow' for rnd, x in v.items()}, (xs[i], xs[i + 1])
