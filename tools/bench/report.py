@@ -82,7 +82,8 @@ COPY_COUNTERS = ['dma_to_nic_bytes', 'net_tx_bytes', 'net_pull_bytes', 'dma_to_h
 
 def target_rows(rows, targets=None):
     """One dict per target (TARGETS unless given): its verdict ('met', 'not met', 'not measured'),
-    the judged size, the per-round ratios' summary there."""
+    ok (the median within the bound; None when not measured), the judged size, the per-round
+    ratios' summary there."""
     out = []
     for what, a, b, bench, sizes, bound, how in (TARGETS if targets is None else targets):
         worst = None
@@ -94,12 +95,12 @@ def target_rows(rows, targets=None):
             if worst is None or bad > worst[0]:
                 worst = (bad, sz, x)
         if worst is None:
-            out.append(dict(what=what, verdict='not measured', size=None, x=None, bound=bound, how=how,
+            out.append(dict(what=what, verdict='not measured', ok=None, size=None, x=None, bound=bound, how=how,
                             why='no round measured both `%s` and `%s` (%s)' % (a, b, bench)))
             continue
         x = worst[2]
         ok = x['median'] <= bound if how == 'le' else x['median'] >= bound
-        out.append(dict(what=what, verdict=verdict_text(ok, spans(x, bound)), size=worst[1], x=x,
+        out.append(dict(what=what, verdict=verdict_text(ok, spans(x, bound)), ok=ok, size=worst[1], x=x,
                         bound=bound, how=how, why=''))
     return out
 
@@ -176,7 +177,7 @@ def floor_lines(rows, targets=None):
     for t, f in got:
         L.append('| %s | %s | %s | %s | %s |' % (
             t['what'], bound_text(t), ratio_text(t), ratio_text(f),
-            'not measured' if f['x'] is None else ('yes' if f['verdict'].startswith('met') else 'no')))
+            'not measured' if f['x'] is None else ('yes' if f['ok'] else 'no')))
     for bench, what in (('pingpong', 'latency'), ('msgrate', 'message rate')):
         x = bl.summarise(bl.round_ratios(rows, 'baseline', FLOOR, bench, 8))
         if x is not None:

@@ -9,7 +9,7 @@
 #include "csn.h"
 
 /*
- * usage: commrun -n 2 csn_calls MODE     (MODE: flags | names | errors | timeouts)
+ * usage: commrun -n 2 csn_calls MODE     (MODE: flags, names, errors, timeouts -- main's table)
  * Node 0 and node 1 (from LC_NODE: a test driver, not a libcsn program)
  * play the two sides of each step; every check that fails prints "FAIL"
  * with its line and exits 1, and each node ends with "csn_calls ok: MODE".
@@ -375,6 +375,9 @@ int main(int argc, char **argv)
 			modes[i].run();
 			return 0;
 		}
-	fprintf(stderr, "usage: commrun -n 2 csn_calls flags|names|errors|timeouts\n");
+	fprintf(stderr, "usage: commrun -n 2 csn_calls MODE, MODE one of:");
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+		fprintf(stderr, " %s", modes[i].name);
+	fprintf(stderr, "\n");
 	return 2;
 }
