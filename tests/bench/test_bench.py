@@ -52,7 +52,23 @@ def main(argv):
           'failure_text: %r' % t)
     check(run.failure_text(1, []) == 'exit status 1: no message', 'no stderr at all')
     placement_checks()
+    loop_checks()
     return finish()
+
+
+def loop_checks():
+    """Every latency series runs osu_latency's small-message loop, the same one: their ratios
+    (VIPL or MPI over native, native over Open MPI) compare like with like."""
+    check(bl.LAT_FULL == ['-i', '10000', '-w', '100'], 'LAT_LOOP_SMALL after LAT_SKIP_SMALL: %r'
+          % bl.LAT_FULL)
+    pp = [b for b in bl.BENCHMARKS if b['name'] == 'pingpong']
+    check(len(pp) == 1 and pp[0]['full'] == bl.LAT_FULL, 'the native ping-pong: %r' % pp)
+    for r in bl.PERSONALITY_BENCH:
+        if r['bench'] == 'pingpong':
+            a = r['args'](1, 8, False)
+            same = a[-1] == str(bl.LAT_ITERS) if r['p'] == 'csn' else \
+                ' '.join(bl.LAT_FULL) in ' '.join(a)
+            check(same, '%s ping-pong runs the native loop: %r' % (r['series'], a))
 
 
 def rows_of(shm, ratio):

@@ -11,10 +11,20 @@ import statistics
 #   requests a node holds per window slot (0: not windowed; the window is WINDOW, or less when
 #   the config's host.max_requests cannot hold it), nodes of the job, protocol the benchmark
 #   needs active (None: runs everywhere; otherwise measured only in configs where it is active).
+# The latency programs' loop (the native ping-pong, its MPI twin and the personalities'
+# ping-pongs alike, so that their ratios compare the same loop): osu_latency's counts up to its
+# large-message threshold, LAT_LOOP_SMALL 10000 timed after LAT_SKIP_SMALL 100 (the programs
+# scale both down above 8 KiB, lc_ex_scaled).  1000 timed iterations made a size's figure 0.4-0.8
+# ms long, shorter than one hiccup of these vCPUs, and the first size of a sweep (0 B) carried
+# its start: Open MPI's 0 B 0.378 us then, 0.398 us with 10000, 8 interleaved rounds.
+LAT_ITERS, LAT_WARMUP = 10000, 100
+LAT_FULL = ['-i', str(LAT_ITERS), '-w', str(LAT_WARMUP)]
+LAT_QUICK = ['-i', '50', '-w', '5']
+
 BENCHMARKS = [
     dict(name='pingpong', program='pingpong', kind='latency', column=1, unit='us',
-         header='# Size  Latency (us)', full=['-i', '1000', '-w', '100'],
-         quick=['-i', '50', '-w', '5'], min_size=0, max_size=None,
+         header='# Size  Latency (us)', full=LAT_FULL,
+         quick=LAT_QUICK, min_size=0, max_size=None,
          anchors=('shm', 'nic', 'openmpi'), better='low', reqs=0, nodes=2, needs=None),
     # windowed programs: OSU's loop at small sizes (100 windows of 64 after 10 untimed; the
     # programs scale them down above 8 KiB); 20 windows and 2 of warm-up measured the first size
@@ -93,8 +103,10 @@ def config_of(target):
 # smallest and largest size it is run at (the APIs take no empty message; the seeds' own
 # tables stop at 8 KiB, above it the native series says it all).  Each program prints '#'
 # header lines, then "size value" rows.
-_CSN_PP = lambda lo, hi, quick: [str(lo), str(hi), '100' if quick else '1000']
+_CSN_PP = lambda lo, hi, quick: [str(lo), str(hi), '100' if quick else str(LAT_ITERS)]
 _CSN_ST = lambda lo, hi, quick: [str(lo), str(hi), '16', '2' if quick else '16']
+# the option-style ping-pongs (-s, -i, -w): the native one's loop; quick: the program's own warm-up
+_LAT_OPTS = lambda lo, hi, quick, short: ['-s', '%d:%d' % (lo, hi)] + (short if quick else LAT_FULL)
 PERSONALITY_BENCH = [
     dict(p='csn', bench='pingpong', program='csn_pingpong', min_size=1, max_size=65536,
          env=[], args=_CSN_PP),
@@ -107,22 +119,20 @@ PERSONALITY_BENCH = [
     dict(p='csn', series='csn_eager', bench='stream', program='csn_stream', min_size=1,
          max_size=65536, env=['CSN_TX=eager'], args=_CSN_ST),
     dict(p='atlas', bench='pingpong', program='atlas_pingpong', min_size=1, max_size=65536,
-         env=[], args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi), '-i', '100' if quick else '1000']),
+         env=[], args=lambda lo, hi, quick: _LAT_OPTS(lo, hi, quick, ['-i', '100'])),
     dict(p='atlas', bench='stream', program='atlas_stream', min_size=1, max_size=65536,
          env=[], args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi), '-i', '200' if quick else '2000']),
     # EPOS (seed 004): the config's Communicator and Channel members (link+datagram by default)
     dict(p='epos', bench='pingpong', program='epos_pingpong', min_size=1, max_size=65536,
-         env=[], args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi), '-i', '100' if quick else '1000']),
+         env=[], args=lambda lo, hi, quick: _LAT_OPTS(lo, hi, quick, ['-i', '100'])),
     # VIPL (seed 003): a VIA-era ping-pong through the CQ, every message from one data segment
     # (the native ping-pong's one buffer: the API's own cost), and with odd iterations gathering
     # from two (the paths alternate, as a program mixing descriptor shapes would)
     dict(p='vipl', bench='pingpong', program='pingpong', min_size=0, max_size=65536, env=[],
-         args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi)] + (['-i', '50', '-w', '5'] if quick
-                                    else ['-i', '1000', '-w', '100']) + ['--gather', 'none']),
+         args=lambda lo, hi, quick: _LAT_OPTS(lo, hi, quick, LAT_QUICK) + ['--gather', 'none']),
     dict(p='vipl', series='vipl_gather', bench='pingpong', program='pingpong', min_size=0,
          max_size=65536, env=[],
-         args=lambda lo, hi, quick: ['-s', '%d:%d' % (lo, hi)] + (['-i', '50', '-w', '5'] if quick
-                                    else ['-i', '1000', '-w', '100']) + ['--gather', 'odd']),
+         args=lambda lo, hi, quick: _LAT_OPTS(lo, hi, quick, LAT_QUICK) + ['--gather', 'odd']),
 ]
 for _r in PERSONALITY_BENCH:
     _r.setdefault('series', _r['p'])
