@@ -105,7 +105,7 @@ def config_of(target):
 # header lines, then "size value" rows.
 _CSN_PP = lambda lo, hi, quick: [str(lo), str(hi), '100' if quick else str(LAT_ITERS)]
 _CSN_ST = lambda lo, hi, quick: [str(lo), str(hi), '16', '2' if quick else '16']
-# the option-style ping-pongs (-s, -i, -w): the native one's loop; quick: the program's own warm-up
+# the option-style ping-pongs (-s, -i, -w): the native one's loop in a full run, short in a quick one
 _LAT_OPTS = lambda lo, hi, quick, short: ['-s', '%d:%d' % (lo, hi)] + (short if quick else LAT_FULL)
 PERSONALITY_BENCH = [
     dict(p='csn', bench='pingpong', program='csn_pingpong', min_size=1, max_size=65536,
