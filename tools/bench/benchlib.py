@@ -14,9 +14,9 @@ import statistics
 # The latency programs' loop (the native ping-pong, its MPI twin and the personalities'
 # ping-pongs alike, so that their ratios compare the same loop): osu_latency's counts up to its
 # large-message threshold, LAT_LOOP_SMALL 10000 timed after LAT_SKIP_SMALL 100 (the programs
-# scale both down above 8 KiB, lc_ex_scaled).  1000 timed iterations made a size's figure 0.4-0.8
-# ms long, shorter than one hiccup of these vCPUs, and the first size of a sweep (0 B) carried
-# its start: Open MPI's 0 B 0.378 us then, 0.398 us with 10000, 8 interleaved rounds.
+# scale both down above 8 KiB, lc_ex_scaled).  1000 timed iterations made a size's figure 0.2-1
+# ms long (round trips of 0.2-1 us), one hiccup of these vCPUs, and the first size of a sweep
+# (0 B) carried its start: Open MPI's 0 B 0.378 us then, 0.398 us with 10000, 8 interleaved rounds.
 LAT_ITERS, LAT_WARMUP = 10000, 100
 LAT_FULL = ['-i', str(LAT_ITERS), '-w', str(LAT_WARMUP)]
 LAT_QUICK = ['-i', '50', '-w', '5']
@@ -105,7 +105,7 @@ def config_of(target):
 # header lines, then "size value" rows.
 _CSN_PP = lambda lo, hi, quick: [str(lo), str(hi), '100' if quick else str(LAT_ITERS)]
 _CSN_ST = lambda lo, hi, quick: [str(lo), str(hi), '16', '2' if quick else '16']
-# the option-style ping-pongs (-s, -i, -w): the native one's loop in a full run, short in a quick one
+# the option-style ping-pongs (-s, -i, -w): the native loop in a full run, short in a quick one
 _LAT_OPTS = lambda lo, hi, quick, short: ['-s', '%d:%d' % (lo, hi)] + (short if quick else LAT_FULL)
 PERSONALITY_BENCH = [
     dict(p='csn', bench='pingpong', program='csn_pingpong', min_size=1, max_size=65536,
