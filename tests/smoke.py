@@ -78,7 +78,8 @@ SUITES = {
                      (c.every and not c.variant),
                      'a tenth of the messages under faults (5 000 a node, a ring of 1 000)'),
     'test_rel_faults': (lambda c: 'reliability' in c.protos,
-                        'without reliability: sizes above 16 KiB, all but one window a size'),
+                        'without reliability: sizes above 16 KiB, all but one window a size; a lost '
+                        "window's tail waited out for 50 ms instead of 200"),
     # every boundary size on 2, 3 and 8 nodes: a smoke run keeps every size but the large one
     'test_pipeline_sizes': (lambda c: reference(c) or alone(c, 'reliability') or
                             alone(c, 'rendezvous') or (c.every and not c.variant),
