@@ -462,7 +462,7 @@ static void large(size_t n)
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	/* 1. a large message per rank to 0, received in reverse order once all arrived */
 	if (me == 0) {
-		sleep_ms(200);
+		sleep_ms(100);  /* every sender's announcement is in: the others poll meanwhile */
 		for (int r = np - 1; r >= 1; r--) {
 			memset(rb, 0, n);
 			int rc = MPI_Recv(rb, (int)n, MPI_BYTE, r, 1, MPI_COMM_WORLD, &st);
