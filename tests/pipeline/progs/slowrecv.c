@@ -23,9 +23,11 @@ int main(int argc, char **argv)
 	lc_node *node = lc_tp_open(&me, &n);
 	size_t len = 2 * (size_t)LC_MTU + 1;
 	unsigned char *b = lc_tp_alloc(len);
+	/* at most 0.5 ms: a frame takes microseconds to send, so any nap holds the sender back;
+	 * a longer one only lengthened the run (2 ms: 0.6 s of K naps, the sender polling) */
 	long nap_us = (long)(lc_backpressure_ns() / 50000u);
-	if (nap_us > 2000)
-		nap_us = 2000;
+	if (nap_us > 500)
+		nap_us = 500;
 	if (me == 0) {
 		for (unsigned i = 0; i < k; i++) {
 			lc_ex_fill(b, len, lc_ex_seed(i, len));
