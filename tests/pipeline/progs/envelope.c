@@ -13,7 +13,7 @@
  *   cancel  (2) cancel of an unmatched and of a matched receive, of a send
  *   multi   (2) testany / waitany / testall / waitall / testsome / waitsome
  *   ssend   (2) [ROUNDS] a synchronous send completes only after the receive
- *           posted 100 ms later; an issend to a posted receive; ROUNDS more
+ *           posted LC_TP_LATE_MS later; an issend to a posted receive; ROUNDS more
  *           ssends of mixed sizes with late receives (for --faults)
  *   flood   (2) the sender floods 4 x host.unexpected_bytes of 64 KiB (or of eager
  *           messages just below a rendezvous threshold)
@@ -40,6 +40,12 @@ static double lc_tp_now(void)
 }
 
 /* Keep the node's NIC moving for s seconds without posting anything. */
+/*
+ * How late a receiver comes on purpose (a receive posted after its synchronous send, a
+ * flood's receiver at its full budget): the sender polls meanwhile, so it is kept short.
+ */
+#define LC_TP_LATE_MS 40
+
 static void lc_tp_spin(lc_node *node, double s)
 {
 	double end = lc_tp_now() + s;
@@ -335,7 +341,7 @@ static void mode_ssend(lc_node *node, int me, int rounds)
 	int done, i;
 
 	/*
-	 * The receiver posts its receives 100 ms late and tells the times it
+	 * The receiver posts its receives LC_TP_LATE_MS late and tells the times it
 	 * posted them (CLOCK_MONOTONIC is one clock for every process of the
 	 * machine): each synchronous send must complete after its receive.
 	 */
@@ -366,17 +372,17 @@ static void mode_ssend(lc_node *node, int me, int rounds)
 			if (tdone[i] < tpost[i])
 				lc_tp_fail("ssend %d completed %.6f s before its receive was posted", i + 1,
 					   tpost[i] - tdone[i]);
-		printf("envelope ok: node 0 ssend: the first took %.3f s (receive posted 100 ms late), "
-		       "%d more\n", tdone[0] - t0, rounds);
+		printf("envelope ok: node 0 ssend: the first took %.3f s (receive posted %d ms late), "
+		       "%d more\n", tdone[0] - t0, LC_TP_LATE_MS, rounds);
 		return;
 	}
-	lc_tp_sleep_ms(100);
+	lc_tp_sleep_ms(LC_TP_LATE_MS);
 	tpost[0] = lc_tp_now();
 	lc_tp_recv(node, 0, 1, LC_MATCH_ALL, 0, 1, 8, 1, "ssend 1");
-	lc_tp_sleep_ms(100);
+	lc_tp_sleep_ms(LC_TP_LATE_MS);
 	tpost[1] = lc_tp_now();
 	lc_tp_recv(node, 0, 2, LC_MATCH_ALL, 0, 2, 8, 2, "issend 2");
-	lc_tp_sleep_ms(50);
+	lc_tp_sleep_ms(LC_TP_LATE_MS / 2);
 	lc_tp_recv(node, 0, 3, LC_MATCH_ALL, 0, 3, big, 3, "ssend big");
 	{
 		lc_req *rr;
@@ -431,7 +437,7 @@ static void mode_flood(lc_node *node, int me)
 			LC_TP_OK(node, lc_isend_match(node, 0, i, bufs[i], LC_TP_FLOOD_MSG, &r[i]));
 		}
 		/*
-		 * the receiver posts nothing until its budget is full and 300 ms
+		 * the receiver posts nothing until its budget is full and LC_TP_LATE_MS
 		 * more; it tells when it started to receive (CLOCK_MONOTONIC is one
 		 * clock for the machine): the sends cannot all complete before
 		 */
@@ -456,7 +462,7 @@ static void mode_flood(lc_node *node, int me)
 	double t0 = lc_tp_now(), tstart;
 	while (lc_tp_stat(node, LC_STAT_rx_parked) == 0 && lc_tp_now() - t0 < 20)
 		lc_tp_spin(node, 0.01);
-	lc_tp_spin(node, 0.3);
+	lc_tp_spin(node, LC_TP_LATE_MS / 1e3);
 	uint64_t hwm = lc_tp_stat(node, LC_STAT_unexpected_hwm);
 	uint64_t parked = lc_tp_stat(node, LC_STAT_rx_parked);
 	if (hwm > budget)
