@@ -67,6 +67,9 @@ SUITES = {
     # a node that computes 2 x the limit; a member asleep 2 x the limit; a rendezvous peer's death)
     'test_pipeline': (lambda c: reference(c) or alone(c, 'reliability') or alone(c, 'flow_control') or
                       (c.every and not c.variant), 'the backpressure limit 100 ms'),
+    # a killed node's survivors see it dead within the limit: the launcher's own cases are the same
+    'test_pipeline_faults': (lambda c: reference(c) or alone(c, 'reliability') or
+                             (c.every and not c.variant), 'the backpressure limit 100 ms'),
     'test_pipeline_bibw': (lambda c: reference(c) or alone(c, 'reliability') or alone(c, 'flow_control'),
                            'the backpressure limit 100 ms'),
     'test_multicast': (lambda c: alone(c, 'multicast') or (c.every and not c.variant),
