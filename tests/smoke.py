@@ -50,10 +50,11 @@ SUITES = {
     # suite: (runs in full where, what a smoke run leaves out)
     'test_mpi': (personality, 'ping-pong sizes above 1 MiB; NetPIPE above 64 KiB, 20 repeats a size '
                              'instead of 200; the rendezvous messages the unexpected budget and '
-                             '64 KiB instead of twice the budget'),
-    'test_atlas': (personality, 'smaller counts; Table 1 with 5 iterations; the C++ wrapper build'),
-    'test_csn': (personality, 'benchmark iterations (20 and 1 MiB a size)'),
-    'test_vipl': (personality, 'example iterations'),
+                             '64 KiB instead of twice the budget; mpicc at -O0'),
+    'test_atlas': (personality, 'smaller counts; Table 1 with 5 iterations; the C++ wrapper build; '
+                               'atlascc at -O0'),
+    'test_csn': (personality, 'benchmark iterations (20 and 1 MiB a size); csncc at -O0'),
+    'test_vipl': (personality, 'example iterations; viplcc at -O0'),
     'test_vi': (personality, 'one round of traffic instead of three'),
     'test_put': (lambda c: personality(c) or 'rendezvous' in c.protos,
                  'rounds: 1 instead of 3, 20 notices instead of 200'),

@@ -144,7 +144,7 @@ Test(atlas, atlascc_and_atlascxx_build_the_examples)
 		lc_t_path(cc, sizeof cc, w[i][0]);
 		snprintf(src, sizeof src, "%s/../../examples/atlas/%s", lc_t_build_dir(), w[i][1]);
 		snprintf(exe, sizeof exe, "/tmp/lc_t_atlascc.%d.%d", (int)getpid(), i);
-		char *argv[] = { cc, "-O2", "-Wall", "-o", exe, src, NULL };
+		char *argv[] = { cc, LC_T_CC_OPT, "-Wall", "-o", exe, src, NULL };
 		lc_t_exec(&o, argv, NULL);
 		cr_assert_eq(o.status, 0, "%s failed:\n%s", w[i][0], o.text);
 		lc_t_out_free(&o);

@@ -137,7 +137,7 @@ Test(csn, manager_worker_built_with_csncc_from_a_spec_file)
 			 lc_t_build_dir(), prog[i]);
 		snprintf(exe[i], sizeof exe[i], "%s/%s", dir, prog[i]);
 		/* csncc adds what a debug build's sanitized libraries need (csn.pc, @SANITIZE@) */
-		char *cargv[] = { cc, "-O2", "-o", exe[i], src[i], NULL };
+		char *cargv[] = { cc, LC_T_CC_OPT, "-o", exe[i], src[i], NULL };
 		lc_t_exec(&o, cargv, NULL);
 		cr_assert_eq(o.status, 0, "csncc %s failed:\n%s", prog[i], o.text);
 		lc_t_out_free(&o);

@@ -206,7 +206,7 @@ Test(mpi, mpicc_builds_and_mpirun_runs_an_unmodified_program)
 	snprintf(src, sizeof src, "%s/../../personalities/mpi/progs/mpi_pingpong.c", lc_t_build_dir());
 	snprintf(exe, sizeof exe, "/tmp/lc_t_mpicc.%d", (int)getpid());
 	struct lc_t_out o;
-	char *cargv[] = { cc, "-O2", "-o", exe, src, NULL };
+	char *cargv[] = { cc, LC_T_CC_OPT, "-o", exe, src, NULL };
 	lc_t_exec(&o, cargv, NULL);
 	cr_assert_eq(o.status, 0, "mpicc failed:\n%s", o.text);
 	lc_t_out_free(&o);
@@ -468,7 +468,7 @@ static void lc_t_osu(const char *faults)
 			argv[a++] = defs[d];
 		argv[a++] = inc;
 		argv[a++] = "-g";
-		argv[a++] = "-O2";
+		argv[a++] = LC_T_CC_OPT;
 		argv[a++] = "-o";
 		argv[a++] = exe;
 		argv[a++] = prog;

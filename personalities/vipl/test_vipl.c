@@ -118,7 +118,7 @@ Test(vipl, viplcc_builds_the_pingpong_example)
 	snprintf(src, sizeof src, "%s/../../examples/vipl/pingpong.c", lc_t_build_dir());
 	snprintf(inc, sizeof inc, "-I%s/../../examples/vipl", lc_t_build_dir());
 	snprintf(exe, sizeof exe, "/tmp/lc_t_viplcc.%d", (int)getpid());
-	char *argv[] = { cc, "-O2", "-Wall", "-Wextra", "-Werror", inc, "-o", exe, src, NULL };
+	char *argv[] = { cc, LC_T_CC_OPT, "-Wall", "-Wextra", "-Werror", inc, "-o", exe, src, NULL };
 	lc_t_exec(&o, argv, NULL);
 	cr_assert_eq(o.status, 0, "viplcc failed:\n%s", o.text);
 	lc_t_out_free(&o);

@@ -40,6 +40,13 @@ static inline int lc_t_smoke(void)
 #define LC_T_N(full, smoke) (lc_t_smoke() ? (smoke) : (full))
 
 /*
+ * The optimisation a build with a wrapper compiler (mpicc, csncc, viplcc, atlascc) asks
+ * for: -O2, as a user's; a smoke run compiles at -O0 -- what the build checks (the
+ * wrapper's flags, headers and libraries) is the same, and it takes half the time.
+ */
+#define LC_T_CC_OPT LC_T_N("-O2", "-O0")
+
+/*
  * LC_T_SLOWDOWN: how many times more time a sanitized build gets (mode=debug:
  * ASan+UBSan at -O0; mode=tsan: ThreadSanitizer), 1 in release.  The suites'
  * .timeout and the limits these helpers give commrun (--timeout) and alarm(2)
