@@ -535,6 +535,12 @@ def main():
             t, 'bench: a failed cell names every node and commrun\'s first lines (tests/bench)',
             *timed_run([sys.executable, tb, pb], root))))
 
+    # 10. the PC sampler (tools/pcprof) on a program whose time it knows
+    tp = os.path.join(root, 'tests', 'pcprof', 'test_pcprof.py')
+    jobs.append(('pcprof', lambda: plain_suite(
+        t, 'pcprof: the PC sampler names where two processes spent their time (tests/pcprof)',
+        *timed_run([sys.executable, tp], root))))
+
     # the longest first (EXPECTED), so that the pool does not end on one long suite while
     # the other workers idle
     jobs.sort(key=lambda j: -expected(j[0]))
