@@ -508,12 +508,12 @@ def main():
     # 5. the scaffold builds and passes at once
     if a.scaffold:
         st = os.path.join(root, 'tools', 'scaffold_selftest.py')
-        jobs.append(('scaffold', lambda: plain_suite(t, 'scaffold: new_protocol builds and passes',
+        jobs.append(('scaffold', lambda st=st: plain_suite(t, 'scaffold: new_protocol builds and passes',
                                                      *timed_run([sys.executable, st, root], root))))
 
     # 6. one protocol, one folder: no protocol names another, the shared folders name none
     ind = os.path.join(root, 'tools', 'check_independence.py')
-    jobs.append(('independence', lambda: plain_suite(
+    jobs.append(('independence', lambda ind=ind: plain_suite(
         t, 'independence: protocols and framework/nic/launcher (tools/check_independence.py)',
         *timed_run([sys.executable, ind, '--root', root], root))))
 
@@ -521,25 +521,27 @@ def main():
     if bdirs:
         pb = bdirs.get('baseline') or bdirs[sorted(bdirs)[0]]
         tp = os.path.join(root, 'tests', 'placement', 'test_place.py')
-        jobs.append(('placement', lambda: plain_suite(
+        jobs.append(('placement', lambda tp=tp, pb=pb: plain_suite(
             t, 'placement: tools/place.py on commrun --routes (tests/placement)',
             *timed_run([sys.executable, tp, pb], root))))
         # 8. the cost model's formulas against hand computations (tools/costmodel)
         tc = os.path.join(root, 'tests', 'costmodel', 'test_costmodel.py')
-        jobs.append(('costmodel', lambda: plain_suite(
+        jobs.append(('costmodel', lambda tc=tc, pb=pb: plain_suite(
             t, 'costmodel: tools/costmodel against seed 002 and hand computations (tests/costmodel)',
             *timed_run([sys.executable, tc, pb], root))))
         # 9. the benchmark driver's failure reasons, on a real commrun job (tools/bench/run.py)
         tb = os.path.join(root, 'tests', 'bench', 'test_bench.py')
-        jobs.append(('bench-driver', lambda: plain_suite(
+        jobs.append(('bench-driver', lambda tb=tb, pb=pb: plain_suite(
             t, 'bench: a failed cell names every node and commrun\'s first lines (tests/bench)',
             *timed_run([sys.executable, tb, pb], root))))
 
-    # 10. the PC sampler (tools/pcprof) on a program whose time it knows
-    tp = os.path.join(root, 'tests', 'pcprof', 'test_pcprof.py')
-    jobs.append(('pcprof', lambda: plain_suite(
+    # 10. the PC sampler (tools/pcprof) on a program whose time it knows.  Every job binds its
+    # paths as it is made (a lambda reads a free name when it runs: the pcprof job's path, once
+    # named tp as well, ran in place of the placement suite)
+    tpc = os.path.join(root, 'tests', 'pcprof', 'test_pcprof.py')
+    jobs.append(('pcprof', lambda tpc=tpc: plain_suite(
         t, 'pcprof: the PC sampler names where two processes spent their time (tests/pcprof)',
-        *timed_run([sys.executable, tp], root))))
+        *timed_run([sys.executable, tpc], root))))
 
     # the longest first (EXPECTED), so that the pool does not end on one long suite while
     # the other workers idle

@@ -5,8 +5,9 @@
  * instruction counts cannot say and perf's counters, unavailable on this
  * machine kind, would.  Every PCPROF_US microseconds of wall time (a
  * CLOCK_MONOTONIC timer, so a process waiting in a spin is sampled as often as
- * one computing) a signal records the interrupted instruction's address; at
- * exit the process writes its memory map and its samples to
+ * one computing) a signal records the interrupted instruction's address, weighed
+ * by the ticks it stands for; at exit the process writes its memory map and its
+ * samples (address, weight) to
  * PCPROF_DIR/s.<pid>.  A process that leaves by _exit or a signal writes
  * nothing; a child forked without exec samples on its own (a timer is not
  * inherited).  The handler costs a few microseconds: 500 us between samples kept
@@ -25,6 +26,7 @@
 #define PCPROF_MAX (1u << 22)   /* samples kept: 35 minutes at 500 us */
 
 static unsigned long *pcprof_pc;
+static unsigned *pcprof_w;
 static volatile unsigned pcprof_n;
 static timer_t pcprof_timer;
 static int pcprof_on;
@@ -33,8 +35,16 @@ static void pcprof_sample(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
 	(void)si;
-	if (pcprof_n < PCPROF_MAX)
+	/*
+	 * ticks that passed while the process did not run (overruns) are weighed on the address it
+	 * resumes at, where it was descheduled: wall time, also on a CPU shared with others
+	 */
+	int over = timer_getoverrun(pcprof_timer);
+
+	if (pcprof_n < PCPROF_MAX) {
+		pcprof_w[pcprof_n] = 1u + (over > 0 ? (unsigned)over : 0u);
 		pcprof_pc[pcprof_n++] = (unsigned long)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	}
 }
 
 static long pcprof_ns;
@@ -65,7 +75,8 @@ __attribute__((constructor)) static void pcprof_start(void)
 	if (!us || !getenv("PCPROF_DIR") || (pcprof_ns = atol(us) * 1000L) <= 0 ||
 	    pcprof_ns >= 1000000000L)
 		return;
-	if (!(pcprof_pc = malloc(sizeof(*pcprof_pc) * PCPROF_MAX)))
+	if (!(pcprof_pc = malloc(sizeof(*pcprof_pc) * PCPROF_MAX)) ||
+	    !(pcprof_w = malloc(sizeof(*pcprof_w) * PCPROF_MAX)))
 		return;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = pcprof_sample;
@@ -92,6 +103,6 @@ __attribute__((destructor)) static void pcprof_stop(void)
 		fclose(m);
 	}
 	for (unsigned i = 0; i < pcprof_n; i++)
-		fprintf(f, "%lx\n", pcprof_pc[i]);
+		fprintf(f, "%lx %u\n", pcprof_pc[i], pcprof_w[i]);
 	fclose(f);
 }

@@ -6,9 +6,10 @@ usage: tools/pcprof/pcprof.py [--us N] [--top K] [--lines] [--keep DIR] -- COMMA
 
 COMMAND runs with tools/pcprof/pcprof.c preloaded (built into build/tools/pcprof.so when it is
 missing or older than its source): every N microseconds of wall time (default 500) each process
-records the address it was interrupted at, and writes its samples at exit.  Then, per process
-that wrote any (a process that ends by _exit or a signal writes none), the functions (--lines:
-source lines) that took the most samples, as shares of the process's samples -- a spin or a
+records the address it was interrupted at, weighed by the ticks it stands for (a process that
+waited for a CPU is charged where it was descheduled), and writes its samples at exit.  Then,
+per process that wrote any (a process that ends by _exit or a signal writes none), the functions
+(--lines: source lines) that took the most ticks, as shares of the process's ticks -- a spin or a
 stall on a cache line counts where it happens, which callgrind's instruction counts cannot show
 and perf's counters (not available on this machine kind) would.  Addresses of the command's own
 executables and shared objects are named by addr2line; others by their object's file name.
@@ -45,7 +46,8 @@ def build():
 
 
 def read_samples(path):
-    """(maps [(lo, hi, file offset, path)], [pc]) of one process's sample file."""
+    """(maps [(lo, hi, file offset, path)], [(pc, weight)]) of one process's sample file: a
+    sample's weight counts the ticks that passed while the process waited to run."""
     maps, pcs = [], []
     with open(path) as f:
         for line in f:
@@ -55,7 +57,8 @@ def read_samples(path):
                     lo, hi = (int(x, 16) for x in p[0].split('-'))
                     maps.append((lo, hi, int(p[2], 16), p[5]))
             elif line.strip():
-                pcs.append(int(line, 16))
+                w = line.split()
+                pcs.append((int(w[0], 16), int(w[1]) if len(w) > 1 else 1))
     return maps, pcs
 
 
@@ -63,13 +66,13 @@ def attribute(maps, pcs, lines):
     """Counter {name: samples}: each pc named in its object (addr2line), or by the object's name."""
     where = collections.Counter()
     by_obj = collections.defaultdict(collections.Counter)
-    for pc in pcs:
+    for pc, w in pcs:
         for lo, hi, off, path in maps:
             if lo <= pc < hi:
-                by_obj[path][pc - lo + off] += 1
+                by_obj[path][pc - lo + off] += w
                 break
         else:
-            where['?'] += 1
+            where['?'] += w
     for path, offs in by_obj.items():
         name = os.path.basename(path)
         if not path.startswith('/') or not os.path.exists(path):
@@ -94,7 +97,7 @@ def attribute(maps, pcs, lines):
 def report(pid, exe, where, top):
     """The lines of one process's report."""
     n = sum(where.values())
-    out = ['pcprof: pid %s (%s): %d samples' % (pid, exe, n)]
+    out = ['pcprof: pid %s (%s): %d ticks' % (pid, exe, n)]
     for k, v in where.most_common(top):
         out.append('  %5.1f%% %s' % (100.0 * v / n, k))
     return out
@@ -129,7 +132,8 @@ def main(argv):
             if not pcs:
                 continue
             exe = next((m[3] for m in maps if m[2] == 0 and m[3].startswith('/')), '?')
-            rows.append((len(pcs), f[2:], os.path.basename(exe), attribute(maps, pcs, a.lines)))
+            rows.append((sum(w for _, w in pcs), f[2:], os.path.basename(exe),
+                         attribute(maps, pcs, a.lines)))
         for n, pid, exe, where in sorted(rows, key=lambda r: -r[0]):
             print('\n'.join(report(pid, exe, where, a.top)))
         if not rows:
