@@ -57,13 +57,13 @@ def read_samples(path):
                     lo, hi = (int(x, 16) for x in p[0].split('-'))
                     maps.append((lo, hi, int(p[2], 16), p[5]))
             elif line.strip():
-                w = line.split()
-                pcs.append((int(w[0], 16), int(w[1]) if len(w) > 1 else 1))
+                pc, w = line.split()
+                pcs.append((int(pc, 16), int(w)))
     return maps, pcs
 
 
 def attribute(maps, pcs, lines):
-    """Counter {name: samples}: each pc named in its object (addr2line), or by the object's name."""
+    """Counter {name: ticks}: each pc named in its object (addr2line), or by the object's name."""
     where = collections.Counter()
     by_obj = collections.defaultdict(collections.Counter)
     for pc, w in pcs:
