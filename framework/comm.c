@@ -28,7 +28,7 @@ struct lc_node lc_the_node;
 static uint8_t lc_empty[1];
 
 /* Text of the last error, per thread (many threads may call the API at once). */
-static _Thread_local char lc_err_text[256];
+static _Thread_local char lc_err_text[512];
 
 int lc_fail(int err, const char *fmt, ...)
 {

@@ -328,7 +328,7 @@ struct lc_node {
 	uint32_t tx_ask;                    /* the frame in send_frame: 1 + owner of its Tx DMA CRC, 0 none */
 	uint32_t tx_ask_seed;               /* and its seed (lc_proto_tx_crc_ask) */
 #endif
-	char tx_stuck[192];                 /* the NIC's transmit side when a send last timed out (lc_req_check) */
+	char tx_stuck[320];                 /* the NIC's transmit side when a send last timed out (lc_req_check) */
 	uint64_t limit_ns;                  /* the job's backpressure limit (lc_backpressure_ns, geom.h) */
 
 	struct lc_proto_state proto;        /* one member per active protocol */

@@ -755,10 +755,35 @@ uint32_t lc_nic_tx_left(const struct lc_nic *nic)
 	return atomic_load_explicit(&nic->ctrl->send_tail.v, memory_order_acquire);
 }
 
+/*
+ * 1 + the node that holds this NIC's pull lock while the frame at send_tail
+ * is a pullable DMA frame, 0 when none or this node does (its own Net-Send:
+ * a frame waiting at a full Receive Ring keeps it, tx_stall says so).  The
+ * holder is moving that frame, or was descheduled in the middle of a pull
+ * (a vCPU taken away for longer than the limit was seen): Net-Send cannot
+ * take the frame meanwhile (net_send_claim) and the host's clock must not
+ * call that no progress while the holder lives and runs.  A dead holder's
+ * lock is taken over (pull_take); a stopped one's is not counted here, so
+ * the host's limit applies to it as to a stopped destination.  Read by the
+ * host's liveness check only, never on a frame's path.
+ */
+static uint32_t tx_pull_holder(const struct lc_nic *nic)
+{
+	const struct lc_nic_ctrl *ct = nic->ctrl;
+	uint32_t holder = atomic_load_explicit(&ct->pull.lock, memory_order_relaxed);
+	uint32_t t = atomic_load_explicit(&ct->send_tail.v, memory_order_acquire);
+
+	if (!holder || holder == nic->node + 1 || holder - 1 >= nic->g.nodes ||
+	    atomic_load_explicit(&nic->tx_ready[t & (nic->g.send_ring - 1)], memory_order_relaxed) != LC_TX_PULL ||
+	    lc_seg_node_state(nic, holder - 1) >= LC_NODE_EXITED || lc_seg_node_stopped(nic, holder - 1))
+		return 0;
+	return holder;
+}
+
 int lc_nic_tx_waiting(const struct lc_nic *nic)
 {
 	return atomic_load_explicit(&nic->tx_stall.on, memory_order_relaxed) ||
-	       atomic_load_explicit(&nic->mc_stall.on, memory_order_relaxed);
+	       atomic_load_explicit(&nic->mc_stall.on, memory_order_relaxed) || tx_pull_holder(nic);
 }
 
 void lc_nic_tx_describe(const struct lc_nic *nic, char *buf, size_t len)
@@ -767,6 +792,8 @@ void lc_nic_tx_describe(const struct lc_nic *nic, char *buf, size_t len)
 	uint32_t t = atomic_load_explicit(&ct->send_tail.v, memory_order_acquire);
 	uint32_t h = atomic_load_explicit(&ct->send_head.v, memory_order_relaxed);
 	const struct lc_frame_hdr *f = (const struct lc_frame_hdr *)send_slot(nic, t);
+	uint32_t holder = atomic_load_explicit(&ct->pull.lock, memory_order_relaxed);
+	char held[64] = "";
 	const char *what = h == t ? "none" :
 			   !atomic_load_explicit(&nic->tx_ready[t & (nic->g.send_ring - 1)], memory_order_relaxed) ?
 			   "waiting for its Tx DMA" : lc_nic_tx_waiting(nic) ? "waiting at its destination" :
@@ -778,9 +805,14 @@ void lc_nic_tx_describe(const struct lc_nic *nic, char *buf, size_t len)
 		c[k][1] = atomic_load_explicit(&ct->chain_active[k].v, memory_order_relaxed);
 		c[k][2] = atomic_load_explicit(&ct->chain_done[k].v, memory_order_relaxed);
 	}
-	snprintf(buf, len, "Send Ring %u of %u frames, the oldest %s (%u bytes to node %u); DMA blocks "
+	/* another node in the middle of a pull (a stopped one: tx_pull_holder) */
+	if (holder && holder != nic->node + 1)
+		snprintf(held, sizeof(held), ", its pull lock held by node %u%s", holder - 1,
+			 holder - 1 < nic->g.nodes && lc_seg_node_stopped(nic, holder - 1) ? " (stopped)" : "");
+	snprintf(buf, len, "Send Ring %u of %u frames, the oldest %s (%u bytes to node %u%s); DMA blocks "
 		 "written/active/done: Tx %u/%u/%u, Rx %u/%u/%u", h - t, nic->g.send_ring, what,
-		 h == t ? 0 : f->len, h == t ? 0 : f->dst, c[1][0], c[1][1], c[1][2], c[0][0], c[0][1], c[0][2]);
+		 h == t ? 0 : f->len, h == t ? 0 : f->dst, held, c[1][0], c[1][1], c[1][2], c[0][0], c[0][1],
+		 c[0][2]);
 }
 
 /* ---- the MCP: Net-Recv ---- */

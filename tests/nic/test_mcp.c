@@ -499,6 +499,45 @@ LC_T_TEST_IF(mcp, a_frame_its_own_net_send_began_is_not_pulled, LCT_PULL_RUNS, L
 }
 
 /*
+ * A node in the middle of a pull holds the source's pull lock; descheduled
+ * there (a vCPU taken away for longer than the backpressure limit was seen
+ * in CI), the source's Net-Send cannot take the frame.  The source's host
+ * must read that as a frame waiting at its destination (lc_nic_tx_waiting:
+ * its clock does not run), not as a NIC that made no progress -- unless the
+ * holder is stopped, when the host's limit applies as to any stopped
+ * destination.  Seen failing without tx_pull_holder (waiting 0).
+ */
+LC_T_TEST_IF(mcp, a_send_waits_for_a_live_node_in_the_middle_of_a_pull, LCT_PULL_RUNS, LCT_PULL_WHY)
+{
+	struct lc_nic_geom g = lct_geom((struct lct_shape){ .mtu = 1024, .pull = 1 });
+	static uint8_t buf[32][1024];
+	const uint32_t len = LC_PIO_THRESHOLD + 100;
+	char what[320];
+
+	lct_setup(&g, "pullwait");
+	pull_post(buf, 0, 1, len);
+	cr_assert_eq(lc_nic_tx_waiting(lct_nic[0]), 0, "nothing waits before the pull begins");
+	/* node 1 took node 0's pull lock (pull_frame) and is not running */
+	atomic_store(&lct_nic[0]->ctrl->pull.lock, 1 + 1);
+	for (int i = 0; i < 64; i++)
+		cr_assert_eq(lc_nic_net_send_step(lct_nic[0]), 0, "Net-Send took a frame another node is pulling");
+	cr_assert_eq(lc_nic_tx_left(lct_nic[0]), 0);
+	cr_assert_eq(lc_nic_tx_waiting(lct_nic[0]), 1, "a live node in the middle of a pull: the send waits for it");
+	lc_nic_tx_describe(lct_nic[0], what, sizeof(what));
+	cr_assert_not_null(strstr(what, "its pull lock held by node 1)"), "%s", what);
+	lc_seg_mark_stopped(lct_name, 1, 1);
+	cr_assert_eq(lc_nic_tx_waiting(lct_nic[0]), 0, "a stopped holder: the host's limit applies");
+	lc_nic_tx_describe(lct_nic[0], what, sizeof(what));
+	cr_assert_not_null(strstr(what, "its pull lock held by node 1 (stopped)"), "%s", what);
+	lc_seg_mark_stopped(lct_name, 1, 0);
+	/* the pull ends without moving the frame (pull_give): node 0's own Net-Send sends it */
+	atomic_store(&lct_nic[0]->ctrl->pull.lock, 0);
+	cr_assert_eq(lc_nic_net_send_step(lct_nic[0]), 1);
+	cr_assert_eq(lc_nic_tx_waiting(lct_nic[0]), 0);
+	pull_take_frames(0, 1, len);
+}
+
+/*
  * nic.link_engine "sender" (.pull 0): only a NIC's own Net-Send moves its
  * frames.  Node 1 takes node 0's DMA frames, then steps idle: it pulls none,
  * asks for none, and node 0's Send Ring keeps them until node 0's Net-Send.
