@@ -407,6 +407,14 @@ static void lc_net_count_traffic(_Atomic uint64_t *traffic, _Atomic uint64_t *si
 /* A frame of `bytes` crossed route r: count it at each port (the port locks held: one writer). */
 static inline void lc_net_port_count(struct lc_nic *nic, const struct lc_route *r, uint32_t bytes)
 {
+	/* one port (a crossbar), as in lc_net_lock */
+	if (__builtin_expect(r->hops == 1, 1)) {
+		struct lc_net_port *p = lc_net_port(nic, r->gport[0]);
+
+		lc_count_add(&p->frames, 1);
+		lc_count_add(&p->bytes, bytes);
+		return;
+	}
 	for (uint32_t i = 0; i < r->hops; i++) {
 		struct lc_net_port *p = lc_net_port(nic, r->gport[i]);
 

@@ -816,6 +816,13 @@ static inline int lc_net_port_trylock(struct lc_nic *nic, struct lc_net_port *p)
  */
 static inline int lc_net_lock(struct lc_nic *nic, const struct lc_route *r, uint32_t *busy)
 {
+	/* one port (a crossbar): no loop to set up around the compare-and-swap */
+	if (__builtin_expect(r->hops == 1, 1)) {
+		if (lc_net_port_trylock(nic, lc_net_port(nic, r->gport[0])))
+			return 1;
+		*busy = r->gport[0];
+		return 0;
+	}
 	for (uint32_t i = 0; i < r->hops; i++) {
 		if (!lc_net_port_trylock(nic, lc_net_port(nic, r->gport[i]))) {
 			*busy = r->gport[i];
@@ -831,6 +838,11 @@ static inline int lc_net_lock(struct lc_nic *nic, const struct lc_route *r, uint
 
 static inline void lc_net_unlock(struct lc_nic *nic, const struct lc_route *r)
 {
+	if (__builtin_expect(r->hops == 1, 1)) {
+		/* release (R5): pairs with the acquire in lc_net_port_trylock (A5) */
+		atomic_store_explicit(&lc_net_port(nic, r->gport[0])->owner, 0, memory_order_release);
+		return;
+	}
 	for (uint32_t i = r->hops; i-- > 0;)
 		/* release (R5): pairs with the acquire in lc_net_port_trylock (A5) */
 		atomic_store_explicit(&lc_net_port(nic, r->gport[i])->owner, 0, memory_order_release);
