@@ -68,14 +68,16 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 #endif
 		if (len <= LC_PIO_THRESHOLD) {
 			lc_copy(slot + sizeof(*hdr), payload, len);
-			lc_nic_tx_post_pio(node->nic);
 #if !LC_NIC_MCP_THREAD
 			/*
-			 * inline MCP: the doorbell service and Net-Send move the frame now,
-			 * before the protocols' after_send bookkeeping (a kept copy for
-			 * retransmission, a timer), which is then off the path of the message
+			 * inline MCP: the doorbell, then the doorbell service and Net-Send move
+			 * the frame now, before the protocols' after_send bookkeeping (a kept
+			 * copy for retransmission, a timer), which is then off the path of the
+			 * message
 			 */
-			lc_nic_step_send_held(node->nic);
+			lc_nic_tx_post_pio_step(node->nic);
+#else
+			lc_nic_tx_post_pio(node->nic);
 #endif
 			LC_STAT_ADD(node, pio_frames, 1);
 			LC_STAT_ADD(node, host_copy_bytes, len);

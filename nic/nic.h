@@ -513,6 +513,8 @@ int lc_nic_step(struct lc_nic *nic);
  */
 int lc_nic_step_held(struct lc_nic *nic);
 int lc_nic_step_send_held(struct lc_nic *nic);
+/* Inline mode: lc_nic_tx_post_pio, then lc_nic_step_send_held, in one call. */
+int lc_nic_tx_post_pio_step(struct lc_nic *nic);
 /*
  * Either mode: the same step, minus what another thread is stepping right
  * now.  Inline mode: all engines, or none (0) while another host thread

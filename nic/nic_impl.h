@@ -533,6 +533,7 @@ struct lc_nic {
 	struct lc_seg_hdr *hdr;
 	struct lc_seg_node_layout nl;
 	uint8_t *sram;                      /* this node's SRAM */
+	uint8_t *send_ring;                 /* sram + g.off_send_ring: the Send Ring's first slot */
 	struct lc_nic_ctrl *ctrl;
 	uint8_t *staging;
 	/* a staging slot's index from its offset: lc_exact_div(off, slot_shift, slot_inv) */

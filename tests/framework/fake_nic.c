@@ -421,6 +421,12 @@ int lc_nic_step_send_held(struct lc_nic *nic)
 	return lc_nic_step(nic);
 }
 
+int lc_nic_tx_post_pio_step(struct lc_nic *nic)
+{
+	lc_nic_tx_post_pio(nic);
+	return lc_nic_step_send_held(nic);
+}
+
 /* The fake has no registration table: no RDMA frame's payload resolves. */
 void *lc_nic_rdma_payload(const struct lc_nic *nic, const struct lc_frame_hdr *hdr)
 {

@@ -28,8 +28,8 @@
  * framework's path does: the host fills a Send Ring slot (header, then the payload
  * by PIO up to the PIO threshold, else a Tx DMA request for it) and rings the
  * doorbell; its inline MCP runs the doorbell service and Net-Send
- * (lc_nic_step_send_held, as a send of the framework does), which copies the frame
- * into the peer's Receive Ring; the peer's waiting host steps its MCP
+ * (lc_nic_tx_post_pio_step or lc_nic_step_send_held, as a send of the framework
+ * does), which copies the frame into the peer's Receive Ring; the peer's waiting host steps its MCP
  * (lc_nic_step_held, as the framework's progress does) until Net-Recv and the Rx DMA
  * engine have put the frame into host staging, copies the payload out and releases
  * the slot.  A message above the MTU goes in frames of the MTU, as the framework
@@ -85,11 +85,11 @@ static int lc_floor_send(struct lc_nic *nic, uint32_t dst, uint32_t seq, const v
 		h->off = off;
 		if (n > LC_PIO_THRESHOLD) {
 			lc_nic_tx_post_dma(nic, (const uint8_t *)buf + off, n);
+			lc_nic_step_send_held(nic);
 		} else {
 			lc_copy(h + 1, (const uint8_t *)buf + off, n);   /* the framework's copies (lc_copy.h) */
-			lc_nic_tx_post_pio(nic);
+			lc_nic_tx_post_pio_step(nic);           /* the framework's call (hot.c) */
 		}
-		lc_nic_step_send_held(nic);
 		off += n;
 	} while (off < len);
 	return 0;
