@@ -29,10 +29,10 @@
  * by PIO up to the PIO threshold, else a Tx DMA request for it) and rings the
  * doorbell; its inline MCP runs the doorbell service and Net-Send
  * (lc_nic_tx_post_pio_step or lc_nic_step_send_held, as a send of the framework
- * does), which copies the frame into the peer's Receive Ring; the peer's waiting host steps its MCP
- * (lc_nic_step_held, as the framework's progress does) until Net-Recv and the Rx DMA
- * engine have put the frame into host staging, copies the payload out and releases
- * the slot.  A message above the MTU goes in frames of the MTU, as the framework
+ * does), which copies the frame into the peer's Receive Ring; the peer's waiting
+ * host steps its MCP (lc_nic_step_held, as the framework's progress does) until
+ * Net-Recv and the Rx DMA engine have put the frame into host staging, copies the
+ * payload out and releases the slot.  A message above the MTU goes in frames of the MTU, as the framework
  * fragments it.  Nothing else runs: no request, no matching, no queues, no protocol.
  * What libcomm adds above this program is the framework's host path; what this
  * program adds above shm_pingpong is the model's mandated work (the Send Ring, the
