@@ -82,35 +82,45 @@ static inline uint32_t lc_crc32c_step8(uint32_t c, uint8_t w)
 	return c;
 }
 
-/* crc32 over len bytes at p from the running (inverted) value c: 8 bytes a step, then 4, 2, 1. */
+/*
+ * crc32 over len bytes at p from the running (inverted) value c: 8 bytes a
+ * step up to the last whole word, then 4, 2, 1.  The loop runs to an end
+ * pointer and the tail is one test when len is a multiple of 8: a counted
+ * loop on len (len -= 8 each step, the remainder recomputed after it) spent
+ * 21 instructions on an 8-byte payload, this 9 (docs/internals.md,
+ * thirty-third part).
+ */
 __attribute__((always_inline)) static inline uint32_t lc_crc32c_steps(uint64_t c, const unsigned char *p,
 								     size_t len)
 {
+	const unsigned char *end8 = p + (len & ~(size_t)7);
 	uint32_t c32;
 
-	for (; len >= 8; len -= 8, p += 8) {
+	for (; p != end8; p += 8) {
 		uint64_t w;
 
 		memcpy(&w, p, sizeof w);        /* unaligned load */
 		c = lc_crc32c_step64(c, w);
 	}
 	c32 = (uint32_t)c;
-	if (len & 4) {
-		uint32_t w;
+	if (__builtin_expect(len & 7, 0)) {
+		if (len & 4) {
+			uint32_t w;
 
-		memcpy(&w, p, sizeof w);
-		c32 = lc_crc32c_step32(c32, w);
-		p += 4;
-	}
-	if (len & 2) {
-		uint16_t w;
+			memcpy(&w, p, sizeof w);
+			c32 = lc_crc32c_step32(c32, w);
+			p += 4;
+		}
+		if (len & 2) {
+			uint16_t w;
 
-		memcpy(&w, p, sizeof w);
-		c32 = lc_crc32c_step16(c32, w);
-		p += 2;
+			memcpy(&w, p, sizeof w);
+			c32 = lc_crc32c_step16(c32, w);
+			p += 2;
+		}
+		if (len & 1)
+			c32 = lc_crc32c_step8(c32, *p);
 	}
-	if (len & 1)
-		c32 = lc_crc32c_step8(c32, *p);
 	return c32;
 }
 #endif
