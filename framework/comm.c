@@ -104,6 +104,7 @@ void lc_yield(struct lc_node *node, unsigned *spins)
 	long was = lc_switches_seen, now;
 	uint64_t t0, took;
 
+	lc_poll_clock_due(node);
 	if (limit == LC_SPIN_OWN) {
 		/* a core of its own (lc_own_core): spin the whole limit again */
 		sched_yield();
@@ -1035,6 +1036,7 @@ static __attribute__((noinline)) int lc_wait_held(lc_node *node, lc_req *req, st
 	unsigned spins = 0;
 	int rc;
 
+	lc_poll_clock_due(node);
 	for (;;) {
 		/* yield only after a run of idle rounds, never while work flows */
 		if (lc_wait_round(node, req))

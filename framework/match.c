@@ -268,6 +268,8 @@ static int lc_anyof(lc_node *node, int n, lc_req **reqs, int *index, int *done,
 		}
 		return rc;
 	}
+	if (wait)
+		lc_poll_clock_due(node);
 	for (;;) {
 		/* one completed already: no progress step needed */
 		for (i = 0; i < n; i++)
@@ -347,6 +349,8 @@ static int lc_someof(lc_node *node, int n, lc_req **reqs, int *count, int *indic
 			lc_unlock(node);
 		return rc;
 	}
+	if (wait)
+		lc_poll_clock_due(node);
 	/* completed already: no progress step needed */
 	while (!(k = lc_reqs_done(reqs, n, indices))) {
 		if (lc_reqs_round(node, 0, n, reqs))
@@ -429,6 +433,8 @@ static int lc_allof(lc_node *node, int n, lc_req **reqs, int *done, struct lc_st
 	for (int k = i + 1; k < n; k++)
 		if (reqs[k] && !lc_req_valid(node, reqs[k]))
 			return lc_reqs_invalid(node, k, fn);
+	if (wait)
+		lc_poll_clock_due(node);
 	while (i < n) {
 		if (lc_reqs_round(node, i, n, reqs))
 			spins = 0;

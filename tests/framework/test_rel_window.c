@@ -386,6 +386,34 @@ Test(relwin, receive_in_order_past_2_32)
 	cr_assert_eq(lc_wait(nd, r, NULL), 0);
 }
 
+/*
+ * The timers' clock after a yield: the poll reads it at the next idle step
+ * (lc_poll_clock_due), not at the end of the LC_POLL_CLOCK_SPAN idle steps
+ * counted since its last read -- a yield may have lasted a time slice, and a
+ * wait that yields at every round would otherwise leave the timers that many
+ * slices behind.  Steps until a read (the poll's time moves), then a 2 ms
+ * sleep, a yield through lc_idle and one idle step: the poll's time is the
+ * time after the sleep.
+ */
+Test(relwin, a_yield_hands_the_poll_a_fresh_clock)
+{
+	uint64_t seen = nd->proto.reliability.now_ns, t;
+	struct timespec nap = { 0, 2000000 };
+	unsigned spins = 0;
+	int steps = 0;
+
+	while (nd->proto.reliability.now_ns == seen) {
+		lc_progress(nd);
+		cr_assert_lt(++steps, 1000, "the poll's clock never moved");
+	}
+	nanosleep(&nap, NULL);
+	t = now_ns();
+	cr_assert_eq(lc_idle(nd, &spins, 1u << 16), 0);   /* past any spin limit: a yield or a nap */
+	cr_assert_eq(lc_progress(nd), 0);
+	cr_expect_geq(nd->proto.reliability.now_ns, t, "the poll's time is %llu ns behind the yield's end",
+		      (unsigned long long)(t - nd->proto.reliability.now_ns));
+}
+
 #else
 /* no .init: the skipped tests need no node */
 TestSuite(relwin, .timeout = 60);
@@ -396,4 +424,5 @@ LC_T_SKIPPED(relwin, gap_acks_and_partial_ack_go_back, LC_T_RELWIN_WHY)
 LC_T_SKIPPED(relwin, retransmit_after_timeout, LC_T_RELWIN_WHY)
 LC_T_SKIPPED(relwin, silent_live_peer_kept_stopped_peer_given_up, LC_T_RELWIN_WHY)
 LC_T_SKIPPED(relwin, receive_in_order_past_2_32, LC_T_RELWIN_WHY)
+LC_T_SKIPPED(relwin, a_yield_hands_the_poll_a_fresh_clock, LC_T_RELWIN_WHY)
 #endif /* LC_PROTO_RELIABILITY && !LC_PROTO_FLOW_CONTROL */
