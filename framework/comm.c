@@ -1037,12 +1037,14 @@ static __attribute__((noinline)) int lc_wait_held(lc_node *node, lc_req *req, st
 	int rc;
 
 	lc_poll_clock_due(node);
+	node->waited = req;
 	for (;;) {
 		/* yield only after a run of idle rounds, never while work flows */
 		if (lc_wait_round(node, req))
 			spins = 0;
 		if (req->done) {
 			LC_PATH_BEGIN();
+			node->waited = NULL;
 			return lc_finish(node, req, st, "lc_wait");
 		}
 		lc_unlock(node);

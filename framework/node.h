@@ -300,12 +300,15 @@ struct lc_node {
 	const _Atomic uint32_t *dst_drops;  /* the NIC's frames dropped per destination (lc_nic_dst_drop_counts) */
 	uint32_t rank, size;
 	uint32_t idle;                      /* progress calls in a row without work */
+	const struct lc_req *waited;        /* the request a single wait waits for (lc_wait_held), or NULL */
+	uint8_t woke;                       /* a frame of this step completed it: the step ends (lc_progress_rest) */
 	struct lc_spin spin;                /* the waits' spin limit, adapted (lc_idle_round) */
 	uint32_t multi_polls;               /* rounds of waits on several requests (lc_reqs_round) */
 #if LC_PROTO_ANY_ACTIVE
 	int32_t poll_left;                  /* idle steps before the poll clock is read again */
 	uint32_t poll_busy;                 /* progress calls in a row with work */
 	uint64_t poll_ns;                   /* the clock the poll pointcut gets (lc_progress_locked) */
+	uint8_t poll_owed;                  /* the last step ended early (woke): this one polls */
 #endif
 
 	struct lc_req *free;                /* request pool free list */
@@ -832,6 +835,7 @@ static inline void lc_rx_complete(struct lc_node *node, struct lc_rmsg *m, lc_ve
 {
 	if (__builtin_expect(v == LC_CONTINUE && !m->unexpected, 1)) {
 		LC_STAT_ADD(node, rx_msgs, 1);
+		node->woke |= m->req == node->waited;
 		lc_recv_done(m->req, m, 0);
 		return;
 	}

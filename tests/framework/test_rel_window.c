@@ -126,7 +126,7 @@ static void ack_from(uint32_t src, uint32_t ack, uint16_t flags)
 }
 
 /* A one-frame message of 8 bytes from src: frame seq fseq, message seq mseq. */
-static void data_from(uint32_t src, uint32_t fseq, uint32_t mseq, int damage)
+static void data_put(uint32_t src, uint32_t fseq, uint32_t mseq, int damage)
 {
 	uint8_t p[8];
 	struct lc_frame_hdr h;
@@ -149,6 +149,12 @@ static void data_from(uint32_t src, uint32_t fseq, uint32_t mseq, int damage)
 	if (damage)
 		p[damage % 8] ^= 0x10;
 	lc_fake_inject(&h, p);
+}
+
+/* The same, taken by a progress step at once. */
+static void data_from(uint32_t src, uint32_t fseq, uint32_t mseq, int damage)
+{
+	data_put(src, fseq, mseq, damage);
 	lc_progress(nd);
 }
 
@@ -414,6 +420,29 @@ Test(relwin, a_yield_hands_the_poll_a_fresh_clock)
 		      (unsigned long long)(t - nd->proto.reliability.now_ns));
 }
 
+/*
+ * Blocking receives whose every step takes the message waited for: such a
+ * step ends at that message and leaves the poll to the next step
+ * (lc_progress_rest), but never two in a row -- the ack owed after half a
+ * window of frames goes out while the receives run.
+ */
+Test(relwin, back_to_back_receives_still_poll)
+{
+	uint32_t n = 2 * LC_RELIABILITY_ACK_BATCH;
+	uint64_t a0 = stat(LC_STAT_rel_acks_sent);
+	struct lc_status st;
+	uint8_t b[8];
+
+	for (uint32_t m = 0; m < n; m++)
+		data_put(3, m, m, 0);
+	for (uint32_t m = 0; m < n; m++) {
+		cr_assert_eq(lc_recv(nd, 3, b, sizeof(b), &st), 0);
+		cr_assert_eq(b[0], (uint8_t)(m * 13), "message %u", m);
+	}
+	cr_expect_geq(stat(LC_STAT_rel_acks_sent), a0 + 1, "no ack during %u receives: the poll did not run", n);
+	cr_expect_eq(peer(3)->expect, n);
+}
+
 #else
 /* no .init: the skipped tests need no node */
 TestSuite(relwin, .timeout = 60);
@@ -425,4 +454,5 @@ LC_T_SKIPPED(relwin, retransmit_after_timeout, LC_T_RELWIN_WHY)
 LC_T_SKIPPED(relwin, silent_live_peer_kept_stopped_peer_given_up, LC_T_RELWIN_WHY)
 LC_T_SKIPPED(relwin, receive_in_order_past_2_32, LC_T_RELWIN_WHY)
 LC_T_SKIPPED(relwin, a_yield_hands_the_poll_a_fresh_clock, LC_T_RELWIN_WHY)
+LC_T_SKIPPED(relwin, back_to_back_receives_still_poll, LC_T_RELWIN_WHY)
 #endif /* LC_PROTO_RELIABILITY && !LC_PROTO_FLOW_CONTROL */
