@@ -414,6 +414,8 @@ static inline void lc_reliability_after_group(struct lc_node *node, const struct
 }
 #endif
 
+static inline int lc_reliability_later_frees(struct lc_node *node, struct lc_reliability_peer *p);
+
 static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
 						   const void *payload)
 {
@@ -437,7 +439,8 @@ static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct 
 				st->wake_ns = 0;
 				return LC_RETRY;
 			}
-			if (p->next - p->una >= LC_RELIABILITY_W || p->rsnd != p->next)
+			if ((p->next - p->una >= LC_RELIABILITY_W || p->rsnd != p->next) &&
+			    !lc_reliability_later_frees(node, p))
 				return LC_RETRY;
 			hdr->reliability_seq = p->next;
 			if (lc_reliability_refs(node, hdr)) {
@@ -598,6 +601,67 @@ static inline void lc_reliability_ack_in(struct lc_node *node, struct lc_reliabi
 	}
 }
 
+/*
+ * LATER.  The ack a data frame carries, and the ack timer its arrival arms,
+ * are not needed to deliver it: recv_frame notes them (the peer in
+ * st->later, the ack in p->ack_rx) and the next poll takes them
+ * (lc_reliability_later_take) -- in a ping-pong the poll of the waiter's next
+ * step, after its answer is on the wire (the framework ends the step that
+ * completes a wait before its poll, lc_progress_rest), so neither is on the
+ * path of a message; in a step that takes several frames, the poll at its
+ * end.  One peer's at a time: a data frame from another peer takes the one
+ * noted first; from the same peer its ack replaces the older one (acks are
+ * cumulative and in order, and every one taken at the same clock).  What
+ * reads the window or the timers takes it first: the poll, the timer scan
+ * (lc_reliability_timers), a send that finds the window full (unless the
+ * ack would release a held send, which send_frame may not: lc_proto.h).  An
+ * ack-only frame and the ack of a frame out of order are taken at once.  Ack
+ * frames that answer an answer carry the ack either way: the timer armed late
+ * is armed only if no frame carried the ack meanwhile (a ping-pong arms none).
+ * 8 B ping-pong, reliable: docs/internals.md, thirty-third part.
+ */
+static inline void lc_reliability_later_take(struct lc_node *node)
+{
+	struct lc_reliability_state *st = &node->proto.reliability;
+	struct lc_reliability_peer *p = &st->peer[st->later - 1];
+
+	st->later = 0;
+	lc_reliability_ack_in(node, p, p->ack_rx, 0);
+	if (!p->ack_due_ns && p->acked != p->expect) {
+		p->ack_due_ns = st->now_ns + LC_RELIABILITY_ACK_DELAY_NS;
+		lc_reliability_wake(st, p->ack_due_ns);
+	}
+}
+
+/*
+ * send_frame found p's window full (or a resend under way): take the ack noted
+ * for the poll if it is p's and releases no held send (LATER).  Whether the
+ * window has room now.
+ */
+static inline int lc_reliability_later_frees(struct lc_node *node, struct lc_reliability_peer *p)
+{
+	struct lc_reliability_state *st = &node->proto.reliability;
+
+	if (!st->later || &st->peer[st->later - 1] != p || p->hold_out != p->hold_in)
+		return 0;
+	lc_reliability_later_take(node);
+	return p->next - p->una < LC_RELIABILITY_W && p->rsnd == p->next;
+}
+
+/* Data frame from peer src (p) arrived in order carrying ack: noted for the poll (LATER). */
+static inline void lc_reliability_later(struct lc_node *node, struct lc_reliability_peer *p, uint32_t src,
+					uint32_t ack)
+{
+	struct lc_reliability_state *st = &node->proto.reliability;
+
+	if (st->later != src + 1) {
+		if (st->later)
+			lc_reliability_later_take(node);
+		st->later = src + 1;
+	}
+	p->ack_rx = ack;
+}
+
 static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct lc_frame_hdr *hdr,
 						   void *payload)
 {
@@ -614,16 +678,14 @@ static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct 
 		return LC_CONTINUE;
 	p = &st->peer[hdr->src];
 	p->heard = 1;
-	lc_reliability_ack_in(node, p, hdr->reliability_ack, hdr->reliability_flags & LC_REL_F_GAP);
-	if (hdr->reliability_flags & LC_REL_F_ACK)
+	if (hdr->reliability_flags & LC_REL_F_ACK) {
+		lc_reliability_ack_in(node, p, hdr->reliability_ack, hdr->reliability_flags & LC_REL_F_GAP);
 		return LC_CONSUMED;
+	}
 	d = hdr->reliability_seq - p->expect;
 	if (d == 0) {
 		p->expect++;
-		if (!p->ack_due_ns) {
-			p->ack_due_ns = st->now_ns + LC_RELIABILITY_ACK_DELAY_NS;
-			lc_reliability_wake(st, p->ack_due_ns);
-		}
+		lc_reliability_later(node, p, hdr->src, hdr->reliability_ack);   /* the ack, the ack timer */
 		if (hdr->reliability_flags & LC_REL_F_ASK) {
 			/*
 			 * its sender holds a send until this ack (REFERENCES): due at once,
@@ -638,6 +700,7 @@ static inline lc_verdict lc_reliability_recv_frame(struct lc_node *node, struct 
 		}
 		return LC_CONTINUE;
 	}
+	lc_reliability_ack_in(node, p, hdr->reliability_ack, 0);
 	st->wake_ns = 0;        /* ack_now: the ack goes on the next poll */
 	if ((int32_t)d < 0) {
 		LC_STAT_ADD(node, rel_dup_drops, 1);
@@ -656,6 +719,8 @@ static inline void lc_reliability_poll(struct lc_node *node, uint64_t now_ns)
 
 	if (now_ns < st->wake_ns) {
 		st->now_ns = now_ns;
+		if (st->later)
+			lc_reliability_later_take(node);
 		return;
 	}
 	lc_reliability_timers(node, now_ns);

@@ -57,6 +57,7 @@ int lc_reliability_setup(struct lc_node *node)
 	}
 	st->now_ns = lc_now_ns();
 	st->wake_ns = 0;
+	st->later = 0;
 	return 0;
 }
 
@@ -145,6 +146,8 @@ void lc_reliability_timers(struct lc_node *node, uint64_t now_ns)
 
 	st->now_ns = now_ns;
 	st->wake_ns = UINT64_MAX;
+	if (st->later)
+		lc_reliability_later_take(node);        /* hooks.h, LATER */
 	for (uint32_t i = 0; i < node->size; i++) {
 		struct lc_reliability_peer *p = &st->peer[i];
 

@@ -43,6 +43,7 @@ struct lc_reliability_peer {
 	uint8_t ack_now;        /* a duplicate or a gap arrived: ack on the next poll (the ack's flags) */
 	uint8_t ask_defer;      /* an ack asked for (LC_REL_F_ASK) waits one poll: an answer may carry it */
 	uint64_t ack_due_ns;    /* an explicit ack goes at this time unless one was piggybacked (0: none) */
+	uint32_t ack_rx;        /* the ack of the last data frame from the peer, not taken yet (hooks.h, LATER) */
 };
 
 struct lc_reliability_state {
@@ -53,6 +54,7 @@ struct lc_reliability_state {
 	uint64_t wake_ns;                   /* no timer work before this time (0: at the next poll); a lower
 					       bound: every hook that arms a timer or asks for an ack lowers it,
 					       the scan of all peers (lc_reliability_timers) sets it exactly */
+	uint32_t later;                     /* 1 + the peer whose data frame's ack waits for the poll (0: none) */
 	uint8_t sending_ack;                /* flags of the ack-only frame being posted (send_frame reads them) */
 	uint8_t failed;                     /* a send waits for a dead peer: poll fails it */
 };
