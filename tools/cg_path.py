@@ -29,21 +29,25 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cg_instr import records  # noqa: E402
 
-# the callgrind run on the measured node only (the peer runs at full speed)
+# the callgrind run on the measured node only (the peer runs at full speed) ...
 NODE_SH = ('if [ "$LC_NODE" = "$CG_NODE" ]; then exec valgrind --tool=callgrind -q '
            '--collect-atstart=no --callgrind-out-file="$CG_OUT" "$@"; else exec "$@"; fi')
+# ... or on every node (--both), each its own file; the measured node's is read
+BOTH_SH = ('exec valgrind --tool=callgrind -q --collect-atstart=no '
+           '--callgrind-out-file="$CG_OUT.$LC_NODE" "$@"')
 
 
-def run(build, node, prog, iters, out, half='tx'):
+def run(build, node, prog, iters, out, half='tx', both=False):
     """Self Ir per function of one run with iters iterations."""
     args = [a.replace('{iters}', str(iters)) for a in prog]
     env = dict(os.environ, CG_NODE=str(node), CG_OUT=out, LC_PATH_HALF=half)
-    cmd = [os.path.join(build, 'bin', 'commrun'), '-n', '2', 'sh', '-c', NODE_SH, 'sh'] + args
+    cmd = [os.path.join(build, 'bin', 'commrun'), '-n', '2', 'sh', '-c',
+           BOTH_SH if both else NODE_SH, 'sh'] + args
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     if r.returncode != 0:
         sys.exit('cg_path: %s failed (%d):\n%s%s' % (' '.join(cmd), r.returncode, r.stdout, r.stderr))
     per = collections.Counter()
-    for fn, _, ir in records(out):
+    for fn, _, ir in records('%s.%d' % (out, node) if both else out):
         per[fn.split(':')[-1]] += ir
     return per
 
@@ -59,6 +63,12 @@ def main(argv):
     ap.add_argument('--half', choices=('tx', 'rx'), default='tx',
                     help='tx: a turn, completion to the reply on the wire (default); '
                          'rx: the receive, Net-Recv seeing the frame to the wait\'s completion')
+    ap.add_argument('--both', action='store_true',
+                    help='callgrind on both nodes, slowed alike: each waits for the other as it '
+                         'does natively (with one node under callgrind the slowed one never '
+                         'waits, and its receive half counts what a native one does not: a '
+                         'protocol\'s clock reads and timer scans, a message that lands before '
+                         'its receive is posted)')
     ap.add_argument('prog', nargs=argparse.REMAINDER, help='-- PROG ARGS with {iters}')
     a = ap.parse_args(argv)
     prog = a.prog[1:] if a.prog[:1] == ['--'] else a.prog
@@ -68,8 +78,8 @@ def main(argv):
         ap.error('%s is not a mode=marks build (scons mode=marks config=CFG)' % a.build)
     lo, hi = (int(x) for x in a.iters.split(','))
     with tempfile.TemporaryDirectory() as tmp:
-        c_lo = run(a.build, a.node, prog, lo, os.path.join(tmp, 'lo'), a.half)
-        c_hi = run(a.build, a.node, prog, hi, os.path.join(tmp, 'hi'), a.half)
+        c_lo = run(a.build, a.node, prog, lo, os.path.join(tmp, 'lo'), a.half, a.both)
+        c_hi = run(a.build, a.node, prog, hi, os.path.join(tmp, 'hi'), a.half, a.both)
     n = hi - lo
     diff = {f: (c_hi[f] - c_lo[f]) / n for f in set(c_hi) | set(c_lo)}
     total = sum(diff.values())
