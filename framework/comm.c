@@ -1037,14 +1037,18 @@ static __attribute__((noinline)) int lc_wait_held(lc_node *node, lc_req *req, st
 	int rc;
 
 	lc_poll_clock_due(node);
-	node->waited = req;
+#if LC_PROTO_ANY_ACTIVE
+	node->waited = req;     /* its completion leaves the step's poll to the next step (lc_wait_woke) */
+#endif
 	for (;;) {
 		/* yield only after a run of idle rounds, never while work flows */
 		if (lc_wait_round(node, req))
 			spins = 0;
 		if (req->done) {
 			LC_PATH_BEGIN();
+#if LC_PROTO_ANY_ACTIVE
 			node->waited = NULL;
+#endif
 			return lc_finish(node, req, st, "lc_wait");
 		}
 		lc_unlock(node);

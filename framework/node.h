@@ -300,15 +300,15 @@ struct lc_node {
 	const _Atomic uint32_t *dst_drops;  /* the NIC's frames dropped per destination (lc_nic_dst_drop_counts) */
 	uint32_t rank, size;
 	uint32_t idle;                      /* progress calls in a row without work */
-	const struct lc_req *waited;        /* the request a single wait waits for (lc_wait_held), or NULL */
-	uint8_t woke;                       /* a frame of this step completed it: the step ends (lc_progress_rest) */
 	struct lc_spin spin;                /* the waits' spin limit, adapted (lc_idle_round) */
 	uint32_t multi_polls;               /* rounds of waits on several requests (lc_reqs_round) */
 #if LC_PROTO_ANY_ACTIVE
 	int32_t poll_left;                  /* idle steps before the poll clock is read again */
 	uint32_t poll_busy;                 /* progress calls in a row with work */
 	uint64_t poll_ns;                   /* the clock the poll pointcut gets (lc_progress_locked) */
-	uint8_t poll_owed;                  /* the last step ended early (woke): this one polls */
+	const struct lc_req *waited;        /* the request a single wait waits for (lc_wait_held), or NULL */
+	uint8_t woke;                       /* a frame of this step completed it: no poll in this step */
+	uint8_t poll_owed;                  /* the last step left its poll (woke): this one polls */
 #endif
 
 	struct lc_req *free;                /* request pool free list */
@@ -823,6 +823,20 @@ static inline void lc_recv_done(struct lc_req *r, const struct lc_rmsg *m, int e
 	lc_req_complete(r, err ? err : (m->len > r->ucap ? LC_ERR_TRUNC : 0));
 }
 
+/*
+ * Receive r completes in this step: when a single wait waits for it, the
+ * step leaves its poll pointcut to the next one (lc_progress_rest).
+ */
+static inline void lc_wait_woke(struct lc_node *node, const struct lc_req *r)
+{
+#if LC_PROTO_ANY_ACTIVE
+	node->woke |= r == node->waited;
+#else
+	(void)node;
+	(void)r;
+#endif
+}
+
 /* lc_rx_complete's other cases: a verdict other than LC_CONTINUE, an unexpected message. */
 LC_INTERNAL void lc_rx_complete_rest(struct lc_node *node, struct lc_rmsg *m, lc_verdict v);
 
@@ -835,7 +849,7 @@ static inline void lc_rx_complete(struct lc_node *node, struct lc_rmsg *m, lc_ve
 {
 	if (__builtin_expect(v == LC_CONTINUE && !m->unexpected, 1)) {
 		LC_STAT_ADD(node, rx_msgs, 1);
-		node->woke |= m->req == node->waited;
+		lc_wait_woke(node, m->req);
 		lc_recv_done(m->req, m, 0);
 		return;
 	}

@@ -20,15 +20,14 @@ void lc_node_reset(struct lc_node *node)
 	node->stats = NULL;
 	node->rank = node->size = 0;
 	node->idle = 0;
-	node->waited = NULL;
-	node->woke = 0;
 	atomic_store_explicit(&node->spin.limit, LC_SPIN_LIMIT, memory_order_relaxed);
 	atomic_store_explicit(&node->spin.quick, 0, memory_order_relaxed);
 #if LC_PROTO_ANY_ACTIVE
 	node->poll_left = 0;                    /* the first step reads the clock, */
 	node->poll_busy = LC_POLL_CLOCK_BURST;  /* busy or idle */
 	node->poll_ns = 0;
-	node->poll_owed = 0;
+	node->waited = NULL;
+	node->woke = node->poll_owed = 0;
 #endif
 	node->sendq = node->inflight = node->posted = (struct lc_reqq){ 0 };
 	node->uq_head = node->uq_tail = NULL;
@@ -476,7 +475,7 @@ void lc_rx_complete_rest(struct lc_node *node, struct lc_rmsg *m, lc_verdict v)
 		/* an unexpected message its receive found while it was arriving */
 		memcpy(r->ubuf, m->data, m->len < r->ucap ? m->len : r->ucap);
 		LC_STAT_ADD(node, host_copy_bytes, m->len < r->ucap ? m->len : r->ucap);
-		node->woke |= r == node->waited;
+		lc_wait_woke(node, r);
 		lc_recv_done(r, m, 0);
 		lc_uq_free(node, m);
 	} else {
@@ -677,35 +676,32 @@ static __attribute__((noinline)) int lc_progress_rest(struct lc_node *node, int 
 		lc_nic_rx_release(node->nic);
 		hdr = NULL;
 		work++;
-		if (node->woke)
-			break;  /* the waited message: its waiter first, the frames behind it next step */
 	}
 	if (node->acks_n || node->sendq.head || node->inflight.head)
 		work += lc_tx_queues(node);
+#if LC_PROTO_ANY_ACTIVE && LC_PC_USED_poll
 	/*
 	 * A frame of this step completed the request a single wait waits for
-	 * (lc_rx_complete, node->waited): the step ends here and the wait
-	 * returns, the poll pointcut -- a compare for the protocols' timers, now
-	 * and then the clock -- left to the next step, which the waiter takes
-	 * after its answer is on the wire.  Never two steps in a row: a receiver
-	 * whose every step completes a blocking receive polls every other step.
-	 * 8 B ping-pong (tools/cg_path.py --half rx): baseline 559 -> 547 Ir (the
-	 * Rx FIFO's second look), reliable 729 -> 648 (with the poll's clock
-	 * reads and timer scans callgrind's slow node made), docs/internals.md,
-	 * thirty-third part.
+	 * (lc_wait_woke, node->waited): the step returns before the poll
+	 * pointcut -- a compare for the protocols' timers, now and then the
+	 * clock, and what a protocol leaves to it (a piggybacked ack it takes
+	 * later) -- and the wait returns; the next step polls, which the waiter
+	 * takes after its answer is on the wire.  Never two steps in a row
+	 * (poll_owed): a receiver whose every step completes a blocking receive
+	 * polls every other step.  The frames behind the waited one are taken in
+	 * this step all the same: a stream received by one wait a message kept
+	 * its batches (stopping the Rx FIFO loop at the waited message made
+	 * `stream` 8 B 0.82x; docs/internals.md, thirty-third part).
 	 */
 	if (node->woke) {
 		node->woke = 0;
-		node->idle = 0;
-#if LC_PROTO_ANY_ACTIVE && LC_PC_USED_poll
 		if (!node->poll_owed) {
 			node->poll_owed = 1;
+			node->idle = 0;
 			return work;
 		}
-#else
-		return work;
-#endif
 	}
+#endif
 #if LC_PROTO_ANY_ACTIVE
 #if LC_PC_USED_poll
 	node->poll_owed = 0;

@@ -287,37 +287,35 @@ LC_T_SKIPPED(pipe, unexpected_still_arriving_when_received, LC_T_BASELINE_WHY)
 #endif
 
 /*
- * A wait's step ends at the frame that completes its request (lc_rx_complete,
- * lc_progress_rest): a message behind it in the Rx FIFO waits for the next
- * step, so the waiter gets its message first.
+ * A wait's step takes every frame the Rx FIFO holds, the ones behind the
+ * frame that completes its request too: a stream received one wait a
+ * message keeps its batches (a step that stopped at the waited message made
+ * `stream` 8 B 0.82x).
  */
 #if !LC_PROTO_ANY_ACTIVE
-Test(pipe, a_wait_returns_at_its_message)
+Test(pipe, a_wait_takes_the_frames_behind_its_message)
 {
-	uint8_t a[2][16], b[16];
+	uint8_t a[2][16], b[2][16];
 	struct lc_status st;
-	uint64_t f0, u0;
-	lc_req *r;
+	uint64_t f0;
+	lc_req *r[2];
 
 	fill(a[0], sizeof a[0], 3);
 	fill(a[1], sizeof a[1], 4);
-	cr_assert_eq(lc_irecv(nd, 2, b, sizeof b, &r), 0);
+	cr_assert_eq(lc_irecv(nd, 2, b[0], sizeof b[0], &r[0]), 0);
+	cr_assert_eq(lc_irecv(nd, 2, b[1], sizeof b[1], &r[1]), 0);
 	inject_msg(2, 0, a[0], sizeof a[0], 0, 1);
 	inject_msg(2, 1, a[1], sizeof a[1], 0, 1);
 	f0 = stat(LC_STAT_rx_frames);
-	u0 = stat(LC_STAT_unexpected_msgs);
-	cr_assert_eq(lc_wait(nd, r, &st), 0);
-	cr_expect_eq(st.len, sizeof b);
-	cr_expect_eq(memcmp(a[0], b, sizeof b), 0);
-	cr_expect_eq(stat(LC_STAT_rx_frames), f0 + 1, "the wait's step went on past its message");
-	lc_progress(nd);
+	cr_assert_eq(lc_wait(nd, r[0], &st), 0);
+	cr_expect_eq(stat(LC_STAT_rx_frames), f0 + 2, "the wait's step left a frame in the Rx FIFO");
+	cr_expect_eq(memcmp(a[0], b[0], sizeof b[0]), 0);
+	cr_assert_eq(lc_wait(nd, r[1], &st), 0);
 	cr_expect_eq(stat(LC_STAT_rx_frames), f0 + 2);
-	cr_expect_eq(stat(LC_STAT_unexpected_msgs), u0 + 1);
-	cr_assert_eq(lc_recv(nd, 2, b, sizeof b, &st), 0);
-	cr_expect_eq(memcmp(a[1], b, sizeof b), 0);
+	cr_expect_eq(memcmp(a[1], b[1], sizeof b[1]), 0);
 }
 #else
-LC_T_SKIPPED(pipe, a_wait_returns_at_its_message, LC_T_BASELINE_WHY)
+LC_T_SKIPPED(pipe, a_wait_takes_the_frames_behind_its_message, LC_T_BASELINE_WHY)
 #endif
 
 #if !LC_PROTO_ANY_ACTIVE

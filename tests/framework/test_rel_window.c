@@ -422,9 +422,9 @@ Test(relwin, a_yield_hands_the_poll_a_fresh_clock)
 
 /*
  * Blocking receives whose every step takes the message waited for: such a
- * step ends at that message and leaves the poll to the next step
- * (lc_progress_rest), but never two in a row -- the ack owed after half a
- * window of frames goes out while the receives run.
+ * step leaves its poll to the next step (lc_progress_rest), but never two in
+ * a row -- the ack owed after half a window of frames goes out while the
+ * receives run.
  */
 Test(relwin, back_to_back_receives_still_poll)
 {
@@ -433,9 +433,8 @@ Test(relwin, back_to_back_receives_still_poll)
 	struct lc_status st;
 	uint8_t b[8];
 
-	for (uint32_t m = 0; m < n; m++)
-		data_put(3, m, m, 0);
 	for (uint32_t m = 0; m < n; m++) {
+		data_put(3, m, m, 0);   /* its frame waits in the Rx FIFO for the receive's step */
 		cr_assert_eq(lc_recv(nd, 3, b, sizeof(b), &st), 0);
 		cr_assert_eq(b[0], (uint8_t)(m * 13), "message %u", m);
 	}
@@ -480,6 +479,29 @@ Test(relwin, a_data_frames_ack_waits_for_the_next_poll)
 	cr_assert_eq(lc_recv(nd, 3, b, sizeof(b), &st), 0);
 }
 
+/*
+ * The step that completes a wait's request leaves its poll to the next step,
+ * but takes the frames behind that request's all the same: a stream received
+ * one wait a message keeps its batches (lc_progress_rest).
+ */
+Test(relwin, a_wait_takes_the_frames_behind_its_message)
+{
+	uint64_t f0 = stat(LC_STAT_rx_frames);
+	struct lc_status st;
+	uint8_t b[2][8];
+	lc_req *r[2];
+
+	cr_assert_eq(lc_irecv(nd, 3, b[0], sizeof(b[0]), &r[0]), 0);
+	cr_assert_eq(lc_irecv(nd, 3, b[1], sizeof(b[1]), &r[1]), 0);
+	data_put(3, 0, 0, 0);
+	data_put(3, 1, 1, 0);
+	cr_assert_eq(lc_wait(nd, r[0], &st), 0);
+	cr_expect_eq(stat(LC_STAT_rx_frames), f0 + 2, "the wait's step left a frame in the Rx FIFO");
+	cr_assert_eq(lc_wait(nd, r[1], &st), 0);
+	cr_expect_eq(b[1][0], 13);
+	cr_expect_eq(peer(3)->expect, 2);
+}
+
 #else
 /* no .init: the skipped tests need no node */
 TestSuite(relwin, .timeout = 60);
@@ -493,4 +515,5 @@ LC_T_SKIPPED(relwin, receive_in_order_past_2_32, LC_T_RELWIN_WHY)
 LC_T_SKIPPED(relwin, a_yield_hands_the_poll_a_fresh_clock, LC_T_RELWIN_WHY)
 LC_T_SKIPPED(relwin, back_to_back_receives_still_poll, LC_T_RELWIN_WHY)
 LC_T_SKIPPED(relwin, a_data_frames_ack_waits_for_the_next_poll, LC_T_RELWIN_WHY)
+LC_T_SKIPPED(relwin, a_wait_takes_the_frames_behind_its_message, LC_T_RELWIN_WHY)
 #endif /* LC_PROTO_RELIABILITY && !LC_PROTO_FLOW_CONTROL */
