@@ -1037,8 +1037,8 @@ static __attribute__((noinline)) int lc_wait_held(lc_node *node, lc_req *req, st
 	int rc;
 
 	lc_poll_clock_due(node);
-#if LC_PROTO_ANY_ACTIVE
-	node->waited = req;     /* its completion leaves the step's poll to the next step (lc_wait_woke) */
+#if LC_PROTO_ANY_ACTIVE && LC_PC_USED_poll
+	node->waited = req;     /* the step that completes it leaves its poll to the next (lc_progress_rest) */
 #endif
 	for (;;) {
 		/* yield only after a run of idle rounds, never while work flows */
@@ -1046,7 +1046,7 @@ static __attribute__((noinline)) int lc_wait_held(lc_node *node, lc_req *req, st
 			spins = 0;
 		if (req->done) {
 			LC_PATH_BEGIN();
-#if LC_PROTO_ANY_ACTIVE
+#if LC_PROTO_ANY_ACTIVE && LC_PC_USED_poll
 			node->waited = NULL;
 #endif
 			return lc_finish(node, req, st, "lc_wait");

@@ -62,11 +62,10 @@
  * a nap reads it (lc_poll_clock_due): a wait starts right after the caller's
  * own send, a round trip before its answer can land, so a read there is off
  * a message's path, where one among the wait's later steps delays the frame
- * that lands during it; and a yield may have lasted a time slice.  With the
- * read only every 16th idle step, `reliable`'s 8 B ping-pong read it 0.6
- * times a turn on each node at a random step of the wait, and its latency
- * over `baseline`'s was 1.21-1.25; read at the wait's start, 1.14-1.17 (16
- * to 24 interleaved rounds, docs/internals.md, thirty-third part).
+ * that lands during it (`reliable`'s 8 B ping-pong read it 0.6 times a turn
+ * on each node, at a random step of the wait); and a yield may have lasted a
+ * time slice.  In wall time the move was within the placement's noise
+ * (docs/internals.md, thirty-third part).
  */
 #define LC_POLL_CLOCK_SPAN 16
 #define LC_POLL_CLOCK_BURST 4
@@ -307,8 +306,7 @@ struct lc_node {
 	uint32_t poll_busy;                 /* progress calls in a row with work */
 	uint64_t poll_ns;                   /* the clock the poll pointcut gets (lc_progress_locked) */
 	const struct lc_req *waited;        /* the request a single wait waits for (lc_wait_held), or NULL */
-	uint8_t woke;                       /* a frame of this step completed it: no poll in this step */
-	uint8_t poll_owed;                  /* the last step left its poll (woke): this one polls */
+	uint8_t poll_owed;                  /* the last step left its poll to this one (lc_progress_rest) */
 #endif
 
 	struct lc_req *free;                /* request pool free list */
@@ -823,20 +821,6 @@ static inline void lc_recv_done(struct lc_req *r, const struct lc_rmsg *m, int e
 	lc_req_complete(r, err ? err : (m->len > r->ucap ? LC_ERR_TRUNC : 0));
 }
 
-/*
- * Receive r completes in this step: when a single wait waits for it, the
- * step leaves its poll pointcut to the next one (lc_progress_rest).
- */
-static inline void lc_wait_woke(struct lc_node *node, const struct lc_req *r)
-{
-#if LC_PROTO_ANY_ACTIVE
-	node->woke |= r == node->waited;
-#else
-	(void)node;
-	(void)r;
-#endif
-}
-
 /* lc_rx_complete's other cases: a verdict other than LC_CONTINUE, an unexpected message. */
 LC_INTERNAL void lc_rx_complete_rest(struct lc_node *node, struct lc_rmsg *m, lc_verdict v);
 
@@ -849,7 +833,6 @@ static inline void lc_rx_complete(struct lc_node *node, struct lc_rmsg *m, lc_ve
 {
 	if (__builtin_expect(v == LC_CONTINUE && !m->unexpected, 1)) {
 		LC_STAT_ADD(node, rx_msgs, 1);
-		lc_wait_woke(node, m->req);
 		lc_recv_done(m->req, m, 0);
 		return;
 	}

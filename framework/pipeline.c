@@ -27,7 +27,7 @@ void lc_node_reset(struct lc_node *node)
 	node->poll_busy = LC_POLL_CLOCK_BURST;  /* busy or idle */
 	node->poll_ns = 0;
 	node->waited = NULL;
-	node->woke = node->poll_owed = 0;
+	node->poll_owed = 0;
 #endif
 	node->sendq = node->inflight = node->posted = (struct lc_reqq){ 0 };
 	node->uq_head = node->uq_tail = NULL;
@@ -475,7 +475,6 @@ void lc_rx_complete_rest(struct lc_node *node, struct lc_rmsg *m, lc_verdict v)
 		/* an unexpected message its receive found while it was arriving */
 		memcpy(r->ubuf, m->data, m->len < r->ucap ? m->len : r->ucap);
 		LC_STAT_ADD(node, host_copy_bytes, m->len < r->ucap ? m->len : r->ucap);
-		lc_wait_woke(node, r);
 		lc_recv_done(r, m, 0);
 		lc_uq_free(node, m);
 	} else {
@@ -681,25 +680,22 @@ static __attribute__((noinline)) int lc_progress_rest(struct lc_node *node, int 
 		work += lc_tx_queues(node);
 #if LC_PROTO_ANY_ACTIVE && LC_PC_USED_poll
 	/*
-	 * A frame of this step completed the request a single wait waits for
-	 * (lc_wait_woke, node->waited): the step returns before the poll
-	 * pointcut -- a compare for the protocols' timers, now and then the
+	 * This step completed the request a single wait waits for (node->waited:
+	 * the wait steps only while it is pending): the step returns before the
+	 * poll pointcut -- a compare for the protocols' timers, now and then the
 	 * clock, and what a protocol leaves to it (a piggybacked ack it takes
 	 * later) -- and the wait returns; the next step polls, which the waiter
 	 * takes after its answer is on the wire.  Never two steps in a row
 	 * (poll_owed): a receiver whose every step completes a blocking receive
 	 * polls every other step.  The frames behind the waited one are taken in
-	 * this step all the same: a stream received by one wait a message kept
-	 * its batches (stopping the Rx FIFO loop at the waited message made
-	 * `stream` 8 B 0.82x; docs/internals.md, thirty-third part).
+	 * this step all the same: a stream received one wait a message keeps its
+	 * batches (stopping the Rx FIFO loop at the waited message made `stream`
+	 * 8 B 0.82x; docs/internals.md, thirty-third part).
 	 */
-	if (node->woke) {
-		node->woke = 0;
-		if (!node->poll_owed) {
-			node->poll_owed = 1;
-			node->idle = 0;
-			return work;
-		}
+	if (node->waited && node->waited->done && !node->poll_owed) {
+		node->poll_owed = 1;
+		node->idle = 0;
+		return work;
 	}
 #endif
 #if LC_PROTO_ANY_ACTIVE
