@@ -302,7 +302,13 @@ struct lc_node {
 	struct lc_spin spin;                /* the waits' spin limit, adapted (lc_idle_round) */
 	uint32_t multi_polls;               /* rounds of waits on several requests (lc_reqs_round) */
 #if LC_PROTO_ANY_ACTIVE
-	int32_t poll_left;                  /* idle steps before the poll clock is read again */
+	/*
+	 * idle steps before the poll clock is read again; atomic (relaxed: plain
+	 * loads and stores here) because a yield sets it without the lock
+	 * (lc_poll_clock_due), where a step's store may overwrite it -- a read
+	 * at most LC_POLL_CLOCK_SPAN steps late, as before
+	 */
+	atomic_int poll_left;
 	uint32_t poll_busy;                 /* progress calls in a row with work */
 	uint64_t poll_ns;                   /* the clock the poll pointcut gets (lc_progress_locked) */
 	const struct lc_req *waited;        /* the request a single wait waits for (lc_wait_held), or NULL */
@@ -931,11 +937,14 @@ LC_INTERNAL int lc_peer_state(struct lc_node *node, uint32_t dst);
  */
 #define LC_SPIN_OWN (1u << 14)
 
-/* The poll clock is read at the next idle step (LC_POLL_CLOCK_SPAN above): a wait starts, a yield ended. */
+/*
+ * The poll clock is read at the next idle step (LC_POLL_CLOCK_SPAN above): a
+ * wait starts (the lock held), a yield ended (lc_yield: the lock free).
+ */
 static inline void lc_poll_clock_due(struct lc_node *node)
 {
 #if LC_PROTO_ANY_ACTIVE
-	node->poll_left = 0;
+	atomic_store_explicit(&node->poll_left, 0, memory_order_relaxed);
 #else
 	(void)node;
 #endif

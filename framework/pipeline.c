@@ -23,7 +23,7 @@ void lc_node_reset(struct lc_node *node)
 	atomic_store_explicit(&node->spin.limit, LC_SPIN_LIMIT, memory_order_relaxed);
 	atomic_store_explicit(&node->spin.quick, 0, memory_order_relaxed);
 #if LC_PROTO_ANY_ACTIVE
-	node->poll_left = 0;                    /* the first step reads the clock, */
+	atomic_store_explicit(&node->poll_left, 0, memory_order_relaxed);   /* the first step reads the clock, */
 	node->poll_busy = LC_POLL_CLOCK_BURST;  /* busy or idle */
 	node->poll_ns = 0;
 	node->waited = NULL;
@@ -654,6 +654,17 @@ static __attribute__((noinline)) int lc_tx_queues(struct lc_node *node)
 	return work;
 }
 
+#if LC_PROTO_ANY_ACTIVE
+/* An idle step: one fewer before the poll clock is read (a load and a store, not a locked decrement). */
+static inline int lc_poll_left_step(struct lc_node *node)
+{
+	int left = atomic_load_explicit(&node->poll_left, memory_order_relaxed) - 1;
+
+	atomic_store_explicit(&node->poll_left, left, memory_order_relaxed);
+	return left;
+}
+#endif
+
 /*
  * A progress step whose NIC step or first Rx FIFO look found work, or with
  * host work pending (frames held, acks, queued or in-flight sends), or in a
@@ -708,8 +719,8 @@ static __attribute__((noinline)) int lc_progress_rest(struct lc_node *node, int 
 	 */
 	node->poll_busy = work ? node->poll_busy + 1 : 0;
 	if (work >= LC_POLL_CLOCK_SPAN || node->poll_busy > LC_POLL_CLOCK_BURST ||
-	    (!work && --node->poll_left <= 0)) {
-		node->poll_left = LC_POLL_CLOCK_SPAN;
+	    (!work && lc_poll_left_step(node) <= 0)) {
+		atomic_store_explicit(&node->poll_left, LC_POLL_CLOCK_SPAN, memory_order_relaxed);
 		node->poll_ns = lc_now_ns();
 	}
 #endif
