@@ -23,7 +23,7 @@
  * header of every message.  With --verify the payload of every message is
  * made from its sequence number and its checksum is checked as well, and
  * node 1 ends with one line:
- *   verified N/N messages, C corrupt, D duplicate, O out-of-order, L lost
+ *   verified N/N messages, C corrupt, D duplicate, O out-of-order, L lost, T late
  * Messages below 16 bytes are the pattern of their expected sequence number,
  * checked byte by byte (a mismatch counts as corrupt).  Without --verify the
  * payload after the header is filled once per slot and not re-summed, so the
@@ -43,6 +43,11 @@
  * reliability, which loses nothing) is the rest of the window lost.  Node 0
  * waits for each window's ack at most twice the tail bound (a lost ack: it
  * goes on, the receive stays posted, and it reports how many it missed).
+ * A stall longer than the tail bound (a descheduled node) moves the two nodes
+ * apart by a size: an intact message of an earlier size is late (counted
+ * lost at its own size, not corrupt); one of the next size ends this size for
+ * node 1 and is judged as the first of the next (node 0 went on without the
+ * last ack).  Corrupt is damage only: a message no size of the run explains.
  * Every wait polls and yields (sched_yield) after a few idle polls.  Once the
  * sender has left (LC_ERR_PEER_DEAD) node 1 stops waiting.
  */
@@ -59,7 +64,7 @@ static int lc_st_gone;
 static unsigned lc_st_dead_in_row;
 
 struct lc_st_counts {
-	unsigned long long total, ok, corrupt, duplicate, ooo, lost;
+	unsigned long long total, ok, corrupt, duplicate, ooo, lost, late;
 };
 
 /* Fill the message seq of a slot (sender side). */
@@ -129,6 +134,25 @@ static void lc_st_check(const unsigned char *buf, size_t got, size_t size, uint3
 }
 
 /*
+ * The sequence number of buf as an intact message of size bytes, or -1: below
+ * total by its header (16 bytes and more), else the first of from .. to - 1
+ * whose pattern it is.
+ */
+static long lc_st_ident(const unsigned char *buf, size_t size, uint32_t from, uint32_t to, uint32_t total)
+{
+	if (size < LC_EX_HDR_BYTES) {
+		for (uint32_t s = from; s < to; s++)
+			if (lc_ex_check(buf, size, lc_ex_seed(size, s)) == size)
+				return (long)s;
+		return -1;
+	}
+	struct lc_ex_hdr h;
+	memcpy(&h, buf, sizeof h);
+	return h.hsum == lc_ex_hdr_sum(&h) && h.len == size && h.seq < total &&
+	       lc_ex_sum(buf + LC_EX_HDR_BYTES, size - LC_EX_HDR_BYTES) == h.sum ? (long)h.seq : -1;
+}
+
+/*
  * Judge one received message of got bytes (receiver side, verify).  seen[]
  * marks the sequence numbers of this size already accounted for; *top is one
  * above the highest.  Returns the sequence number the message stands for
@@ -139,18 +163,8 @@ static long lc_st_judge(const unsigned char *buf, size_t got, size_t size, uint3
 {
 	long seq = -1;
 
-	if (got == size && size < LC_EX_HDR_BYTES) {
-		uint32_t end = total - *top > window ? *top + window : total;
-		for (uint32_t s = *top; s < end && seq < 0; s++)
-			if (lc_ex_check(buf, size, lc_ex_seed(size, s)) == size)
-				seq = (long)s;
-	} else if (got == size) {
-		struct lc_ex_hdr h;
-		memcpy(&h, buf, sizeof h);
-		if (h.hsum == lc_ex_hdr_sum(&h) && h.len == size && h.seq < total &&
-		    lc_ex_sum(buf + LC_EX_HDR_BYTES, size - LC_EX_HDR_BYTES) == h.sum)
-			seq = (long)h.seq;
-	}
+	if (got == size)
+		seq = lc_st_ident(buf, size, *top, total - *top > window ? *top + window : total, total);
 	if (seq < 0) {
 		/* a corrupt message is counted once: as corrupt, in place of the next one */
 		if (*top >= total)
@@ -202,7 +216,44 @@ struct lc_st_rx {
 	size_t slot;
 	unsigned window, head, count, cap;
 	unsigned long long posted, grand;       /* receives posted so far / messages of the run */
+	size_t lo, hi;                          /* the sweep (-s lo:hi) */
+	unsigned iters, warmup;                 /* -i, -w */
+	int carry;                              /* a message of the next size ended the last one: */
+	unsigned carry_slot;                    /* its slot */
+	size_t carry_len;                       /* and length */
 };
+
+/* Messages of size in the run: its warm-up and timed windows. */
+static uint32_t lc_st_total(const struct lc_st_rx *rx, size_t size)
+{
+	unsigned w_warm, w_timed = lc_ex_rounds(rx->iters, rx->warmup, size, 2, 1, &w_warm);
+
+	return (w_warm + w_timed) * rx->window;
+}
+
+/*
+ * A message of got bytes while node 1 receives size ones (a stall longer than
+ * the tail bound moved the nodes apart): -1 when it is an intact message of an
+ * earlier size of the sweep (late: counted lost at its size), 1 when it is one
+ * of the next size (node 0 went on: this size is over), 0 when no size explains
+ * it (corrupt).
+ */
+static int lc_st_other_size(const struct lc_st_rx *rx, const unsigned char *buf, size_t got, size_t size)
+{
+	size_t next = lc_ex_sweep_next(size, rx->lo, rx->hi);
+	uint32_t total;
+
+	if (got == next) {
+		total = lc_st_total(rx, got);
+		return lc_st_ident(buf, got, 0, total, total) >= 0;
+	}
+	for (size_t s = rx->lo; s < size; s = lc_ex_sweep_next(s, rx->lo, rx->hi))
+		if (s == got) {
+			total = lc_st_total(rx, got);
+			return lc_st_ident(buf, got, 0, total, total) >= 0 ? -1 : 0;
+		}
+	return 0;
+}
 
 /* Post receives until the ring holds cap (or every message of the run has one). */
 static int lc_st_refill(lc_node *node, struct lc_st_rx *rx)
@@ -237,6 +288,31 @@ static int lc_st_ack(lc_node *node)
 }
 
 /*
+ * Judge one message of node 1's ring (verify) and ack its window when it ends
+ * one (or a later one began: node 0 went on without the ack).  0, or 1 after
+ * printing the error.
+ */
+static int lc_st_take(lc_node *node, const struct lc_st_rx *rx, const unsigned char *buf, size_t got,
+		      size_t size, uint32_t total, uint32_t *top, uint32_t *w, unsigned char *seen,
+		      struct lc_st_counts *c)
+{
+	uint32_t nwin = total / rx->window;
+	long seq = lc_st_judge(buf, got, size, total, rx->window, seen, top, c);
+	int rc;
+
+	if (seq < 0)
+		return 0;
+	while (*w < nwin && (uint32_t)seq >= (*w + 1) * rx->window)
+		(*w)++;
+	if (*w < nwin && (uint32_t)seq + 1 == (*w + 1) * rx->window) {
+		if ((rc = lc_st_ack(node)) != 0)
+			return rc;
+		(*w)++;
+	}
+	return 0;
+}
+
+/*
  * Receive and judge every message of one size (verify, node 1), acking each
  * window.  0, or 1 after printing the error.
  */
@@ -246,10 +322,18 @@ static int lc_st_rx_size(lc_node *node, struct lc_st_rx *rx, size_t size, uint32
 	uint32_t top = 0, w = 0, nwin = total / rx->window;
 	double last = lc_ex_now_s();
 	unsigned spins = 0;
+	int rc;
 
+	/* the message that ended the last size: the first of this one (before its slot is posted again) */
+	if (rx->carry) {
+		rx->carry = 0;
+		if ((rc = lc_st_take(node, rx, rx->bufs + (size_t)rx->carry_slot * rx->slot, rx->carry_len, size,
+				     total, &top, &w, seen, c)) != 0)
+			return rc;
+	}
 	while (w < nwin && !lc_st_gone) {
-		int rc = lc_st_refill(node, rx), done = 0;
-		if (rc != 0)
+		int done = 0;
+		if ((rc = lc_st_refill(node, rx)) != 0)
 			return rc;
 		struct lc_status st = { 0 };
 		unsigned j = rx->head;
@@ -284,18 +368,20 @@ static int lc_st_rx_size(lc_node *node, struct lc_st_rx *rx, size_t size, uint32
 			continue;       /* never seen: lost */
 		if (rc != 0)
 			return lc_ex_fail(node, "wait (recv)", rc);
-		long seq = lc_st_judge(rx->bufs + (size_t)j * rx->slot, st.len, size, total, rx->window,
-				       seen, &top, c);
-		if (seq < 0)
+		const unsigned char *buf = rx->bufs + (size_t)j * rx->slot;
+		int other = st.len != size ? lc_st_other_size(rx, buf, st.len, size) : 0;
+		if (other < 0) {
+			c->late++;
 			continue;
-		/* a message of a later window: node 0 went on without this window's ack */
-		while (w < nwin && (uint32_t)seq >= (w + 1) * rx->window)
-			w++;
-		if (w < nwin && (uint32_t)seq + 1 == (w + 1) * rx->window) {
-			if ((rc = lc_st_ack(node)) != 0)
-				return rc;
-			w++;
 		}
+		if (other > 0) {
+			rx->carry = 1;
+			rx->carry_slot = j;
+			rx->carry_len = st.len;
+			return 0;
+		}
+		if ((rc = lc_st_take(node, rx, buf, st.len, size, total, &top, &w, seen, c)) != 0)
+			return rc;
 	}
 	return 0;
 }
@@ -348,17 +434,16 @@ int main(int argc, char **argv)
 		lc_ex_header(window, verify ? ", verify" : "", "Bandwidth (MB/s)  Messages/s");
 
 	struct lc_st_counts cnt = { 0 };
-	struct lc_st_rx rx = { .req = req, .bufs = bufs, .slot = slot, .window = window, .cap = window };
+	struct lc_st_rx rx = { .req = req, .bufs = bufs, .slot = slot, .window = window, .cap = window,
+			       .lo = lo, .hi = hi, .iters = iters, .warmup = warmup };
 	unsigned long long acks_missed = 0;     /* verify, node 0: window acks not come in time */
-	for (size_t size = lo; size <= hi; size = lc_ex_sweep_next(size, lo, hi)) {
-		unsigned w_warm, w_timed = lc_ex_rounds(iters, warmup, size, 2, 1, &w_warm);
-		rx.grand += (unsigned long long)(w_warm + w_timed) * window;
-	}
+	for (size_t size = lo; size <= hi; size = lc_ex_sweep_next(size, lo, hi))
+		rx.grand += lc_st_total(&rx, size);
 	for (size_t size = lo; size <= hi; size = lc_ex_sweep_next(size, lo, hi)) {
 		/* fewer windows as messages grow (OSU's large-message loop): at 4 MiB one window
 		 * is already 256 MiB, so two timed windows bound the cost of the largest sizes */
 		unsigned w_warm, w_timed = lc_ex_rounds(iters, warmup, size, 2, 1, &w_warm);
-		uint32_t total = (w_warm + w_timed) * window;
+		uint32_t total = lc_st_total(&rx, size);
 		unsigned char *seen = NULL;
 		uint32_t top = 0;
 		double t0 = 0;
@@ -484,8 +569,8 @@ int main(int argc, char **argv)
 		bad = cnt.corrupt || cnt.duplicate || cnt.ooo || cnt.lost;
 		if (verify) {
 			printf("verified %llu/%llu messages, %llu corrupt, %llu duplicate, "
-			       "%llu out-of-order, %llu lost\n", cnt.ok, cnt.total, cnt.corrupt,
-			       cnt.duplicate, cnt.ooo, cnt.lost);
+			       "%llu out-of-order, %llu lost, %llu late\n", cnt.ok, cnt.total, cnt.corrupt,
+			       cnt.duplicate, cnt.ooo, cnt.lost, cnt.late);
 			fflush(stdout);
 		}
 	}
