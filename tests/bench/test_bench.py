@@ -4,14 +4,17 @@
 
 usage: tests/bench/test_bench.py BUILD_DIR   (any config: its commrun runs the jobs)
 
-The report's placement groups (benchlib.placements, report.placement_lines) on rounds made up here.
+The report's placement groups (benchlib.placements, report.placement_lines) on rounds made up here,
+and on runs whose placement was probed (benchlib.attach_places: placement.csv beside results.csv).
 
 A failed cell's reason (tools/bench/run.py failure_text, through run_sweep on a real commrun job):
 every node's last line of its own and commrun's first lines, so that the node that died first is
 named beside the peer that saw it die.
 """
+import csv
 import os
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, '..', '..')
@@ -52,6 +55,7 @@ def main(argv):
           'failure_text: %r' % t)
     check(run.failure_text(1, []) == 'exit status 1: no message', 'no stderr at all')
     placement_checks()
+    probe_checks()
     loop_checks()
     return finish()
 
@@ -85,9 +89,10 @@ def placement_checks():
     rate = [t for t in report.TARGETS if t[3] == 'msgrate' and t[1] == 'baseline']
     # two groups 3.5x apart, the rounds interleaved: each judged on its own rounds
     rows = rows_of([0.07, 0.30, 0.08, 0.28, 0.07, 0.35], [1.2, 0.9, 1.2, 0.9, 1.2, 0.9])
-    classes, bounds = bl.placements(rows)
-    check(classes == {1: 'fast', 2: 'slow', 3: 'fast', 4: 'slow', 5: 'fast', 6: 'slow'},
-          'placements: %r' % classes)
+    place, bounds, how = bl.placements(rows)
+    classes = {r['round']: place(r) for r in rows}
+    check(classes == {1: 'fast', 2: 'slow', 3: 'fast', 4: 'slow', 5: 'fast', 6: 'slow'} and how == 'rounds',
+          'placements: %r %r' % (classes, how))
     check(bounds == (0.08, 0.28), 'the groups\' bounds: %r' % (bounds,))
     L = report.placement_lines(rows, rate)
     row = [x for x in L if x.startswith('| `baseline` 8 B message rate')]
@@ -104,15 +109,15 @@ def placement_checks():
                if x.startswith('| `')]) == 1, 'only the measured target\'s row')
     # one group (the largest gap 1.29x): no split, nothing added to the report
     rows = rows_of([0.07, 0.09, 0.08, 0.075], [1.2, 0.9, 1.1, 1.0])
-    check(bl.placements(rows) == (None, None), 'one placement: %r' % (bl.placements(rows),))
+    check(bl.placements(rows) == (None, None, None), 'one placement: %r' % (bl.placements(rows),))
     check(report.placement_lines(rows, rate) == [], 'one placement: no table')
-    check(bl.placements(rows_of([0.07], [1.0])) == (None, None), 'one round: no groups')
+    check(bl.placements(rows_of([0.07], [1.0])) == (None, None, None), 'one round: no groups')
     # one disturbed round far off is no placement: the split is the real one, or none
-    classes, bounds = bl.placements(rows_of([6.31, 0.23, 0.08, 0.25, 0.068, 0.26, 0.46],
-                                            [1.0] * 7))
-    check(bounds == (0.08, 0.23) and classes[1] == 'slow' and classes[3] == 'fast',
-          'a lone round at 6.31 us left in the slow group: %r %r' % (bounds, classes))
-    check(bl.placements(rows_of([0.07, 0.08, 0.075, 0.09, 6.31], [1.0] * 5)) == (None, None),
+    place, bounds, how = bl.placements(rows_of([6.31, 0.23, 0.08, 0.25, 0.068, 0.26, 0.46],
+                                               [1.0] * 7))
+    check(bounds == (0.08, 0.23) and place({'round': 1}) == 'slow' and place({'round': 3}) == 'fast',
+          'a lone round at 6.31 us left in the slow group: %r' % (bounds,))
+    check(bl.placements(rows_of([0.07, 0.08, 0.075, 0.09, 6.31], [1.0] * 5)) == (None, None, None),
           'a lone round far off, the rest one group: no split')
     # the verdict of a median whose interquartile range spans the bound is marked unsettled
     rows = rows_of([0.07] * 5, [0.95, 1.05, 1.02, 0.98, 1.01])
@@ -127,6 +132,59 @@ def placement_checks():
           report.le_verdict(bl.summarise([1.0, 1.05, 1.08, 1.2]), 1.1) == 'met' + report.SPANS and
           report.le_verdict(bl.summarise([1.0, 1.05, 1.08]), 1.1) == 'met',
           'le_verdict: a median of 1.065x, IQR 1.04-1.11, and one clear of the bound')
+
+
+def probed(rows, probes):
+    """rows as load_csv returns them beside a placement.csv of probes {(round, config): (before,
+    after)} (every benchmark of the rows: msgrate), read back through bl.load_csv."""
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, 'results.csv'), 'w', newline='') as f:
+            w = csv.DictWriter(f, fieldnames=['config', 'benchmark', 'size', 'round', 'value', 'unit',
+                                              'status'])
+            w.writeheader()
+            w.writerows(rows)
+        with open(os.path.join(d, bl.PLACE_CSV), 'w', newline='') as f:
+            w = csv.DictWriter(f, fieldnames=bl.PLACE_COLUMNS)
+            w.writeheader()
+            for (rnd, cfg), (a, b) in probes.items():
+                w.writerow(dict(round=rnd, config=cfg, benchmark='msgrate', before=a, after=b))
+        return bl.load_csv(os.path.join(d, 'results.csv'))
+
+
+def probe_checks():
+    """Each run in its own placement: a per-round ratio pairs two runs of one placement only."""
+    rate = [t for t in report.TARGETS if t[3] == 'msgrate' and t[1] == 'baseline']
+    fast, slow = (0.05, 0.06), (0.30, 0.32)
+    # six rounds, the shm floor's round-level figure fast in all: the probes tell the runs apart
+    rows = [r for r in rows_of([0.07] * 6, [1.2, 1.2, 0.9, 0.4, 2.5, 1.2]) if r['config'] != 'shm']
+    got = probed(rows, {(1, 'baseline'): fast, (1, 'openmpi'): fast,
+                        (2, 'baseline'): fast, (2, 'openmpi'): fast,
+                        (3, 'baseline'): slow, (3, 'openmpi'): slow,
+                        (4, 'baseline'): slow, (4, 'openmpi'): fast,      # moved between the runs
+                        (5, 'baseline'): (0.05, 0.31), (5, 'openmpi'): fast,  # moved during one
+                        (6, 'baseline'): fast, (6, 'openmpi'): ('', '')})  # a probe failed: not known
+    places = {(r['round'], r['config']): r.get('place') for r in got}
+    check(places[(1, 'baseline')] == 'fast' and places[(3, 'openmpi')] == 'slow' and
+          places[(5, 'baseline')] == 'mixed' and places[(6, 'openmpi')] is None,
+          'each run\'s placement from its two probes: %r' % places)
+    r = bl.round_ratios(got, 'baseline', 'openmpi', 'msgrate', 8)
+    check(r == [1.2, 1.2, 0.9, 1.2], 'rounds 4 (runs in two placements) and 5 (a run moved) left out, '
+          '6 (one run not known) kept: %r' % r)
+    place, bounds, how = bl.placements(got)
+    check(how == 'runs' and bounds == (0.06, 0.30), 'grouped by the probes: %r %r' % (how, bounds))
+    L = report.placement_lines(got, rate)
+    row = [x for x in L if x.startswith('| `baseline` 8 B message rate')]
+    check(len(row) == 1 and 'met: 1.200× (8 B), IQR 1.200–1.200 (2 rounds)' in row[0] and
+          'not met: 0.900× (8 B), IQR 0.900–0.900 (1 rounds)' in row[0],
+          'fast: rounds 1-2, slow: round 3 (4 and 5 in neither): %r' % row)
+    check(any('probed just before and just after' in x and '1 run(s) began in one' in x for x in L),
+          'the runs the host moved are counted: %r' % L[:1])
+    # the probes in one group: every pair is of one placement, no table
+    got = probed(rows[:4], {(1, 'baseline'): fast, (1, 'openmpi'): fast,
+                            (2, 'baseline'): (0.06, 0.07), (2, 'openmpi'): fast})
+    check(bl.placements(got) == (None, None, None) and
+          bl.round_ratios(got, 'baseline', 'openmpi', 'msgrate', 8) == [1.2, 1.2],
+          'probes of one placement: both rounds, no groups')
 
 
 if __name__ == '__main__':

@@ -2,6 +2,7 @@
 # Shared pieces of the benchmark matrix: the benchmark table, the CSV schema, statistics over rounds.
 import csv
 import math
+import os
 import statistics
 
 # The one table of benchmarks (add a row to add a benchmark; see tools/bench/README.md).
@@ -251,12 +252,15 @@ def summarise(values):
 
 
 def load_csv(path):
+    """The rows of results.csv at path, each with its run's placement (attach_places) when the
+    run probed it (placement.csv beside it)."""
     with open(path, newline='') as f:
         rows = list(csv.DictReader(f))
     for r in rows:
         r['size'] = int(r['size'])
         r['round'] = int(r['round'])
         r['value'] = float(r['value']) if r['value'] not in ('', None) else None
+    attach_places(rows, os.path.join(os.path.dirname(path), PLACE_CSV))
     return rows
 
 
@@ -284,36 +288,104 @@ PLACE_GAP = 1.8
 PLACE_MIN_ROUNDS = 2
 
 
+# The placement of each program's run, probed (run.py): the shm floor's 8 B one-way time just
+# before it and just after it, in PLACE_CSV beside results.csv.  Between two runs of one round the
+# host moved the vCPUs in 6 of 15 rounds of one small-message run (round 7: `baseline` 0.126 us, Open MPI
+# 0.362 us in the same round), and a per-round ratio of two programs run in different placements
+# measured the placement: such pairs are left out of every per-round ratio, and each run is judged
+# in its own placement, not in its round's.
+PLACE_CSV = 'placement.csv'
+PLACE_COLUMNS = ['round', 'config', 'benchmark', 'before', 'after']
+
+
+def two_groups(xs):
+    """(lo, hi): the largest gap between the sorted values xs that leaves PLACE_MIN_ROUNDS or more
+    on either side, when it is PLACE_GAP x or more (lo: the largest value below it, hi: the
+    smallest above); None when xs form one group."""
+    xs = sorted(xs)
+    cuts = range(PLACE_MIN_ROUNDS - 1, len(xs) - PLACE_MIN_ROUNDS)
+    if not cuts:
+        return None
+    gap, i = max((xs[k + 1] / xs[k], k) for k in cuts)
+    return (xs[i], xs[i + 1]) if gap >= PLACE_GAP else None
+
+
+def attach_places(rows, path):
+    """Mark each row of a probed run (path: PLACE_CSV) with r['place']: 'fast' or 'slow' when both
+    probes of its run fall in that group of two_groups over every probe, 'mixed' when they do not
+    (the host moved the vCPUs during the run), 'one' when the probes form one group; r['bounds']:
+    that (lo, hi).  Rows of a run not probed get neither."""
+    if not os.path.isfile(path):
+        return
+    with open(path, newline='') as f:
+        probes = {}
+        for p in csv.DictReader(f):
+            try:
+                probes[(int(p['round']), p['config'], p['benchmark'])] = (float(p['before']),
+                                                                          float(p['after']))
+            except (TypeError, ValueError):
+                continue        # a probe that failed: the run's placement is not known
+    bounds = two_groups([x for pair in probes.values() for x in pair])
+
+    def group(x):
+        return 'fast' if x <= bounds[0] else 'slow'
+
+    for r in rows:
+        pair = probes.get((r['round'], r['config'], r['benchmark']))
+        if pair is None:
+            continue
+        r['bounds'] = bounds
+        if bounds is None:
+            r['place'] = 'one'
+        else:
+            g = {group(x) for x in pair}
+            r['place'] = g.pop() if len(g) == 1 else 'mixed'
+
+
 def placements(rows):
-    """(classes, (lo, hi)): classes {round: 'fast' | 'slow'} when the rounds' shm floor at 8 B
-    (ping-pong) falls into two groups with at least PLACE_GAP x between the largest floor of the
-    fast group (lo) and the smallest of the slow one (hi) -- the largest gap between the sorted
-    floors that leaves PLACE_MIN_ROUNDS or more on either side; (None, None) when the rounds form
-    one group or too few measured the floor."""
+    """(place, (lo, hi), how): place(row) is 'fast' or 'slow' (or None: neither) when the
+    placements fall into two groups with at least PLACE_GAP x between the largest shm floor of
+    the fast group (lo) and the smallest of the slow one (hi); how says what was grouped: 'runs'
+    (each run's probes, attach_places) or 'rounds' (each round's shm floor at 8 B, ping-pong,
+    when the run did not probe).  (None, None, None) when they form one group or too few were
+    measured."""
+    probed = [r for r in rows if 'place' in r]
+    if probed:
+        bounds = probed[0]['bounds']
+        if bounds is None:
+            return None, None, None
+        return (lambda r: r.get('place') if r.get('place') in ('fast', 'slow') else None), bounds, 'runs'
     v = {r['round']: r['value'] for r in rows
          if r['config'] == 'shm' and r['benchmark'] == 'pingpong' and r['size'] == 8 and
          r['status'] == 'ok' and r['value']}
-    xs = sorted(v.values())
-    cuts = range(PLACE_MIN_ROUNDS - 1, len(xs) - PLACE_MIN_ROUNDS)
-    if not cuts:
-        return None, None
-    gap, i = max((xs[k + 1] / xs[k], k) for k in cuts)
-    if gap < PLACE_GAP:
-        return None, None
-    return {rnd: 'fast' if x <= xs[i] else 'slow' for rnd, x in v.items()}, (xs[i], xs[i + 1])
+    bounds = two_groups(v.values())
+    if bounds is None:
+        return None, None, None
+    classes = {rnd: 'fast' if x <= bounds[0] else 'slow' for rnd, x in v.items()}
+    return (lambda r: classes.get(r['round'])), bounds, 'rounds'
+
+
+def same_place(p, q):
+    """Whether two runs of one round (their r.get('place')) ran in the same placement: both in one
+    group, or either not probed (nothing says otherwise); never a run the host moved ('mixed')."""
+    if p is None or q is None:
+        return True
+    return p == q and p != 'mixed'
 
 
 def round_ratios(rows, a, b, benchmark, size):
-    """Per-round ratios value(a) / value(b) of one cell, over the rounds where both are ok."""
+    """Per-round ratios value(a) / value(b) of one cell, over the rounds where both are ok and
+    both runs were in the same placement (same_place)."""
     va, vb = {}, {}
     for r in rows:
         if r['benchmark'] == benchmark and r['size'] == size and r['status'] == 'ok' \
                 and r['value'] is not None:
             if r['config'] == a:
-                va[r['round']] = r['value']
+                va[r['round']] = r
             elif r['config'] == b:
-                vb[r['round']] = r['value']
-    return [va[k] / vb[k] for k in sorted(va) if k in vb and vb[k] > 0]
+                vb[r['round']] = r
+    return [va[k]['value'] / vb[k]['value'] for k in sorted(va)
+            if k in vb and vb[k]['value'] > 0 and same_place(va[k].get('place'), vb[k].get('place'))]
 
 
 def geomean(xs):

@@ -190,7 +190,8 @@ def floor_lines(rows, targets=None):
 def target_section(rows, title=TARGET_SECTION, targets=None, preset='small'):
     L = [title, '',
          'Each target is judged on the ratio of the two series measured in the same round (median '
-         'over rounds, its interquartile range and [min max]); where a target covers several '
+         'over rounds, its interquartile range and [min max]; where the run probed each program\'s '
+         'placement, only rounds whose two runs were in the same one); where a target covers several '
          'sizes, the worst size is shown.  A verdict marked "%s" is the median\'s, with a '
          'quarter of the rounds or more on the other side: this run does not settle it.  '
          '`scons bench preset=%s` measures them all.' % (SPANS.strip(' ()'), preset), '',
@@ -207,24 +208,36 @@ def target_section(rows, title=TARGET_SECTION, targets=None, preset='small'):
 
 
 def placement_lines(rows, targets=None):
-    """Each target judged again over the rounds of each placement (bl.placements), or [] when the
-    rounds ran in one; a target measured in neither group is left out (no table when none is)."""
-    classes, bounds = bl.placements(rows)
-    if classes is None:
+    """Each target judged again over the runs of each placement (bl.placements), or [] when the
+    runs (or rounds) were in one; a target measured in neither group is left out (no table when
+    none is)."""
+    place, bounds, how = bl.placements(rows)
+    if place is None:
         return []
-    by = {c: target_rows([r for r in rows if classes.get(r['round']) == c], targets)
-          for c in ('fast', 'slow')}
+    by = {c: target_rows([r for r in rows if place(r) == c], targets) for c in ('fast', 'slow')}
     pairs = [(f, s) for f, s in zip(by['fast'], by['slow']) if f['x'] is not None or s['x'] is not None]
     if not pairs:
         return []
     lo, hi = bounds
-    n = {c: sum(1 for v in classes.values() if v == c) for c in ('fast', 'slow')}
-    L = ['By placement: the shm floor\'s 8 B one-way time put the rounds in two groups -- %d round(s) '
-         'at %.3f us or less (*fast*: a cache line crosses between the two vCPUs quickly) and %d at '
-         '%.3f us or more (*slow*), %.1fx apart; the host placed the job\'s two vCPUs differently '
-         'between them.  Each target over the rounds of each group:' % (n['fast'], lo, n['slow'], hi,
-                                                                       hi / lo), '',
-         '| target | bound | fast placement | slow placement |', '|---|---|---|---|']
+    if how == 'runs':
+        runs = {(r['round'], r['config'], r['benchmark']): r.get('place') for r in rows if 'place' in r}
+        n = {c: sum(1 for v in runs.values() if v == c) for c in ('fast', 'slow', 'mixed')}
+        head = ('By placement: the shm floor\'s 8 B one-way time, probed just before and just after '
+                'each program\'s run, put the runs in two groups -- %d run(s) at %.3f us or less '
+                '(*fast*: a cache line crosses between the two vCPUs quickly) and %d at %.3f us or '
+                'more (*slow*), %.1fx apart; %d run(s) began in one and ended in the other (the host '
+                'moved the vCPUs during the run) and count in neither.  A per-round ratio pairs '
+                'two runs of one placement only, here and above.  Each target over the runs of '
+                'each group:' % (n['fast'], lo, n['slow'], hi, hi / lo, n['mixed']))
+    else:
+        n = {c: sum(1 for r in {r['round'] for r in rows} if place({'round': r}) == c)
+             for c in ('fast', 'slow')}
+        head = ('By placement: the shm floor\'s 8 B one-way time put the rounds in two groups -- %d '
+                'round(s) at %.3f us or less (*fast*: a cache line crosses between the two vCPUs '
+                'quickly) and %d at %.3f us or more (*slow*), %.1fx apart; the host placed the job\'s '
+                'two vCPUs differently between them.  Each target over the rounds of each group:'
+                % (n['fast'], lo, n['slow'], hi, hi / lo))
+    L = [head, '', '| target | bound | fast placement | slow placement |', '|---|---|---|---|']
     for f, s in pairs:
         L.append('| %s | %s | %s | %s |' % (f['what'], bound_text(f), ratio_text(f, True),
                                             ratio_text(s, True)))

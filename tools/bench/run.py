@@ -613,6 +613,25 @@ def bench_cmd(target, bench, seg, args, bindir, timeout, quick=False, bind='core
 
 SINK_RE = re.compile(r'sink ok:.*checked, ([0-9.]+) MB/s')
 
+# The placement probe (bl.PLACE_CSV): the shm floor's 8 B ping-pong, short -- a few ms with its
+# start -- so that one between every two runs of a round costs a second or two a round.
+PROBE_ARGS = ['-s', '8:8', '-i', '2000', '-w', '100']
+
+
+def probe_placement(bindir, bind):
+    """The shm floor's 8 B one-way time now (us), or None when the probe failed: where the
+    host has put the job's vCPUs, just before or after a run (bl.attach_places)."""
+    try:
+        rc, out, _ = run_cmd([os.path.join(bindir, 'shm_pingpong'), '--bind', bind] + PROBE_ARGS,
+                             timeout=30)
+    except subprocess.TimeoutExpired:
+        return None
+    for line in out.splitlines() if rc == 0 else []:
+        m = LINE_RE.match(line)
+        if m and int(m.group(1)) == 8:
+            return float(m.group(2))
+    return None
+
 
 def seed_filter_round(configs, rnd, quick, rows):
     """One round of seed 001's filter experiment (bl.SEED_FILTER) on every config."""
@@ -1015,6 +1034,9 @@ def main(argv):
                 plan.append((b, t, sizes_t, [] if w is None else ['--window', str(w)]))
     progress.total = len(plan) * o['rounds']
     rounds_done = 0
+    # each run's placement, probed before it and after it (the next run's before): bl.PLACE_CSV
+    probe = 'shm' in live_anchors
+    place_rows = []
     for rnd in range(1, o['rounds'] + 1):
         if rnd > 1 and o['budget']:
             per_round = (time.time() - t_rounds) / (rnd - 1)
@@ -1027,6 +1049,7 @@ def main(argv):
         elif rnd == 1:
             t_rounds = time.time()
         rounds_done = rnd
+        before = probe_placement(bindir, o['bind']) if probe else None
         for i, (b, t, sizes, wargs) in enumerate(plan):
             args = (b['quick'] if o['quick'] else b['full']) + wargs
             later = [progress.spent.get((p[0]['name'], p[1])) for p in plan]
@@ -1061,9 +1084,21 @@ def main(argv):
             prows += [dict(p, config=t, round=rnd) for p in ph or []]
             progress.spent.setdefault((b['name'], t), time.time() - start)
             progress.done += 1
+            if probe:
+                after = probe_placement(bindir, o['bind'])
+                place_rows.append(dict(round=rnd, config=t, benchmark=b['name'],
+                                       before='' if before is None else before,
+                                       after='' if after is None else after))
+                before = after
         # seed 001's own experiment, in the same round (the CSN personality over each config)
         if os.path.isdir(os.path.join(ROOT, 'personalities', bl.SEED_FILTER['personality'])):
             seed_filter_round(configs, rnd, o['quick'], rows)
+
+    if place_rows:
+        with open(os.path.join(outdir, bl.PLACE_CSV), 'w', newline='') as f:
+            w = csv.DictWriter(f, fieldnames=bl.PLACE_COLUMNS)
+            w.writeheader()
+            w.writerows(place_rows)
 
     # where msgrate's windows wait, on each node (report.md reads it)
     if prows:
