@@ -346,6 +346,12 @@ static inline int lc_reliability_tx_quiet(const struct lc_node *node, uint32_t p
 	return p->una == p->next || p->dead;
 }
 
+/* Whether p takes no new sequence number now: its window is full, or a go-back-N resend to it is under way. */
+static inline int lc_reliability_window_shut(const struct lc_reliability_peer *p)
+{
+	return p->next - p->una >= LC_RELIABILITY_W || p->rsnd != p->next;
+}
+
 static inline int lc_reliability_init(struct lc_node *node)
 {
 	return lc_reliability_setup(node);
@@ -372,7 +378,7 @@ static inline lc_verdict lc_reliability_send_group(struct lc_node *node, struct 
 
 	for (uint32_t i = 0; i < t->n; i++) {
 		p = &st->peer[t->m[i].member];
-		if (p->next - p->una >= LC_RELIABILITY_W || p->rsnd != p->next)
+		if (lc_reliability_window_shut(p))
 			return LC_RETRY;
 	}
 	for (uint32_t i = 0; i < t->n; i++) {
@@ -439,8 +445,7 @@ static inline lc_verdict lc_reliability_send_frame(struct lc_node *node, struct 
 				st->wake_ns = 0;
 				return LC_RETRY;
 			}
-			if ((p->next - p->una >= LC_RELIABILITY_W || p->rsnd != p->next) &&
-			    !lc_reliability_later_frees(node, p))
+			if (lc_reliability_window_shut(p) && !lc_reliability_later_frees(node, p))
 				return LC_RETRY;
 			hdr->reliability_seq = p->next;
 			if (lc_reliability_refs(node, hdr)) {
@@ -645,7 +650,7 @@ static inline int lc_reliability_later_frees(struct lc_node *node, struct lc_rel
 	if (!st->later || &st->peer[st->later - 1] != p || p->hold_out != p->hold_in)
 		return 0;
 	lc_reliability_later_take(node);
-	return p->next - p->una < LC_RELIABILITY_W && p->rsnd == p->next;
+	return !lc_reliability_window_shut(p);
 }
 
 /* Data frame from peer src (p) arrived in order carrying ack: noted for the poll (LATER). */
