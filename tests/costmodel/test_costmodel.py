@@ -270,6 +270,11 @@ def fit(build):
     got = cm.stream_bw(cfg, dict(cals, stream_ns_per_ir=hs), cals, 1, 8)
     check(close(got, 10.0, 1e-6) and hs > 0, 'the stream fit reproduces its bandwidth (%.4f MB/s, '
           '%.4f ns/Ir)' % (got, hs))
+    # a stream faster than the model with no stream instructions (a ping-pong fitted in the slow
+    # placement): no ns per instruction fits, none is kept, the calibration goes on
+    top = cm.stream_bw(cfg, dict(cals, stream_ns_per_ir=0.0), cals, 1, 8)
+    check(calibrate.fit_stream(cals, build, 8, 1.5 * top) == 0.0,
+          'a stream above the model\'s no-instruction %.3f MB/s: stream_ns_per_ir 0' % top)
     # the run's own floors and medians (validate.in_run): the floors of the same rounds, the
     # fitted figures fitted again on the run's medians
     cells = {('shm', 'pingpong', 8): dict(median=0.2), ('shm', 'pingpong', 4096): dict(median=1.0),

@@ -309,8 +309,18 @@ def fit_stream(cal, build, size, measured_mbs):
     at = lambda v: cm.stream_bw(cfg, dict(cal, stream_ns_per_ir=v), cal, 1, size)  # noqa: E731
     lo, hi = 0.0, 1.0
     if at(lo) < measured_mbs:
-        sys.exit('calibrate: cannot fit stream_ns_per_ir at %d B: %.1f MB/s measured, %.1f without '
-                 'instructions' % (size, measured_mbs, at(lo)))
+        # The other terms -- the floor's stream and what the latency fit put into host_ns_per_ir
+        # -- already make the model slower than the stream measured.  floor_fits checked the
+        # floor with no instructions at all; host_ns_per_ir, fitted on the ping-pong after it,
+        # carries the placement the ping-pong ran in: a CI run's quick-check, in the placement
+        # where a line crosses slowly, measured 93.8 MB/s against 73.8 with no stream
+        # instructions.  No ns per instruction fits; the model keeps none and says so, as fit()
+        # does for a start-up (a calibration that stops leaves the matrix with no model).
+        sys.stderr.write('calibrate: stream_ns_per_ir at %d B: %.1f MB/s measured, %.1f without '
+                         'instructions: stream_ns_per_ir = 0 (the model under-predicts this '
+                         'stream by %.0f %%)\n' % (size, measured_mbs, at(lo),
+                                                    100.0 * (1 - at(lo) / measured_mbs)))
+        return 0.0
     while at(hi) > measured_mbs and hi < 1e3:
         hi *= 2
     for _ in range(60):
