@@ -170,6 +170,9 @@ def probe_checks():
     r = bl.round_ratios(got, 'baseline', 'openmpi', 'msgrate', 8)
     check(r == [1.2, 1.2, 0.9, 1.2], 'rounds 4 (runs in two placements) and 5 (a run moved) left out, '
           '6 (one run not known) kept: %r' % r)
+    check(bl.unpaired_rounds(got, 'baseline', 'openmpi', 'msgrate', 8) == [4, 5],
+          'the rounds left out, named (check_outputs: a one-round run may have no ratio): %r'
+          % bl.unpaired_rounds(got, 'baseline', 'openmpi', 'msgrate', 8))
     place, bounds, how = bl.placements(got)
     check(how == 'runs' and bounds == (0.06, 0.30), 'grouped by the probes: %r %r' % (how, bounds))
     L = report.placement_lines(got, rate)

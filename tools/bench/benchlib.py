@@ -373,6 +373,17 @@ def same_place(p, q):
     return p == q and p != 'mixed'
 
 
+def unpaired_rounds(rows, a, b, benchmark, size):
+    """The rounds where a and b both measured the cell but in different placements (same_place):
+    why round_ratios has no ratio for them."""
+    got = {}
+    for r in rows:
+        if r['benchmark'] == benchmark and r['size'] == size and r['status'] == 'ok' \
+                and r['value'] is not None and r['config'] in (a, b):
+            got.setdefault(r['round'], {})[r['config']] = r.get('place')
+    return sorted(k for k, v in got.items() if len(v) == 2 and not same_place(v[a], v[b]))
+
+
 def round_ratios(rows, a, b, benchmark, size):
     """Per-round ratios value(a) / value(b) of one cell, over the rounds where both are ok and
     both runs were in the same placement (same_place)."""

@@ -95,8 +95,10 @@ def target_rows(rows, targets=None):
             if worst is None or bad > worst[0]:
                 worst = (bad, sz, x)
         if worst is None:
+            moved = any(bl.unpaired_rounds(rows, a, b, bench, sz) for sz in sizes)
             out.append(dict(what=what, verdict='not measured', ok=None, size=None, x=None, bound=bound, how=how,
-                            why='no round measured both `%s` and `%s` (%s)' % (a, b, bench)))
+                            why='no round measured both `%s` and `%s` (%s)%s' % (
+                                a, b, bench, ' in one placement' if moved else '')))
             continue
         x = worst[2]
         ok = x['median'] <= bound if how == 'le' else x['median'] >= bound
