@@ -286,6 +286,13 @@ def fit(build):
     check(r['handoff_ns'] == 200.0 and close(r['shm_stream_curve'][0][1], 80.0) and close(lat, 900.0, 1e-6)
           and close(bw, 25.0, 1e-6), 'the run\'s floors and medians: hand-off %.0f ns, 8 B %.1f ns, '
           '%.3f MB/s' % (r['handoff_ns'], lat, bw))
+    # the run's shm floor above its baseline cell (a one-round run, the two in two placements):
+    # no ns per instruction fits, the calibration's own is kept, nothing stops
+    slow = dict(cells)
+    slow[('shm', 'pingpong', 8)] = dict(median=2.0)
+    r = validate.in_run(slow, cals, build_of=lambda c: build)
+    check(r['host_ns_per_ir'] == cals['host_ns_per_ir'] and r['handoff_ns'] == 2000.0,
+          'a floor above the cell: host_ns_per_ir kept (%r)' % r['host_ns_per_ir'])
 
 
 def disturbed_floor(build):
