@@ -373,30 +373,28 @@ def same_place(p, q):
     return p == q and p != 'mixed'
 
 
-def unpaired_rounds(rows, a, b, benchmark, size):
-    """The rounds where a and b both measured the cell but in different placements (same_place):
-    why round_ratios has no ratio for them."""
+def round_pairs(rows, a, b, benchmark, size):
+    """{round: (row of a, row of b)} of one cell, over the rounds where both are ok."""
     got = {}
     for r in rows:
         if r['benchmark'] == benchmark and r['size'] == size and r['status'] == 'ok' \
                 and r['value'] is not None and r['config'] in (a, b):
-            got.setdefault(r['round'], {})[r['config']] = r.get('place')
-    return sorted(k for k, v in got.items() if len(v) == 2 and not same_place(v[a], v[b]))
+            got.setdefault(r['round'], {})[r['config']] = r
+    return {k: (v[a], v[b]) for k, v in sorted(got.items()) if len(v) == 2}
+
+
+def unpaired_rounds(rows, a, b, benchmark, size):
+    """The rounds where a and b both measured the cell but in different placements (same_place):
+    why round_ratios has no ratio for them."""
+    return [k for k, (ra, rb) in round_pairs(rows, a, b, benchmark, size).items()
+            if not same_place(ra.get('place'), rb.get('place'))]
 
 
 def round_ratios(rows, a, b, benchmark, size):
     """Per-round ratios value(a) / value(b) of one cell, over the rounds where both are ok and
     both runs were in the same placement (same_place)."""
-    va, vb = {}, {}
-    for r in rows:
-        if r['benchmark'] == benchmark and r['size'] == size and r['status'] == 'ok' \
-                and r['value'] is not None:
-            if r['config'] == a:
-                va[r['round']] = r
-            elif r['config'] == b:
-                vb[r['round']] = r
-    return [va[k]['value'] / vb[k]['value'] for k in sorted(va)
-            if k in vb and vb[k]['value'] > 0 and same_place(va[k].get('place'), vb[k].get('place'))]
+    return [ra['value'] / rb['value'] for ra, rb in round_pairs(rows, a, b, benchmark, size).values()
+            if rb['value'] > 0 and same_place(ra.get('place'), rb.get('place'))]
 
 
 def geomean(xs):

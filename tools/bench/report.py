@@ -232,8 +232,7 @@ def placement_lines(rows, targets=None):
                 'two runs of one placement only, here and above.  Each target over the runs of '
                 'each group:' % (n['fast'], lo, n['slow'], hi, hi / lo, n['mixed']))
     else:
-        n = {c: sum(1 for r in {r['round'] for r in rows} if place({'round': r}) == c)
-             for c in ('fast', 'slow')}
+        n = {c: len({r['round'] for r in rows if place(r) == c}) for c in ('fast', 'slow')}
         head = ('By placement: the shm floor\'s 8 B one-way time put the rounds in two groups -- %d '
                 'round(s) at %.3f us or less (*fast*: a cache line crosses between the two vCPUs '
                 'quickly) and %d at %.3f us or more (*slow*), %.1fx apart; the host placed the job\'s '
