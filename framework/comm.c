@@ -1137,10 +1137,17 @@ int lc_stats(const lc_node *node, uint64_t out[LC_STAT_COUNT])
 	nic = lc_nic_stats(n->nic);
 	for (i = 0; i < LC_STAT_COUNT - LC_NIC_STAT_COUNT; i++)
 		out[i] = atomic_load_explicit(&n->stats[i], memory_order_relaxed);
+	lc_stats_derive(out);
 	for (i = 0; i < LC_NIC_STAT_COUNT; i++)
 		out[LC_STAT_COUNT - LC_NIC_STAT_COUNT + i] =
 			atomic_load_explicit(&nic[i], memory_order_relaxed);
 	return 0;
+}
+
+void lc_stats_derive(uint64_t *pipe)
+{
+	pipe[LC_STAT_tx_frames] = pipe[LC_STAT_pio_frames] + pipe[LC_STAT_dma_frames];
+	pipe[LC_STAT_host_copy_bytes] += pipe[LC_STAT_tx_bytes] - pipe[LC_STAT_dma_bytes];
 }
 
 static const char *const lc_stat_names[] = {

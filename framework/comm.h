@@ -367,12 +367,13 @@ int lc_progress(lc_node *node);
 #define LC_PIPE_STAT_LIST(X)                                                  \
 	X(tx_msgs,          "messages sent")                                  \
 	X(rx_msgs,          "messages received")                              \
-	X(tx_frames,        "frames handed to the NIC")                       \
+	X(tx_frames,        "frames handed to the NIC (pio_frames + dma_frames)")\
 	X(rx_frames,        "frames taken from host staging")                 \
 	X(tx_bytes,         "payload bytes sent")                             \
 	X(rx_bytes,         "payload bytes received")                         \
 	X(pio_frames,       "frames PIO-copied into the Send Ring")           \
 	X(dma_frames,       "frames sent by a Tx DMA request")                \
+	X(dma_bytes,        "payload bytes of those frames")                  \
 	X(tx_ring_full,     "times the Send Ring or Tx DMA chain was full")   \
 	X(rx_drops_bad,     "corrupt or foreign frames dropped by the host")  \
 	X(rx_drops_proto,   "frames dropped by a protocol's verdict")         \
@@ -404,6 +405,18 @@ enum lc_stat {
 
 /* Fill out[LC_STAT_COUNT]. Returns 0 or a negative lc_err. */
 int lc_stats(const lc_node *node, uint64_t out[LC_STAT_COUNT]);
+/*
+ * The pipeline's counters as stored in a node's counter area, made the ones
+ * lc_stats reports (lc_stats does it; commrun --stats, which reads a job's
+ * segment, calls it): a sent frame is counted by what carried it
+ * (pio_frames or dma_frames) and its bytes, and the rest follows --
+ * tx_frames, and host_copy_bytes's share of PIO copies (tx_bytes less
+ * dma_bytes).  The stores a sender makes for a message queue behind its
+ * frame's store into the peer's Receive Ring (docs/internals.md,
+ * thirty-fifth part): two fewer a frame.  pipe: the first LC_STAT_COUNT -
+ * LC_NIC_STAT_COUNT counters.
+ */
+void lc_stats_derive(uint64_t *pipe);
 /* Name of counter i (lc_stat), or NULL. */
 const char *lc_stat_name(int i);
 

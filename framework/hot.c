@@ -79,8 +79,7 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 #else
 			lc_nic_tx_post_pio(node->nic);
 #endif
-			LC_STAT_ADD(node, pio_frames, 1);
-			LC_STAT_ADD(node, host_copy_bytes, len);
+			lc_count_pio(node, len);
 		} else {
 #if LC_PC_TX_CRC
 			if (node->tx_ask)
@@ -90,10 +89,8 @@ int lc_tx_frame(struct lc_node *node, struct lc_req *r)
 #endif
 				s->ticket = lc_nic_tx_post_dma(node->nic, payload, len);
 			s->dma = 1;
-			LC_STAT_ADD(node, dma_frames, 1);
+			lc_count_dma(node, len);
 		}
-		LC_STAT_ADD(node, tx_frames, 1);
-		LC_STAT_ADD(node, tx_bytes, len);
 		LC_PC(after_send, node, hdr, payload);
 	} else if (v == LC_RETRY) {
 		r->held = 1;

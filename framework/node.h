@@ -356,8 +356,27 @@ struct lc_node {
 _Static_assert(LC_STAT_COUNT - LC_NIC_STAT_COUNT <= LC_HOST_STATS_MAX,
 	       "pipeline counters must fit the segment's host area");
 
-/* Add n to pipeline counter `name` (lc_count_add): the lock makes us the only writer. */
+/*
+ * Add n to pipeline counter `name` (lc_count_add): the lock makes us the only
+ * writer.  Not tx_frames, nor host_copy_bytes for a PIO frame: derived
+ * (lc_stats_derive) from what lc_count_pio and lc_count_dma count.
+ */
 #define LC_STAT_ADD(node, name, n) lc_count_add(&(node)->stats[LC_STAT_##name], (n))
+
+/* A frame of len payload bytes went into the Send Ring by PIO (the host's copy): its counters. */
+static inline void lc_count_pio(struct lc_node *node, uint32_t len)
+{
+	LC_STAT_ADD(node, pio_frames, 1);
+	LC_STAT_ADD(node, tx_bytes, len);
+}
+
+/* A frame of len payload bytes went to the NIC as a Tx DMA request: its counters. */
+static inline void lc_count_dma(struct lc_node *node, uint32_t len)
+{
+	LC_STAT_ADD(node, dma_frames, 1);
+	LC_STAT_ADD(node, dma_bytes, len);
+	LC_STAT_ADD(node, tx_bytes, len);
+}
 
 /* ---- the progress lock ---- */
 

@@ -798,11 +798,8 @@ static inline void lc_post_pio_seal(struct lc_node *node, uint8_t *slot, const s
 		memcpy(slot + sizeof(*hdr), payload, hdr->len);
 	if (seal)
 		lc_pc_seal((struct lc_frame_hdr *)(void *)slot);
-	LC_STAT_ADD(node, host_copy_bytes, hdr->len);
 	lc_nic_tx_post_pio(node->nic);
-	LC_STAT_ADD(node, pio_frames, 1);
-	LC_STAT_ADD(node, tx_frames, 1);
-	LC_STAT_ADD(node, tx_bytes, hdr->len);
+	lc_count_pio(node, hdr->len);
 }
 
 static void lc_post_pio(struct lc_node *node, uint8_t *slot, const struct lc_frame_hdr *hdr,
@@ -898,9 +895,7 @@ int lc_tx_rdma(struct lc_node *node, uint32_t dst, uint32_t rkey, uint32_t off, 
 	}
 	memcpy(slot, &hdr, sizeof(hdr));
 	*ticket = lc_nic_tx_post_dma(node->nic, buf, len);
-	LC_STAT_ADD(node, dma_frames, 1);
-	LC_STAT_ADD(node, tx_frames, 1);
-	LC_STAT_ADD(node, tx_bytes, len);
+	lc_count_dma(node, len);
 	LC_PC(after_send, node, &hdr, buf);
 	return 1;
 }

@@ -188,6 +188,8 @@ void lc_run_print_stats(const char *job, uint32_t nodes)
 		char err[256];
 		int rc = lc_seg_read_stats(job, i, nic[i], host[i]);
 		ok[i] = rc == 0;
+		if (ok[i])
+			lc_stats_derive(host[i]);
 		if (rc != 0) {
 			snprintf(err, sizeof err, "%s", lc_strerror(rc));
 			lc_run_msg("--stats: cannot read the counters of node %u: %s", i, err);

@@ -205,7 +205,11 @@ Test(pipe, header_fill_every_field, .init = setup_unheld)
 #else
 	cr_expect_eq(stat(LC_STAT_pio_frames), 2);
 	cr_expect_eq(stat(LC_STAT_tx_bytes), n);
+	/* derived at read time (lc_stats_derive): every frame by what carried it, the PIO bytes a copy */
+	cr_expect_eq(stat(LC_STAT_tx_frames), 4);
+	cr_expect_eq(stat(LC_STAT_host_copy_bytes), 3);
 #endif
+	cr_expect_eq(stat(LC_STAT_dma_bytes), 2 * LC_MTU);
 	free(a);
 }
 
