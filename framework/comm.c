@@ -453,6 +453,7 @@ int lc_close(lc_node *node)
 		lc_uq_free(node, m);
 	}
 	node->uq_head = node->uq_tail = NULL;
+	lc_uq_spares_free(node);
 	free(node->acks);
 	node->acks = NULL;
 	node->acks_n = node->acks_cap = 0;

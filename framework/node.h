@@ -104,6 +104,17 @@ struct lc_sreq {
  * A message being received as the pointcuts see it (deliver_msg).  `data`
  * holds the first `cap` bytes; bytes beyond cap are counted but discarded.
  */
+/*
+ * An unexpected message of up to LC_UQ_SMALL bytes gets a buffer of that
+ * size, and a freed one is kept for the next (up to LC_UQ_SPARES of them, 22
+ * KB): a message that arrives before its receive -- every message a program
+ * probes for before it receives it (ATLAS's receive, MPI_Probe) -- costs
+ * no malloc and free.  An 8 B ATLAS ping-pong's turn: docs/internals.md,
+ * thirty-fifth part.
+ */
+#define LC_UQ_SMALL 256u
+#define LC_UQ_SPARES 64u
+
 struct lc_rmsg {
 	uint64_t match;           /* its match word */
 	uint32_t src;             /* sending node */
@@ -121,7 +132,8 @@ struct lc_rmsg {
 				   * follows; the protocol that announced it moves its data into
 				   * `data` and completes it (lc_proto_rmsg_done) */
 	uint32_t sent_seq;        /* announced: seq as its sender numbered it (the announce's payload) */
-	size_t held;              /* unexpected: bytes of the unexpected budget it holds */
+	size_t held;              /* unexpected: bytes of the unexpected budget it holds, its
+				   * buffer's bytes (LC_UQ_SMALL up to that: lc_uq_free keeps it) */
 };
 
 enum lc_req_kind { LC_REQ_FREE = 0, LC_REQ_SEND = 1, LC_REQ_RECV = 2 };
@@ -322,6 +334,8 @@ struct lc_node {
 	struct lc_reqq posted;              /* posted receives, oldest first */
 	struct lc_rmsg *uq_head, *uq_tail;  /* unexpected messages, arrival order */
 	uint64_t uq_bytes;                  /* bytes of unexpected buffers held (host.unexpected_bytes) */
+	struct lc_rmsg *uq_spare;           /* small unexpected buffers kept for reuse (LC_UQ_SMALL) */
+	uint32_t uq_spares;                 /* how many (at most LC_UQ_SPARES) */
 	struct lc_sync_ack *acks;           /* synchronous-send acks not sent yet (malloc'd) */
 	uint32_t acks_n, acks_cap;
 	uint32_t park_now;                  /* lc_rx_unexpected -> lc_rx_nomsg: hold the frame (budget) */
@@ -788,6 +802,8 @@ LC_INTERNAL int lc_rx_ctrl(struct lc_node *node, const struct lc_frame_hdr *hdr,
 LC_INTERNAL int lc_rx_replay(struct lc_node *node, struct lc_frame_hdr *hdr);
 /* Free an unexpected message's buffer, returning its bytes to the budget. Lock held. */
 LC_INTERNAL void lc_uq_free(struct lc_node *node, struct lc_rmsg *m);
+/* Free the small unexpected buffers kept for reuse (lc_close). */
+LC_INTERNAL void lc_uq_spares_free(struct lc_node *node);
 /* Owe dst an ack of kind (LC_FW_*_ACK) with words w0, w1 (sent by lc_tx_acks). Lock held. */
 LC_INTERNAL void lc_fw_ack(struct lc_node *node, uint32_t dst, uint32_t kind, uint32_t w0, uint32_t w1);
 /* Fail every synchronous send to dst waiting for its ack with err. Lock held. */

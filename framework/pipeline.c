@@ -32,6 +32,8 @@ void lc_node_reset(struct lc_node *node)
 	node->sendq = node->inflight = node->posted = (struct lc_reqq){ 0 };
 	node->uq_head = node->uq_tail = NULL;
 	node->uq_bytes = 0;
+	node->uq_spare = NULL;
+	node->uq_spares = 0;
 	node->acks = NULL;
 	node->acks_n = node->acks_cap = 0;
 	node->park_now = 0;
@@ -81,7 +83,26 @@ void lc_uq_unlink(struct lc_node *node, struct lc_rmsg *m)
 void lc_uq_free(struct lc_node *node, struct lc_rmsg *m)
 {
 	node->uq_bytes -= m->held;
+	/* a buffer of the small size (lc_rx_unexpected) is kept, up to LC_UQ_SPARES */
+	if (m->held <= LC_UQ_SMALL && node->uq_spares < LC_UQ_SPARES) {
+		m->next = node->uq_spare;
+		node->uq_spare = m;
+		node->uq_spares++;
+		return;
+	}
 	free(m);
+}
+
+void lc_uq_spares_free(struct lc_node *node)
+{
+	struct lc_rmsg *m, *next;
+
+	for (m = node->uq_spare; m; m = next) {
+		next = m->next;
+		free(m);
+	}
+	node->uq_spare = NULL;
+	node->uq_spares = 0;
 }
 
 /* ---- receive side ---- */
@@ -167,10 +188,14 @@ struct lc_rmsg *lc_rx_unexpected(struct lc_node *node, const struct lc_frame_hdr
 		node->park_now = atomic_load_explicit(&node->open, memory_order_relaxed) ? 1u : 0u;
 		return NULL;
 	}
-	/* the one allocation of the pipeline, off the fast path */
-	m = malloc(sizeof(*m) + bytes);
-	if (!m)
+	/* the one allocation of the pipeline, off the fast path; a small one a kept buffer */
+	if (bytes <= LC_UQ_SMALL && node->uq_spare) {
+		m = node->uq_spare;
+		node->uq_spare = m->next;
+		node->uq_spares--;
+	} else if (!(m = malloc(sizeof(*m) + (bytes <= LC_UQ_SMALL ? LC_UQ_SMALL : bytes)))) {
 		return NULL;
+	}
 	*m = (struct lc_rmsg){ .match = match, .src = hdr->src, .seq = hdr->seq,
 			       .len = hdr->msg_len, .data = (uint8_t *)(m + 1), .cap = bytes,
 			       .unexpected = 1, .sync = (hdr->flags & LC_FF_SYNC) != 0, .held = bytes };

@@ -147,6 +147,43 @@ Test(pipe, loopback_every_boundary_size)
 	free(b);
 }
 
+/*
+ * Unexpected messages around the kept buffers' size (LC_UQ_SMALL), more at
+ * once than are kept (LC_UQ_SPARES), twice: each arrives before its receive,
+ * is received whole and alone (nothing past its length written), and the
+ * node keeps no more buffers than its bound, and keeps some.
+ */
+Test(pipe, unexpected_buffers_kept_at_every_size)
+{
+	static const uint32_t sizes[] = { LC_UQ_SMALL, 0, 1, LC_UQ_SMALL + 1, 7, LC_UQ_SMALL - 1,
+					  2 * LC_UQ_SMALL, 8 };
+	enum { NS = sizeof(sizes) / sizeof(sizes[0]), N = 2 * LC_UQ_SPARES + 1, CAP = 2 * LC_UQ_SMALL + 8 };
+	static uint8_t a[CAP], b[CAP];
+	struct lc_node *node = (struct lc_node *)nd;
+	struct lc_status st;
+
+	for (int round = 0; round < 2; round++) {
+		for (uint32_t i = 0; i < N; i++) {
+			fill(a, sizes[i % NS], i);
+			cr_assert_eq(lc_send(nd, 0, a, sizes[i % NS]), 0, "%s", lc_last_error(nd));
+		}
+		for (uint32_t i = 0; i < N; i++) {
+			uint32_t len = sizes[i % NS];
+
+			memset(b, 0xee, sizeof(b));
+			fill(a, len, i);
+			cr_assert_eq(lc_recv(nd, 0, b, sizeof(b), &st), 0, "%s", lc_last_error(nd));
+			cr_assert_eq(st.len, len, "round %d message %u", round, i);
+			cr_assert_eq(memcmp(a, b, len), 0, "round %d message %u of %u bytes", round, i, len);
+			cr_assert_eq(b[len], 0xee, "round %d message %u: written past its %u bytes", round, i, len);
+		}
+		cr_expect_leq(node->uq_spares, LC_UQ_SPARES);
+	}
+	cr_expect_eq(node->uq_bytes, 0);
+	if (stat(LC_STAT_unexpected_msgs) > 0)
+		cr_expect_gt(node->uq_spares, 0, "small unexpected buffers are kept");
+}
+
 Test(pipe, header_fill_every_field, .init = setup_unheld)
 {
 	/* reported as skipped with the reason (a .disabled test shows none) */
