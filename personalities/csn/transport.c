@@ -2,6 +2,8 @@
 /* csn_open, csn_close: the process's transports on its one libcomm node; errors and status texts. */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,16 @@ _Static_assert(CSN_MAX_TRANSPORTS < (1 << CSN_SLOT_BITS), "slot + 1 must fit the
 lc_node *csn_node;                      /* open while csn_refs > 0 */
 int csn_tx_eager;
 static int csn_refs;
+static int csn_size;                    /* the job's nodes while csn_node is open, else 0 */
 static struct csn_tr csn_trs[CSN_MAX_TRANSPORTS];
+/*
+ * The handle of each slot's open transport, 0 when closed: csn_tr_get's
+ * check is one acquire load (release by csn_open after the slot is set up,
+ * R/A as the lock gave it), not a lock and unlock -- every Tx and Rx checks
+ * its handle, and the pair was 2 x 60 Ir of an 8 B ping-pong's turn.  Apart
+ * from the slots, which csn_open clears whole under the lock.
+ */
+static _Atomic uintptr_t csn_live[CSN_MAX_TRANSPORTS];
 static pthread_mutex_t csn_lock = PTHREAD_MUTEX_INITIALIZER;    /* the table, csn_node, csn_refs */
 static _Thread_local char csn_err[256];
 
@@ -71,11 +82,10 @@ struct csn_tr *csn_tr_get(transport t, const char *fn)
 {
 	uintptr_t h = (uintptr_t)t, slot = (h & ((1u << CSN_SLOT_BITS) - 1)) - 1;
 	struct csn_tr *tr = NULL;
-	pthread_mutex_lock(&csn_lock);
-	if (h != 0 && slot < CSN_MAX_TRANSPORTS && csn_trs[slot].open &&
-	    csn_trs[slot].gen == (unsigned)(h >> CSN_SLOT_BITS))
+	/* acquire: pairs with csn_open's release of the handle (the slot's fields before it) */
+	if (h != 0 && slot < CSN_MAX_TRANSPORTS &&
+	    atomic_load_explicit(&csn_live[slot], memory_order_acquire) == h)
 		tr = &csn_trs[slot];
-	pthread_mutex_unlock(&csn_lock);
 	if (!tr)
 		csn_fail(CsnUnitializedTransport, "%s: %p is not an open transport", fn, t);
 	return tr;
@@ -83,8 +93,8 @@ struct csn_tr *csn_tr_get(transport t, const char *fn)
 
 int csn_netid_ok(netid n)
 {
-	int size = csn_node ? lc_size(csn_node) : 0;
-	return n.ip >= 1 && n.ip <= (unsigned)size && n.port >= 1 && n.port <= CSN_MAX_TRANSPORTS;
+	/* the size kept at open: lc_size's checks were 25 Ir of every Tx and Rx */
+	return n.ip >= 1 && n.ip <= (unsigned)csn_size && n.port >= 1 && n.port <= CSN_MAX_TRANSPORTS;
 }
 
 csn_status csn_open(transport *t)
@@ -107,6 +117,7 @@ csn_status csn_open(transport *t)
 			pthread_mutex_unlock(&csn_lock);
 			return csn_fail(CsnFailed, "csn_open: %s", lc_last_error(NULL));
 		}
+		csn_size = lc_size(csn_node);
 	}
 	csn_refs++;
 	struct csn_tr *tr = &csn_trs[slot];
@@ -118,6 +129,8 @@ csn_status csn_open(transport *t)
 	tr->gen = gen & ((~0u) >> CSN_SLOT_BITS);
 	tr->free = keep;
 	*t = (transport)(((uintptr_t)tr->gen << CSN_SLOT_BITS) | (uintptr_t)(slot + 1));
+	/* release: the slot set up above before its handle is valid (csn_tr_get's acquire) */
+	atomic_store_explicit(&csn_live[slot], (uintptr_t)*t, memory_order_release);
 	pthread_mutex_unlock(&csn_lock);
 	return CsnOk;
 }
@@ -133,6 +146,7 @@ csn_status csn_close(transport *t)
 	for (int i = 0; i < tr->nnames; i++)
 		lc_name_unregister(csn_node, tr->names[i]);
 	pthread_mutex_lock(&csn_lock);
+	atomic_store_explicit(&csn_live[tr->id], 0, memory_order_relaxed);
 	tr->open = 0;
 	tr->nnames = 0;
 	*t = NULL;
@@ -140,6 +154,7 @@ csn_status csn_close(transport *t)
 	if (--csn_refs == 0) {
 		int rc = lc_close(csn_node);
 		csn_node = NULL;
+		csn_size = 0;
 		if (rc != 0)
 			s = csn_fail(CsnFailed, "csn_close: %s", lc_last_error(NULL));
 	}
