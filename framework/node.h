@@ -101,10 +101,6 @@ struct lc_sreq {
 };
 
 /*
- * A message being received as the pointcuts see it (deliver_msg).  `data`
- * holds the first `cap` bytes; bytes beyond cap are counted but discarded.
- */
-/*
  * An unexpected message of up to LC_UQ_SMALL bytes gets a buffer of that
  * size, and a freed one is kept for the next (up to LC_UQ_SPARES of them, 22
  * KB): a message that arrives before its receive -- every message a program
@@ -115,6 +111,10 @@ struct lc_sreq {
 #define LC_UQ_SMALL 256u
 #define LC_UQ_SPARES 64u
 
+/*
+ * A message being received as the pointcuts see it (deliver_msg).  `data`
+ * holds the first `cap` bytes; bytes beyond cap are counted but discarded.
+ */
 struct lc_rmsg {
 	uint64_t match;           /* its match word */
 	uint32_t src;             /* sending node */
