@@ -46,7 +46,7 @@ struct csn_desc {
 };
 
 struct csn_tr {
-	int open;
+	/* open while its handle is in csn_live[id] (transport.c) */
 	uint32_t id;            /* slot: netid port - 1 */
 	unsigned gen;           /* bumped at each open, part of the handle */
 	int npend;              /* pend[] and reqs[] in post order */

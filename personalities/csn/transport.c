@@ -22,7 +22,7 @@ static int csn_refs;
 static int csn_size;                    /* the job's nodes while csn_node is open, else 0 */
 static struct csn_tr csn_trs[CSN_MAX_TRANSPORTS];
 /*
- * The handle of each slot's open transport, 0 when closed: csn_tr_get's
+ * The handle of each slot's open transport, 0 when the slot is free: csn_tr_get's
  * check is one acquire load (release by csn_open after the slot is set up,
  * R/A as the lock gave it), not a lock and unlock -- every Tx and Rx checks
  * its handle, and the pair was 2 x 60 Ir of an 8 B ping-pong's turn.  Apart
@@ -103,7 +103,7 @@ csn_status csn_open(transport *t)
 		return csn_fail(CsnBadArgument, "csn_open: t is NULL");
 	pthread_mutex_lock(&csn_lock);
 	int slot = 0;
-	while (slot < CSN_MAX_TRANSPORTS && csn_trs[slot].open)
+	while (slot < CSN_MAX_TRANSPORTS && atomic_load_explicit(&csn_live[slot], memory_order_relaxed))
 		slot++;
 	if (slot == CSN_MAX_TRANSPORTS) {
 		pthread_mutex_unlock(&csn_lock);
@@ -124,7 +124,6 @@ csn_status csn_open(transport *t)
 	unsigned gen = tr->gen + 1;
 	struct csn_desc *keep = tr->free;       /* descriptors of an earlier life of the slot */
 	memset(tr, 0, sizeof *tr);
-	tr->open = 1;
 	tr->id = (uint32_t)slot;
 	tr->gen = gen & ((~0u) >> CSN_SLOT_BITS);
 	tr->free = keep;
@@ -147,7 +146,6 @@ csn_status csn_close(transport *t)
 		lc_name_unregister(csn_node, tr->names[i]);
 	pthread_mutex_lock(&csn_lock);
 	atomic_store_explicit(&csn_live[tr->id], 0, memory_order_relaxed);
-	tr->open = 0;
 	tr->nnames = 0;
 	*t = NULL;
 	csn_status s = CsnOk;

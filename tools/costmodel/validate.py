@@ -48,32 +48,32 @@ def in_run(cells, cal, build_of=lambda c: os.path.join(ROOT, 'build', c)):
     if len(pp) < 2 or not os.path.isfile(os.path.join(base, 'config.json')):
         return cal
     import calibrate
+    out = dict(cal, shm_curve=pp, handoff_ns=dict(pp).get(8, pp[0][1]))
 
-    def refit(key, *args):
+    def refit(key, size, measured_ns):
         # the run's shm floor and its baseline cell in two placements (the floor's run slow, the
         # library's fast: a one-round run whose vCPUs moved between them) fit nothing: keep the
         # calibration's own figure
         try:
-            return calibrate.fit(*args)
+            return calibrate.fit(out, base, size, measured_ns, key)
         except calibrate.CannotFit as e:
             sys.stderr.write('validate: %s: the calibration\'s %s kept\n' % (e, key))
             return cal.get(key, 0.0)
 
-    out = dict(cal, shm_curve=pp, handoff_ns=dict(pp).get(8, pp[0][1]))
     if len(st) >= 2:
         out['shm_stream_curve'] = st
     lat = cells.get(('baseline', 'pingpong', 8))
     if lat:
-        out['host_ns_per_ir'] = refit('host_ns_per_ir', out, base, 8, lat['median'] * 1000.0)
+        out['host_ns_per_ir'] = refit('host_ns_per_ir', 8, lat['median'] * 1000.0)
         out['fitted_on'] = dict(out.get('fitted_on', {}), latency_ns=lat['median'] * 1000.0, run=True)
     dsize = calibrate.dma_fit_size(cm.Config(base))
     dlat = cells.get(('baseline', 'pingpong', dsize))
     if lat and dlat:
-        out['dma_ns'] = refit('dma_ns', out, base, dsize, dlat['median'] * 1000.0, 'dma_ns')
+        out['dma_ns'] = refit('dma_ns', dsize, dlat['median'] * 1000.0)
     fsize = calibrate.further_fit_size(cm.Config(base))
     flat = cells.get(('baseline', 'pingpong', fsize))
     if lat and flat:
-        out['further_ns'] = refit('further_ns', out, base, fsize, flat['median'] * 1000.0, 'further_ns')
+        out['further_ns'] = refit('further_ns', fsize, flat['median'] * 1000.0)
     srate = cells.get(('baseline', 'stream', 8))
     if srate and srate['median'] > 0:
         out['stream_ns_per_ir'] = calibrate.fit_stream(out, base, 8, srate['median'])
