@@ -574,6 +574,8 @@ struct lc_nic {
 	/* Net-Send: the frame at send_tail */
 	alignas(LC_LINE) int tx_pc_done;
 	int ns_held;                        /* Net-Send holds ctrl->pull.lock for the frame at send_tail */
+	/* lc_net_put: the destination of the last frame put and this NIC's recv_next then (a stream's mark) */
+	uint32_t stream_dst, stream_seen;
 	uint8_t tx_dma_ready;               /* what a Tx DMA completion makes its slot: LC_TX_PULL or LC_TX_OWN */
 	struct lc_nic_stall tx_stall;       /* the frame at send_tail waits for room at its destination */
 	/* Net-Send: replication of the group frame at send_tail (nic/mcast.c) */
@@ -787,6 +789,20 @@ static inline void lc_nic_stall_end(struct lc_nic_stall *s)
 	/* stored only when running: nearly every frame leaves without a stall */
 	if (atomic_load_explicit(&s->on, memory_order_relaxed))
 		atomic_store_explicit(&s->on, 0, memory_order_relaxed);
+}
+
+/*
+ * Ask for line p for writing (x86-64 PREFETCHW, which every AMD64 core and
+ * Intel's since Broadwell run; elsewhere the compiler's write prefetch).
+ * Inline assembly: __builtin_prefetch(p, 1) emits it only under -mprfchw.
+ */
+static inline void lc_prefetch_write(const void *p)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
+#else
+	__builtin_prefetch(p, 1, 3);
+#endif
 }
 
 /* Switch port gport (global id) of the job. */
