@@ -182,6 +182,20 @@ def probe_checks():
           'fast: rounds 1-2, slow: round 3 (4 and 5 in neither): %r' % row)
     check(any('probed just before and just after' in x and '1 run(s) began in one' in x for x in L),
           'the runs the host moved are counted: %r' % L[:1])
+    # 400 runs in two placements and one probe between them, by itself (the host moved the
+    # vCPUs while it ran): the gap is the two placements', the run of that probe in neither
+    many = [dict(r, round=k) for k in range(1, 201) for r in rows[:2]]
+    probes = {(k, c): (0.035 + k % 7 * 0.005, 0.036) if k % 2 else (0.2 + k % 9 * 0.015, 0.21)
+              for k in range(1, 201) for c in ('baseline', 'openmpi')}
+    probes[(7, 'baseline')] = (0.12, 0.036)
+    got = probed(many, probes)
+    place, bounds, how = bl.placements(got)
+    places = {(r['round'], r['config']): r.get('place') for r in got}
+    check(bounds == (0.065, 0.2) and places[(7, 'baseline')] == 'mixed' and
+          places[(7, 'openmpi')] == 'fast' and places[(8, 'baseline')] == 'slow',
+          'a lone probe at 0.12 us between 0.035-0.065 and 0.2-0.32: %r %r' % (bounds, places[(7, 'baseline')]))
+    check(bl.lone_values(sorted([x for p in probes.values() for x in p])) == {0.12},
+          'the lone probe: %r' % bl.lone_values(sorted([x for p in probes.values() for x in p])))
     # the probes in one group: every pair is of one placement, no table
     got = probed(rows[:4], {(1, 'baseline'): fast, (1, 'openmpi'): fast,
                             (2, 'baseline'): (0.06, 0.07), (2, 'openmpi'): fast})
