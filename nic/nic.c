@@ -438,7 +438,7 @@ static inline void lc_net_port_count(struct lc_nic *nic, const struct lc_route *
  * buffer (about 84 a message on msgrate's sender), so that the sender has
  * about one such line in flight: in a placement where a line crosses in 0.2
  * us, the message rate was that crossing.  msgrate 8 B new/old, interleaved
- * with a placement probe: 1.20-1.33x slow, 1.02-1.03x fast.  Not in a
+ * with a placement probe: 1.08-1.20x slow, 1.00-1.02x fast.  Not in a
  * ping-pong: there the receiver takes that line back (its poll of its next
  * slot, its read ahead of the slot after, net_recv_step) before the frame is
  * written, and the ping-pong was 1.08x (fast) to 1.20x (slow) slower with the
