@@ -447,7 +447,11 @@ static inline void lc_net_port_count(struct lc_nic *nic, const struct lc_route *
  */
 static inline void net_stream_ahead(struct lc_nic *nic, uint32_t dst, uint32_t next)
 {
-	uint32_t seen = nic->ctrl->net_recv.recv_next;
+	/*
+	 * the frames received: the Rx DMA chain's head, which Net-Recv moves for
+	 * each (atomic: in thread mode Net-Recv runs beside this engine)
+	 */
+	uint32_t seen = atomic_load_explicit(&nic->ctrl->chain_head[0].v, memory_order_relaxed);
 
 	if (dst == nic->stream_dst && seen == nic->stream_seen)
 		lc_prefetch_write(lc_recv_word(lc_seg_sram(nic, dst), &nic->g, next + 1));

@@ -574,7 +574,7 @@ struct lc_nic {
 	/* Net-Send: the frame at send_tail */
 	alignas(LC_LINE) int tx_pc_done;
 	int ns_held;                        /* Net-Send holds ctrl->pull.lock for the frame at send_tail */
-	/* lc_net_put: the destination of the last frame put and this NIC's recv_next then (a stream's mark) */
+	/* lc_net_put: the destination of the last frame put and the Rx DMA chain's head then (a stream's mark) */
 	uint32_t stream_dst, stream_seen;
 	uint8_t tx_dma_ready;               /* what a Tx DMA completion makes its slot: LC_TX_PULL or LC_TX_OWN */
 	struct lc_nic_stall tx_stall;       /* the frame at send_tail waits for room at its destination */
