@@ -1023,9 +1023,10 @@ static inline __attribute__((always_inline)) int net_recv_step(struct lc_nic *ni
 	 * ahead was too near (the line still in flight when needed), and a
 	 * sender's prefetch for writing of its next slots made latency worse
 	 * (1.05x, it took lines the receiver still read).  Measured, 8 B, 24
-	 * interleaved rounds: msgrate 1.04-1.05x, ping-pong 0.96-0.98x.  Only
-	 * behind a frame of one line: a sender of long frames may be writing
-	 * that slot's first line right now.
+	 * interleaved rounds: msgrate 1.04-1.05x, ping-pong 0.96-0.98x.  Asked
+	 * for only in a burst (below), the 8 B ping-pong was 1.5-3.7 % slower,
+	 * so a lone frame asks for it too.  Only behind a frame of one line: a
+	 * sender of long frames may be writing that slot's first line right now.
 	 */
 	if (w <= LC_LINE - LC_NIC_RECV_WORD_BYTES) {
 		__builtin_prefetch(lc_recv_word(nic->sram, &nic->g, next + 2));
