@@ -1036,12 +1036,14 @@ static inline __attribute__((always_inline)) int net_recv_step(struct lc_nic *ni
 		 * their way, four ahead in all.  The Receive Ring's slots lie a slot's
 		 * bytes apart, across pages, where no hardware prefetcher follows,
 		 * and a receiver behind a sender's window takes one line crossing
-		 * per frame: where a line crosses in 0.2 us, two in flight were the
-		 * rate.  Not for a lone frame: the sender is still to write those
-		 * lines, and a line taken before it is written goes back and forth.
-		 * msgrate 8 B new/old rate, placement-probed, interleaved runs of
-		 * 2-3 minutes: slow placement 1.03-1.08 in seven runs (+3 alone
-		 * 1.07, +4 alone 1.05, +6 1.03), fast 0.98-1.02; ping-pong 1.00.
+		 * per frame: where a line crosses in 0.2 us, two in flight bound how
+		 * fast it reads a backlog.  Not for a lone frame: the sender is still
+		 * to write those lines, and a line taken before it is written goes
+		 * back and forth.  msgrate 8 B new/old rate, placement-probed,
+		 * interleaved runs of 2-3 minutes: slow placement 1.01-1.08 in four
+		 * runs (variants, one run each: +3 alone 1.07, +4 alone 1.05, +6
+		 * 1.03), fast 0.98-1.01; ping-pong 1.00 (docs/internals.md,
+		 * thirty-seventh part).
 		 */
 		if (burst) {
 			__builtin_prefetch(lc_recv_word(nic->sram, &nic->g, next + 3));
