@@ -972,7 +972,7 @@ static __attribute__((noinline, cold)) int recv_drop(struct lc_nic *nic, uint32_
 	if (stat >= 0)
 		lc_nic_count_shared(nic, (enum lc_nic_stat)stat, 1);
 	nic->rx_done[next & (nic->g.recv_ring - 1)] = 1;
-	nic->ctrl->net_recv.recv_next = next + 1;
+	lc_recv_next_advance(nic, next);
 	recv_retire(nic);
 	return 1;
 }
@@ -992,11 +992,10 @@ static inline __attribute__((always_inline)) int net_recv_step(struct lc_nic *ni
 	lc_verdict v;
 	/*
 	 * the slot's publication word (A7): the wire byte count, not the header's
-	 * len (a fault may have flipped it).  Its address is the frame's too: the
-	 * slot's offset computed once (it took 10 Ir again after the acquire)
+	 * len (a fault may have flipped it).  Its address is the frame's too.
 	 */
-	_Atomic uint32_t *word = lc_recv_word(nic->sram, &nic->g, next);
-	int64_t w = lc_recv_wire_at(word, &nic->g, next);
+	_Atomic uint32_t *word = nic->rx_word;
+	int64_t w = lc_recv_wire_tagged(word, nic->rx_tag);
 
 	if (w < 0) {
 		/*
@@ -1125,7 +1124,7 @@ static inline __attribute__((always_inline)) int net_recv_step(struct lc_nic *ni
 	m->rx_alloc++;
 	if (used + 1 > atomic_load_explicit(&nic->stats[LC_NIC_STAT_staging_hwm], memory_order_relaxed))
 		atomic_store_explicit(&nic->stats[LC_NIC_STAT_staging_hwm], used + 1, memory_order_relaxed);
-	m->recv_next = next + 1;
+	lc_recv_next_advance(nic, next);
 	lc_nic_count(nic, LC_NIC_STAT_net_rx_frames, 1);
 	return 1;
 }
@@ -1179,7 +1178,7 @@ static inline int net_send_ready(const struct lc_nic *nic)
 static inline __attribute__((always_inline)) int nic_quiet(struct lc_nic *nic)
 {
 	struct lc_nic_ctrl *ct = nic->ctrl;
-	uint32_t c, next = ct->net_recv.recv_next;
+	uint32_t c;
 
 	if (nic->faults || nic->rx_waiting)
 		return 0;
@@ -1198,7 +1197,7 @@ static inline __attribute__((always_inline)) int nic_quiet(struct lc_nic *nic)
 		if (atomic_load_explicit(&ct->chain_active[c].v, memory_order_relaxed) !=
 		    atomic_load_explicit(&ct->chain_done[c].v, memory_order_relaxed))
 			return 0;
-	return lc_recv_wire(nic->sram, &nic->g, next) < 0;
+	return lc_recv_wire_tagged(nic->rx_word, nic->rx_tag) < 0;
 }
 
 /*
@@ -1630,6 +1629,7 @@ struct lc_nic *lc_nic_attach(const char *name, uint32_t node, const struct lc_ni
 	nic->hc_txfifo_tail = 0;        /* the doorbell region is mapped fresh below */
 	nic->hc_txdma_done = atomic_load_explicit(&nic->ctrl->chain_done[1].v, memory_order_acquire);
 	nic->hc_rxfifo_head = atomic_load_explicit(&nic->ctrl->rxfifo_tail.v, memory_order_acquire);
+	lc_recv_next_set(nic, nic->ctrl->net_recv.recv_next);
 	nic->routes = calloc(g->nodes, sizeof(*nic->routes));
 	nic->node_sram = calloc(g->nodes, sizeof(*nic->node_sram));
 	nic->peer_tail = calloc(g->nodes, sizeof(*nic->peer_tail));
@@ -1751,7 +1751,7 @@ void lc_nic_debug_set_base(struct lc_nic *nic, uint32_t base)
 	}
 	atomic_store_explicit(&nic->db->head.v, base, memory_order_relaxed);
 	atomic_store_explicit(&nic->db->tail.v, base, memory_order_relaxed);
-	ct->net_recv.recv_next = base;
+	lc_recv_next_set(nic, base);
 	ct->net_recv.rx_alloc = base;
 	ct->net_recv.rx_reaped = base;
 	nic->hc_send_tail = base;

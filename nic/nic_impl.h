@@ -585,6 +585,8 @@ struct lc_nic {
 	struct lc_nic_stall mc_stall;       /* a member's Receive Ring is full */
 	/* Net-Recv */
 	alignas(LC_LINE) int rx_waiting;    /* Net-Recv waits for Rx DMA / Rx FIFO / staging room */
+	uint32_t rx_tag;                    /* the word slot recv_next's frame is published with (lc_recv_next_set) */
+	_Atomic uint32_t *rx_word;          /* and that word */
 	uint32_t pull_src;                  /* 1 + the node whose DMA frames an idle pass pulls, 0 none */
 	uint32_t pull_misses;               /* idle passes that found nothing to pull since the last frame */
 	uint32_t rx_ask;                    /* the frame in nic_rx: 1 + owner of its Rx DMA CRC, 0 none */
@@ -704,16 +706,16 @@ static inline void lc_recv_put(uint8_t *sram, const struct lc_nic_geom *g, uint3
 }
 
 /*
- * The wire byte count of the frame of index i whose word is at word
- * (lc_recv_word), or -1 when it is not published yet (A7).  Net-Recv keeps
- * the word's address for the frame after it (lc_recv_frame_at).
+ * The wire byte count of the frame whose word is at word (lc_recv_word) and
+ * is published with tag (lc_recv_tag of its index), or -1 when it is not
+ * published yet (A7).
  */
-static inline int64_t lc_recv_wire_at(_Atomic uint32_t *word, const struct lc_nic_geom *g, uint32_t i)
+static inline int64_t lc_recv_wire_tagged(_Atomic uint32_t *word, uint32_t tag)
 {
 	/* acquire (A7): pairs with the sending NIC's release of the word (R7) */
 	uint32_t w = atomic_load_explicit(word, memory_order_acquire);
 
-	if ((w & ~LC_RECV_WIRE_MASK) != lc_recv_tag(g, i))
+	if ((w & ~LC_RECV_WIRE_MASK) != tag)
 		return -1;
 	return w & LC_RECV_WIRE_MASK;
 }
@@ -721,7 +723,37 @@ static inline int64_t lc_recv_wire_at(_Atomic uint32_t *word, const struct lc_ni
 /* The wire byte count of the frame of index i, or -1 when it is not published yet (A7). */
 static inline int64_t lc_recv_wire(uint8_t *sram, const struct lc_nic_geom *g, uint32_t i)
 {
-	return lc_recv_wire_at(lc_recv_word(sram, g, i), g, i);
+	return lc_recv_wire_tagged(lc_recv_word(sram, g, i), lc_recv_tag(g, i));
+}
+
+/*
+ * Net-Recv's next frame is frame next of its Receive Ring: recv_next, and
+ * the slot's word and the tag it will be published with, kept beside it
+ * (rx_word, rx_tag) for the looks at that word -- every idle pass's
+ * (nic_quiet) and Net-Recv's own, the one that finds the frame and the one
+ * after it that finds none -- which took the slot's address and lap from
+ * the index each time (8 B ping-pong: 22 Ir a look).
+ */
+static inline void lc_recv_next_set(struct lc_nic *nic, uint32_t next)
+{
+	nic->ctrl->net_recv.recv_next = next;
+	nic->rx_word = lc_recv_word(nic->sram, &nic->g, next);
+	nic->rx_tag = lc_recv_tag(&nic->g, next);
+}
+
+/*
+ * Net-Recv is done with frame next (recv_next): on to the next slot, whose
+ * word lies a slot's bytes further on, but at the ring's end, where it is
+ * slot 0's and the lap moves on.
+ */
+static inline void lc_recv_next_advance(struct lc_nic *nic, uint32_t next)
+{
+	if (__builtin_expect((next + 1) & (nic->g.recv_ring - 1), 1)) {
+		nic->ctrl->net_recv.recv_next = next + 1;
+		nic->rx_word = (_Atomic uint32_t *)(void *)((uint8_t *)(void *)nic->rx_word + nic->g.slot_bytes);
+	} else {
+		lc_recv_next_set(nic, next + 1);
+	}
 }
 
 /* Check a geometry is self-consistent. 0 or LC_ERR_CONFIG with a message. */

@@ -305,7 +305,7 @@ int lc_nic_rdma_place(struct lc_nic *nic, struct lc_frame_hdr *hdr, uint32_t nex
 	atomic_store_explicit(&ct->chain_head[0].v, h0 + 2, memory_order_release);
 	lc_nic_rx_activate(nic);
 	m->rx_alloc++;
-	m->recv_next = next + 1;
+	lc_recv_next_advance(nic, next);
 	lc_nic_count(nic, LC_NIC_STAT_net_rx_frames, 1);
 	lc_nic_count(nic, LC_NIC_STAT_rdma_frames, 1);
 	lc_nic_count(nic, LC_NIC_STAT_rdma_bytes, hdr->len);
